@@ -24,4 +24,4 @@ function run(args) {
 }
 
 run(["install", "--frozen-lockfile", "--reporter=silent"]);
-run(["run", "build"]);
+run(["exec", "turbo", "run", "build", "--output-logs=errors-only"]);
