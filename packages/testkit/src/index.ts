@@ -1,1 +1,16 @@
-export {};
+export { TestkitError } from "./errors.js";
+export { loadRecordedChunks } from "./recordings.js";
+export {
+  NO_RESPONSE_LEFT,
+  type ProviderDouble,
+  type ProviderDoubleOptions,
+  startProviderDouble,
+} from "./server/provider-double.js";
+export type {
+  CapturedRequest,
+  Fault,
+  ScriptedPart,
+  ScriptedResponse,
+  ScriptedUsage,
+  Wire,
+} from "./types.js";

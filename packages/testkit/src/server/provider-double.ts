@@ -1,0 +1,176 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { TestkitError } from "../errors.js";
+import type { CapturedRequest, ScriptedResponse, Wire } from "../types.js";
+import { renderScript } from "../wire/render.js";
+import { createIdSource } from "../wire/render-context.js";
+import { asksForStream, basePath, expectedEndpoint, requestedModel } from "../wire/routes.js";
+import { framesForRecordedChunks } from "../wire/sse.js";
+import { captureRequest, readBody } from "./capture.js";
+import { validateScriptedResponse } from "./validate-script.js";
+import { writeEventStream, writeStatus } from "./write-response.js";
+
+const wires: readonly Wire[] = ["anthropic", "openai-chat", "openai-responses", "google"];
+
+/** Message of the 500 answered when a request arrives and nothing is queued. */
+export const NO_RESPONSE_LEFT = "provider double: no scripted response left";
+
+/** A running loopback provider. */
+export interface ProviderDouble {
+  readonly wire: Wire;
+  /** Pass as `baseURL` to the matching AI SDK provider factory. */
+  readonly baseUrl: string;
+  /** `http://127.0.0.1:<port>`. */
+  readonly origin: string;
+  /** Every request received, in order, including those answered with faults or errors. */
+  readonly requests: CapturedRequest[];
+  /** Queues responses; each request takes the next one. Throws TestkitError on a malformed script. */
+  enqueue(...responses: ScriptedResponse[]): void;
+  /** How many responses are still queued. */
+  pending(): number;
+  /** Stops the server and destroys every open socket, stalled and keep-alive ones included. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link startProviderDouble}. */
+export interface ProviderDoubleOptions {
+  wire: Wire;
+  responses?: ScriptedResponse[];
+  /** Defaults to 127.0.0.1. */
+  host?: string;
+  /** Defaults to 0 (a free port). */
+  port?: number;
+  /** Replays the queue cyclically forever instead of consuming it (benchmarks). */
+  loop?: boolean;
+  /** Clock for `receivedAt` and the timestamps inside responses; defaults to `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * Starts a real HTTP server that answers like the given provider's streaming API, from a queue of scripted
+ * responses. Requests with an empty queue get HTTP 500 "provider double: no scripted response left", so a
+ * test that calls the model more often than it scripted fails loudly.
+ */
+export async function startProviderDouble(options: ProviderDoubleOptions): Promise<ProviderDouble> {
+  const { wire } = options;
+  if (!wires.includes(wire)) {
+    throw new TestkitError(
+      `startProviderDouble: wire must be one of ${wires.join(", ")}, got ${JSON.stringify(wire)}`,
+    );
+  }
+  const now = options.now ?? Date.now;
+  const loop = options.loop ?? false;
+  const nextId = createIdSource();
+  const queue: ScriptedResponse[] = [];
+  let cursor = 0;
+  const requests: CapturedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const shutdown = new AbortController();
+  const endpoint = expectedEndpoint(wire);
+
+  const enqueue = (...responses: ScriptedResponse[]) => {
+    responses.forEach((response, i) => {
+      validateScriptedResponse(wire, response, `scripted response #${queue.length + i + 1}`);
+    });
+    queue.push(...responses);
+  };
+  const takeNext = (): ScriptedResponse | undefined => {
+    if (loop) return queue.length === 0 ? undefined : queue[cursor++ % queue.length];
+    return queue.shift();
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const rawBody = await readBody(req);
+    const captured = captureRequest(req, origin, rawBody, now());
+    requests.push(captured);
+    if (req.method !== "POST" || !endpoint.matches(captured.path)) {
+      writeStatus(
+        res,
+        wire,
+        { status: 404 },
+        `provider double (${wire}): expected ${endpoint.description}, got ${req.method} ${captured.path}`,
+      );
+      return;
+    }
+    if (!asksForStream(wire, captured.body)) {
+      writeStatus(
+        res,
+        wire,
+        { status: 400 },
+        `provider double (${wire}): only streaming requests are served ("stream": true)`,
+      );
+      return;
+    }
+    const response = takeNext();
+    if (response === undefined) {
+      writeStatus(res, wire, { status: 500 }, NO_RESPONSE_LEFT);
+      return;
+    }
+    const fault = "fault" in response ? response.fault : undefined;
+    if (fault?.kind === "status") {
+      writeStatus(res, wire, fault);
+      return;
+    }
+    const events =
+      "parts" in response
+        ? renderScript(wire, response, {
+            nextId,
+            now,
+            model: requestedModel(wire, captured.path, captured.body),
+          })
+        : "chunks" in response
+          ? framesForRecordedChunks(wire, response.chunks)
+          : [];
+    // One signal per response: aborted by close() or by the client hanging up, whichever comes first.
+    const signal = AbortSignal.any([shutdown.signal, closedSignal(res)]);
+    await writeEventStream(res, wire, events, fault, signal);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent)
+        writeStatus(res, wire, { status: 500 }, `provider double failed: ${String(error)}`);
+      else res.destroy();
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const origin = `http://${host}:${address.port}`;
+  if (options.responses) enqueue(...options.responses);
+
+  let closing: Promise<void> | undefined;
+  return {
+    wire,
+    origin,
+    baseUrl: `${origin}${basePath(wire)}`,
+    requests,
+    enqueue,
+    pending: () => queue.length,
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        shutdown.abort();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+function closedSignal(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once("close", () => controller.abort());
+  return controller.signal;
+}
