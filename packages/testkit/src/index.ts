@@ -1,4 +1,6 @@
 export { TestkitError } from "./errors.js";
+export type { PromptCacheReport, PromptCacheRequestReport } from "./prompt-cache/report.js";
+export { simulatePromptCache } from "./prompt-cache/simulate-prompt-cache.js";
 export { loadRecordedChunks } from "./recordings.js";
 export {
   NO_RESPONSE_LEFT,
