@@ -1,0 +1,9 @@
+export {
+  createModelAdapter,
+  DEFAULT_API_KEY_ENV,
+  type ModelAdapterOptions,
+  OLLAMA_DEFAULT_BASE_URL,
+  parseModelRef,
+} from "./create-model-adapter.js";
+export { adapterFromModel, type ModelAdapter, PROVIDERS, type ProviderName } from "./model-adapter.js";
+export { buildProviderOptions } from "./provider-options.js";

@@ -1,0 +1,79 @@
+import { z } from "zod";
+
+/**
+ * Opaque provider data needed to send an item back on the next request, keyed by provider
+ * (`anthropic.signature`, `anthropic.redactedData`, `openai.itemId`/`reasoningEncryptedContent`,
+ * `google.thoughtSignature`, …). Stored verbatim so a restored session replays byte-identically.
+ */
+export const ProviderMetadataSchema = z.record(z.string(), z.record(z.string(), z.unknown()));
+export type ProviderMetadata = z.infer<typeof ProviderMetadataSchema>;
+
+export const TextPartSchema = z.object({
+  type: z.literal("text"),
+  text: z.string(),
+  provider_metadata: ProviderMetadataSchema.optional(),
+});
+export type TextPart = z.infer<typeof TextPartSchema>;
+
+export const MessageItemSchema = z.object({
+  type: z.literal("message"),
+  role: z.enum(["user", "assistant", "system"]),
+  content: z.array(TextPartSchema),
+});
+export type MessageItem = z.infer<typeof MessageItemSchema>;
+
+export const ToolCallItemSchema = z.object({
+  type: z.literal("tool_call"),
+  call_id: z.string(),
+  name: z.string(),
+  /** The arguments exactly as the model produced them (a JSON string). */
+  arguments: z.string(),
+  provider_metadata: ProviderMetadataSchema.optional(),
+});
+export type ToolCallItem = z.infer<typeof ToolCallItemSchema>;
+
+export const ToolResultItemSchema = z.object({
+  type: z.literal("tool_result"),
+  call_id: z.string(),
+  /** Always kept and always sent. */
+  summary: z.string(),
+  /** The full output; a request-local prune may drop it, history keeps it. */
+  content: z.string().optional(),
+  is_error: z.boolean().optional(),
+});
+export type ToolResultItem = z.infer<typeof ToolResultItemSchema>;
+
+export const ReasoningItemSchema = z.object({
+  type: z.literal("reasoning"),
+  text: z.string(),
+  provider_metadata: ProviderMetadataSchema.optional(),
+});
+export type ReasoningItem = z.infer<typeof ReasoningItemSchema>;
+
+/** One entry of a worker's history, tagged by `type`. */
+export const ItemSchema = z.discriminatedUnion("type", [
+  MessageItemSchema,
+  ToolCallItemSchema,
+  ToolResultItemSchema,
+  ReasoningItemSchema,
+]);
+export type Item = z.infer<typeof ItemSchema>;
+
+/** A message item with one text part. */
+export function textMessage(role: MessageItem["role"], text: string): MessageItem {
+  return { type: "message", role, content: [{ type: "text", text }] };
+}
+
+/** The concatenated text of a message item's parts. */
+export function messageText(item: MessageItem): string {
+  return item.content.map((part) => part.text).join("");
+}
+
+/** Tool calls in `items` that have no tool result after them, in call order. */
+export function unansweredToolCalls(items: readonly Item[]): ToolCallItem[] {
+  const answered = new Set<string>();
+  for (const item of items) if (item.type === "tool_result") answered.add(item.call_id);
+  return items.filter(
+    (item): item is ToolCallItem => item.type === "tool_call" && !answered.has(item.call_id),
+  );
+}

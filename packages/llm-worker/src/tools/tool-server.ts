@@ -1,0 +1,192 @@
+import type { LanguageModelV3FunctionTool } from "@ai-sdk/provider";
+import { ToolError } from "../errors.js";
+import type { ToolCallItem } from "../items/item.js";
+import { capToolOutput } from "./cap-output.js";
+import type { Tool, ToolFactory, ToolOutput } from "./tool.js";
+import { type CompiledToolSchema, compileToolSchema, describeIssues } from "./tool-schema.js";
+
+/** Byte caps for tool output; `perTool` overrides `defaultMaxBytes` by tool name. */
+export interface ToolOutputLimits {
+  defaultMaxBytes: number;
+  perTool?: Readonly<Record<string, number>>;
+}
+
+export const DEFAULT_TOOL_OUTPUT_LIMITS: ToolOutputLimits = { defaultMaxBytes: 65536 };
+
+interface RegisteredTool {
+  tool: Tool;
+  schema: CompiledToolSchema;
+}
+
+function isTool(value: unknown): value is Tool {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.name === "string" &&
+    typeof v.description === "string" &&
+    typeof v.execute === "function" &&
+    typeof v.inputSchema === "object" &&
+    v.inputSchema !== null
+  );
+}
+
+/**
+ * Holds the tools a worker offers. `registerTool` only queues a factory; `flushPending()`
+ * materializes every queued factory exactly once and locks the server, after which the tool
+ * names are final (the pod calls it before rendering the system prompt; the worker calls it at
+ * the start of its first run).
+ */
+export class ToolServer {
+  private readonly queue: ToolFactory[] = [];
+  private readonly tools = new Map<string, RegisteredTool>();
+  private flushing: Promise<readonly string[]> | undefined;
+  private sortedDefinitions: LanguageModelV3FunctionTool[] = [];
+  private limits: ToolOutputLimits;
+
+  constructor(options: { outputLimits?: ToolOutputLimits } = {}) {
+    this.limits = options.outputLimits ?? DEFAULT_TOOL_OUTPUT_LIMITS;
+  }
+
+  /** True once `flushPending()` has been called; registering is then an error. */
+  get locked(): boolean {
+    return this.flushing !== undefined;
+  }
+
+  /** Queues a tool factory (or a ready tool). Throws `ToolError` once the server is locked. */
+  registerTool(factory: ToolFactory | Tool): void {
+    if (this.locked) {
+      const name = isTool(factory) ? ` "${factory.name}"` : "";
+      throw new ToolError(
+        `cannot register tool${name}: the tool server is locked (flushPending() already ran, so the tool list is final); register tools before the first run`,
+        isTool(factory) ? { toolName: factory.name } : undefined,
+      );
+    }
+    this.queue.push(isTool(factory) ? () => factory : factory);
+  }
+
+  /** Sets the byte caps applied to tool output. */
+  setOutputLimits(limits: ToolOutputLimits): void {
+    this.limits = limits;
+  }
+
+  /**
+   * Materializes every queued factory (once; later calls return the same result) and locks
+   * the server. Resolves to the tool names sorted by code unit. Rejects with `ToolError` on a
+   * duplicate name or a factory that fails.
+   */
+  flushPending(): Promise<readonly string[]> {
+    this.flushing ??= this.materialize();
+    return this.flushing;
+  }
+
+  private async materialize(): Promise<readonly string[]> {
+    const factories = this.queue.splice(0);
+    for (const factory of factories) {
+      let produced: Tool | readonly Tool[];
+      try {
+        produced = await factory();
+      } catch (cause) {
+        throw new ToolError(
+          `a tool factory failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+          { cause },
+        );
+      }
+      for (const tool of Array.isArray(produced) ? produced : [produced]) this.add(tool);
+    }
+    this.sortedDefinitions = [...this.tools.values()]
+      .map(({ tool, schema }) => ({
+        type: "function" as const,
+        name: tool.name,
+        description: tool.description,
+        inputSchema: schema.jsonSchema,
+      }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return this.sortedDefinitions.map((definition) => definition.name);
+  }
+
+  private add(tool: unknown): void {
+    if (!isTool(tool)) {
+      throw new ToolError(
+        "a tool factory returned something that is not a tool (expected {name, description, inputSchema, execute})",
+      );
+    }
+    if (this.tools.has(tool.name)) {
+      throw new ToolError(
+        `duplicate tool name "${tool.name}": two registered tools share it; rename or drop one of them`,
+        { toolName: tool.name },
+      );
+    }
+    let schema: CompiledToolSchema;
+    try {
+      schema = compileToolSchema(tool);
+    } catch (cause) {
+      throw new ToolError(`tool "${tool.name}" has an input schema that cannot be converted`, {
+        toolName: tool.name,
+        cause,
+      });
+    }
+    this.tools.set(tool.name, { tool, schema });
+  }
+
+  /** Tool names sorted by code unit (empty before `flushPending()`). */
+  names(): readonly string[] {
+    return this.sortedDefinitions.map((definition) => definition.name);
+  }
+
+  /** Provider tool definitions, sorted by name; the same array on every call (cache stability). */
+  definitions(): readonly LanguageModelV3FunctionTool[] {
+    return this.sortedDefinitions;
+  }
+
+  /**
+   * Runs one tool call: parses and validates its arguments, executes it, and caps its output.
+   * Never throws for a tool's own failure: unknown tools, bad arguments and thrown errors
+   * come back as error results the model can read.
+   */
+  async execute(call: ToolCallItem, signal: AbortSignal): Promise<ToolOutput> {
+    const registered = this.tools.get(call.name);
+    if (!registered) {
+      return errorOutput(
+        `unknown tool "${call.name}"; available tools: ${this.names().join(", ") || "(none)"}`,
+      );
+    }
+    let args: unknown;
+    try {
+      args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+    } catch (cause) {
+      return errorOutput(
+        `the arguments for "${call.name}" are not valid JSON (${(cause as Error).message}); send a JSON object matching the tool's input schema`,
+      );
+    }
+    const parsed = registered.schema.validator.safeParse(args);
+    if (!parsed.success) {
+      return errorOutput(`invalid arguments for "${call.name}": ${describeIssues(parsed.error)}`);
+    }
+    let output: ToolOutput;
+    try {
+      output = await registered.tool.execute(parsed.data, { signal, callId: call.call_id });
+    } catch (cause) {
+      if (signal.aborted) throw cause;
+      return errorOutput(
+        `tool "${call.name}" failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      );
+    }
+    if (typeof output !== "object" || output === null || typeof output.summary !== "string") {
+      return errorOutput(`tool "${call.name}" returned no summary (expected {summary, content?})`);
+    }
+    return this.cap(call.name, output);
+  }
+
+  /** Applies the byte cap of `toolName` to an output's summary and content. */
+  cap(toolName: string, output: ToolOutput): ToolOutput {
+    const max = this.limits.perTool?.[toolName] ?? this.limits.defaultMaxBytes;
+    const capped: ToolOutput = { summary: capToolOutput(output.summary, max) };
+    if (output.content !== undefined) capped.content = capToolOutput(output.content, max);
+    if (output.is_error) capped.is_error = true;
+    return capped;
+  }
+}
+
+function errorOutput(message: string): ToolOutput {
+  return { summary: message, is_error: true };
+}

@@ -1,0 +1,42 @@
+import type { JSONSchema7 } from "@ai-sdk/provider";
+import type { z } from "zod";
+
+/** What a tool execution receives besides its arguments. */
+export interface ToolContext {
+  /** Fires when the run is aborted; long-running tools must stop promptly. */
+  readonly signal: AbortSignal;
+  /** The provider's id of this call. */
+  readonly callId: string;
+}
+
+/** What a tool returns: a short summary that is always kept, and optional full content. */
+export interface ToolOutput {
+  summary: string;
+  content?: string;
+  is_error?: boolean;
+}
+
+/**
+ * A tool the model can call. `inputSchema` is a zod schema or a JSON Schema object; arguments
+ * are validated against it before `execute` runs (invalid arguments go back to the model as an
+ * error result). Throwing from `execute` also becomes an error result.
+ */
+export interface Tool<Args = any> {
+  name: string;
+  description: string;
+  inputSchema: z.ZodType<Args> | JSONSchema7;
+  execute(args: Args, ctx: ToolContext): ToolOutput | Promise<ToolOutput>;
+}
+
+/**
+ * Builds tools lazily. The tool server calls each factory exactly once, at `flushPending()`.
+ * A tool package is an npm package that exports factories.
+ */
+export type ToolFactory = () => Tool | readonly Tool[] | Promise<Tool | readonly Tool[]>;
+
+/** Identity helper that infers `Args` from a zod schema. */
+export function defineTool<Args>(tool: Tool<Args> & { inputSchema: z.ZodType<Args> }): Tool<Args>;
+export function defineTool(tool: Tool): Tool;
+export function defineTool(tool: Tool): Tool {
+  return tool;
+}

@@ -1,0 +1,20 @@
+export type { RunResult, RunStatus, WorkerEvent, WorkerEventListener } from "./events.js";
+export type {
+  AbortContext,
+  Interceptor,
+  PostToolCallDecision,
+  PreRequestContext,
+  PreRequestDecision,
+  PreToolCallDecision,
+  TurnEndContext,
+  TurnEndDecision,
+} from "./interceptor.js";
+export { type RequestConfig, RequestConfigSchema } from "./request-config.js";
+export type { UsageRecord } from "./usage.js";
+export {
+  type CachePolicy,
+  DEFAULT_INTERRUPTED_TOOL_SUMMARY,
+  type RunOptions,
+  Worker,
+  type WorkerOptions,
+} from "./worker.js";

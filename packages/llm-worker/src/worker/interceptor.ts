@@ -1,0 +1,75 @@
+import type { Item, ToolCallItem, ToolResultItem } from "../items/item.js";
+import type { ToolOutput } from "../tools/tool.js";
+
+/** What `preRequest` sees: the request-local copy of history about to be sent. */
+export interface PreRequestContext {
+  /** A copy; changing it does nothing. Return `continue_with` to send different items. */
+  readonly items: readonly Item[];
+  readonly systemPrompt: string | undefined;
+  /** Model requests made so far in this run (0 before the first). */
+  readonly turn: number;
+  readonly signal: AbortSignal;
+}
+
+export type PreRequestDecision =
+  | { action: "continue" }
+  /** Send these items instead of the copy, for this request only (e.g. pruned tool content). History is untouched. */
+  | { action: "continue_with"; items: Item[] }
+  /** Stop the run before this request with result `yielded` (e.g. to compact, then `resume()`). */
+  | { action: "yield" }
+  /** Stop the run with `CancelledError`. */
+  | { action: "cancel"; reason?: string };
+
+/** What `onTurnEnd` sees: the model answered without tool calls. */
+export interface TurnEndContext {
+  readonly history: readonly Item[];
+  /** The items committed from this last response. */
+  readonly response: readonly Item[];
+  readonly turn: number;
+}
+
+export type TurnEndDecision =
+  | { action: "finish" }
+  /** Commit these items (each through `onHistoryAppend`) and request again. */
+  | { action: "continue"; items: Item[] }
+  | { action: "pause" };
+
+export type PreToolCallDecision =
+  | { action: "continue" }
+  /** The tool does not run; the model gets an error result carrying `reason`. */
+  | { action: "deny"; reason: string }
+  /** Stop the run with `CancelledError`; the call stays unanswered until the next run closes it. */
+  | { action: "abort"; reason?: string }
+  /** Stop the run with `paused`; `resume()` executes the unanswered calls. */
+  | { action: "pause" };
+
+export type PostToolCallDecision =
+  | { action: "continue" }
+  /** Replace the result the model will see (the output cap applies to the new one too). */
+  | { action: "rewrite"; result: ToolOutput }
+  | { action: "abort"; reason?: string };
+
+/** Why a run ended abnormally, for `onAbort`. */
+export interface AbortContext {
+  readonly error: unknown;
+  readonly history: readonly Item[];
+}
+
+/**
+ * The seam through which the layer above (the pod) steers the loop. Every method is optional;
+ * a missing one means "continue"/"finish". Decisions only: the interceptor never mutates
+ * history except through returned items, which the worker commits through `onHistoryAppend`.
+ */
+export interface Interceptor {
+  /** Items to commit at the start of each loop step (e.g. rendered notifications). */
+  pendingHistoryAppends?(): Item[] | Promise<Item[]>;
+  preRequest?(context: PreRequestContext): PreRequestDecision | Promise<PreRequestDecision>;
+  onTurnEnd?(context: TurnEndContext): TurnEndDecision | Promise<TurnEndDecision>;
+  preToolCall?(call: ToolCallItem): PreToolCallDecision | Promise<PreToolCallDecision>;
+  postToolCall?(
+    call: ToolCallItem,
+    result: ToolResultItem,
+  ): PostToolCallDecision | Promise<PostToolCallDecision>;
+  /** Called when a run ends by abort, cancellation or error (after the worker's own cleanup). */
+  onAbort?(context: AbortContext): void | Promise<void>;
+}

@@ -1,0 +1,17 @@
+import { z } from "zod";
+
+/**
+ * Per-request model settings, in the manifest's spelling. `reasoning` is an effort string
+ * ("low" | "medium" | "high" | …) or a thinking budget in tokens.
+ */
+export const RequestConfigSchema = z
+  .object({
+    max_tokens: z.number().int().positive().optional(),
+    temperature: z.number().optional(),
+    top_p: z.number().optional(),
+    top_k: z.number().int().optional(),
+    stop_sequences: z.array(z.string()).optional(),
+    reasoning: z.union([z.string().min(1), z.number().int().positive()]).optional(),
+  })
+  .strict();
+export type RequestConfig = z.infer<typeof RequestConfigSchema>;
