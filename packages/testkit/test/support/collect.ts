@@ -38,7 +38,7 @@ export async function collect(stream: ReadableStream<LanguageModelV3StreamPart>)
           summary.reasoning += part.delta;
           break;
         case "tool-input-delta":
-          (summary.toolInputDeltas[part.id] ??= []).push(part.delta);
+          summary.toolInputDeltas[part.id] = [...(summary.toolInputDeltas[part.id] ?? []), part.delta];
           break;
         case "tool-call":
           summary.toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
