@@ -1,1 +1,52 @@
-export {};
+export type { LayerKind, ManifestLayer, Provenance } from "./cascade/layer.js";
+export {
+  COMPACTION_DEFAULTS,
+  DEFAULT_SYSTEM_PROMPT,
+  MEMORY_DEFAULTS,
+} from "./defaults.js";
+export {
+  defaultPodkitEnv,
+  findWorkspace,
+  type PodkitEnv,
+  userConfigDir,
+  userManifestPath,
+  workspaceManifestPath,
+} from "./env.js";
+export {
+  ManifestError,
+  type ManifestErrorKind,
+  type ManifestIssue,
+  PodkitManifestError,
+  ScopeError,
+  type ScopeTargetProblem,
+} from "./errors.js";
+export { formatKeyPath } from "./key-path.js";
+export { type LoadedManifest, type LoadManifestOptions, loadManifest } from "./load-manifest.js";
+export {
+  defaultApiKeyEnv,
+  defaultContextWindow,
+  type ModelRef,
+  PROVIDERS,
+  type Provider,
+  parseModelRef,
+} from "./model-ref.js";
+export type {
+  CompactionConfig,
+  McpServerConfig,
+  MemoryConfig,
+  ModelConfig,
+  PodConfig,
+  ResolvedManifest,
+  ToolOutputConfig,
+  WorkerConfig,
+} from "./resolved-manifest.js";
+export { REASONING_EFFORTS } from "./schema/layer-schema.js";
+export {
+  type Permission,
+  Scope,
+  type ScopeCheck,
+  type ScopeDenial,
+  type ScopeDenialReason,
+  type ScopeRule,
+  type ScopeRuleInput,
+} from "./scope/scope.js";

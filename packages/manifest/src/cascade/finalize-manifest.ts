@@ -1,0 +1,196 @@
+import { stat } from "node:fs/promises";
+import {
+  COMPACTION_DEFAULTS,
+  COMPACTION_REQUEST_THRESHOLD_SHARE,
+  COMPACTION_THRESHOLD_SHARE,
+  MEMORY_DEFAULTS,
+  MEMORY_PROTECTED_DIRS,
+} from "../defaults.js";
+import type { ManifestIssue } from "../errors.js";
+import { manifestError } from "../format-issue.js";
+import { defaultApiKeyEnv, defaultContextWindow, parseModelRef } from "../model-ref.js";
+import type { ResolvedManifest } from "../resolved-manifest.js";
+import type { ManifestLayerData, ScopeRuleLayer } from "../schema/layer-schema.js";
+import { canonicalPath } from "../scope/canonical-path.js";
+import { Scope, type ScopeRule } from "../scope/scope.js";
+import type { ManifestLayer, Provenance } from "./layer.js";
+import { SCHEMA_HINT } from "./validate-layer.js";
+
+/** What finalization needs besides the merged document. */
+export interface FinalizeContext {
+  builtin: ManifestLayer;
+  /** The topmost file layer, named by "required but missing" errors. */
+  topFile: string | undefined;
+  workspace: string;
+  cwd: string;
+}
+
+/**
+ * Turns the merged layers into a `ResolvedManifest`: checks what only the whole cascade can tell
+ * (required keys, cross-field rules, duplicate MCP server names, prompt pack existence), fills
+ * the defaults that depend on other values (api key variable, context window, compaction and
+ * memory knobs) and canonicalizes the scope. Every problem names the layer file and line that
+ * set the offending value.
+ */
+export async function finalizeManifest(
+  merged: ManifestLayerData,
+  provenance: Map<string, Provenance>,
+  context: FinalizeContext,
+): Promise<{ manifest: ResolvedManifest; scope: Scope }> {
+  const issues: ManifestIssue[] = [];
+  const at = (keyPath: string, problem: string): ManifestIssue => {
+    const source = provenance.get(keyPath);
+    const issue: ManifestIssue = { problem, keyPath: source?.keyPath ?? keyPath };
+    const file = source?.layer.file ?? (source ? undefined : context.topFile);
+    if (file !== undefined) issue.file = file;
+    if (source?.layer.overlay !== undefined) issue.overlay = source.layer.overlay;
+    if (source?.line !== undefined) issue.line = source.line;
+    return issue;
+  };
+  const fromBuiltin = (keyPath: string) => provenance.set(keyPath, { layer: context.builtin, keyPath });
+
+  const name = merged.pod?.name;
+  if (name === undefined)
+    issues.push(at("pod.name", 'required, but no layer sets it; add  [pod] name = "…"'));
+  const ref = merged.model?.ref;
+  if (ref === undefined) {
+    issues.push(
+      at("model.ref", 'required, but no layer sets it; add  [model] ref = "<provider>/<model id>"'),
+    );
+  }
+  const parsedRef = ref === undefined ? undefined : parseModelRef(ref);
+  const modelRef = parsedRef && !("problem" in parsedRef) ? parsedRef : undefined;
+
+  const model = { ...merged.model } as ResolvedManifest["model"];
+  if (modelRef) {
+    const keyEnv = defaultApiKeyEnv(modelRef.provider);
+    if (model.api_key_env === undefined && keyEnv !== undefined) {
+      model.api_key_env = keyEnv;
+      fromBuiltin("model.api_key_env");
+    }
+    if (model.context_window === undefined) {
+      model.context_window = defaultContextWindow(modelRef);
+      fromBuiltin("model.context_window");
+    }
+    if (modelRef.provider === "openai-compatible" && model.base_url === undefined) {
+      issues.push(
+        at("model.ref", 'provider "openai-compatible" needs model.base_url (the server\'s /v1 URL)'),
+      );
+    }
+  }
+
+  const compaction = finalizeCompaction(merged, model.context_window ?? 200_000, fromBuiltin, at, issues);
+  const memory = finalizeMemory(merged, fromBuiltin);
+
+  const servers = merged.mcp?.server ?? [];
+  servers.forEach((server, i) => {
+    const first = servers.findIndex((s) => s.name === server.name);
+    if (first < i) {
+      const other = provenance.get(`mcp.server[${first}].name`);
+      const where = other?.layer.file ?? other?.layer.overlay ?? other?.layer.kind ?? "another layer";
+      issues.push(
+        at(`mcp.server[${i}].name`, `duplicate MCP server name "${server.name}" (also defined in ${where})`),
+      );
+    }
+  });
+
+  const pack = merged.pod?.prompt_pack;
+  if (pack !== undefined && !pack.startsWith("$")) {
+    const isFile = await stat(pack).then(
+      (s) => s.isFile(),
+      () => false,
+    );
+    if (!isFile) issues.push(at("pod.prompt_pack", `prompt pack not found: ${pack}`));
+  }
+
+  const deny = [...(merged.scope?.deny ?? [])];
+  if (memory) {
+    for (const dir of MEMORY_PROTECTED_DIRS) {
+      fromBuiltin(`scope.deny[${deny.length}]`);
+      deny.push({ target: `${context.workspace}/${dir}`, permission: "write", recursive: true });
+    }
+  }
+  const allowRules = await canonicalRules(merged.scope?.allow ?? [], "allow", at, issues);
+  const denyRules = await canonicalRules(deny, "deny", at, issues);
+
+  if (issues.length > 0) throw manifestError("schema", issues, { cwd: context.cwd, hint: SCHEMA_HINT });
+
+  const worker = merged.worker as ResolvedManifest["worker"];
+  const manifest: ResolvedManifest = {
+    pod: merged.pod as ResolvedManifest["pod"],
+    model,
+    worker,
+    scope: { allow: allowRules, deny: denyRules },
+    ...(compaction ? { compaction } : {}),
+    ...(memory ? { memory } : {}),
+    mcp: {
+      server: servers.map((server) => ({ ...server, args: server.args ?? [], env: server.env ?? {} })),
+    },
+  };
+  const scope = await Scope.fromRules(allowRules, denyRules, context.workspace);
+  return { manifest, scope };
+}
+
+type At = (keyPath: string, problem: string) => ManifestIssue;
+
+function finalizeCompaction(
+  merged: ManifestLayerData,
+  contextWindow: number,
+  fromBuiltin: (keyPath: string) => void,
+  at: At,
+  issues: ManifestIssue[],
+): ResolvedManifest["compaction"] {
+  const { enabled, ...set } = merged.compaction ?? {};
+  if (merged.compaction === undefined || enabled === false) return undefined;
+  const derived = {
+    threshold: Math.floor(contextWindow * COMPACTION_THRESHOLD_SHARE),
+    request_threshold: Math.floor(contextWindow * COMPACTION_REQUEST_THRESHOLD_SHARE),
+  };
+  const config = { ...derived, ...COMPACTION_DEFAULTS, ...set };
+  for (const key of Object.keys(config)) if (!(key in set)) fromBuiltin(`compaction.${key}`);
+  if (config.threshold > config.request_threshold) {
+    issues.push(
+      at(
+        "compaction.threshold",
+        `must not exceed compaction.request_threshold (${config.threshold} > ${config.request_threshold}); the request check is the safety net above it`,
+      ),
+    );
+  }
+  if (config.summary_target_tokens > config.summary_max_tokens) {
+    issues.push(
+      at(
+        "compaction.summary_target_tokens",
+        `must not exceed compaction.summary_max_tokens (${config.summary_target_tokens} > ${config.summary_max_tokens})`,
+      ),
+    );
+  }
+  return config;
+}
+
+function finalizeMemory(
+  merged: ManifestLayerData,
+  fromBuiltin: (keyPath: string) => void,
+): ResolvedManifest["memory"] {
+  const { enabled, ...set } = merged.memory ?? {};
+  if (merged.memory === undefined || enabled === false) return undefined;
+  const config = { ...MEMORY_DEFAULTS, ...set };
+  for (const key of Object.keys(config)) if (!(key in set)) fromBuiltin(`memory.${key}`);
+  return config;
+}
+
+async function canonicalRules(
+  rules: readonly ScopeRuleLayer[],
+  kind: "allow" | "deny",
+  at: At,
+  issues: ManifestIssue[],
+): Promise<ScopeRule[]> {
+  const out: ScopeRule[] = [];
+  for (const [i, rule] of rules.entries()) {
+    // Targets are absolute here: each layer resolved its own relative ones.
+    const canonical = await canonicalPath(rule.target);
+    if (canonical.ok)
+      out.push({ target: canonical.path, permission: rule.permission, recursive: rule.recursive ?? true });
+    else issues.push(at(`scope.${kind}[${i}].target`, `cannot be used: ${canonical.detail}`));
+  }
+  return out;
+}

@@ -1,0 +1,84 @@
+import { isAbsolute, resolve } from "node:path";
+import type { ManifestIssue } from "../errors.js";
+import { manifestError } from "../format-issue.js";
+import { type IssueOrigin, located } from "../schema/describe-issues.js";
+import type { ManifestLayerData, ScopeRuleLayer } from "../schema/layer-schema.js";
+import { SCHEMA_HINT } from "./validate-layer.js";
+
+const PROMPT_PREFIXES = ["$podkit", "$user", "$workspace"] as const;
+
+/**
+ * Makes a layer's relative paths absolute against `baseDir` (the layer file's directory, or the
+ * cwd for `--set`), before the layer is merged: scope targets, `pod.prompt_pack` (unless it is a
+ * `$prefix` reference), `mcp.server.cwd` and a `mcp.server.command` written as a relative path.
+ * Scope targets are joined without lexical `..` folding; `Scope` resolves them physically.
+ */
+export function resolveLayerPaths(
+  data: ManifestLayerData,
+  baseDir: string,
+  origin: IssueOrigin,
+  cwd: string,
+): ManifestLayerData {
+  const issues: ManifestIssue[] = [];
+  const fail = (path: (string | number)[], problem: string) => issues.push(located(origin, path, problem));
+  const out: ManifestLayerData = structuredClone(data);
+
+  const rules = (list: ScopeRuleLayer[] | undefined, kind: "allow" | "deny") => {
+    list?.forEach((rule, i) => {
+      const problem = pathMisuse(rule.target, "scope target");
+      if (problem) fail(["scope", kind, i, "target"], problem);
+      else if (!isAbsolute(rule.target)) rule.target = `${baseDir.replace(/\/+$/, "")}/${rule.target}`;
+    });
+  };
+  rules(out.scope?.allow, "allow");
+  rules(out.scope?.deny, "deny");
+
+  const pack = out.pod?.prompt_pack;
+  if (out.pod && pack !== undefined) {
+    const problem = pack.startsWith("$") ? promptRefProblem(pack) : pathMisuse(pack, "prompt pack");
+    if (problem) fail(["pod", "prompt_pack"], problem);
+    else if (!pack.startsWith("$")) out.pod.prompt_pack = resolve(baseDir, pack);
+  }
+
+  out.mcp?.server?.forEach((server, i) => {
+    if (server.cwd !== undefined) {
+      const problem = pathMisuse(server.cwd, "server cwd");
+      if (problem) fail(["mcp", "server", i, "cwd"], problem);
+      else server.cwd = resolve(baseDir, server.cwd);
+    }
+    if (server.command.includes("/") && !isAbsolute(server.command)) {
+      server.command = resolve(baseDir, server.command);
+    }
+  });
+
+  if (issues.length > 0) throw manifestError("schema", issues, { cwd, hint: SCHEMA_HINT });
+  return out;
+}
+
+function pathMisuse(path: string, what: string): string | undefined {
+  if (path.includes("\0")) return `the ${what} contains a NUL character`;
+  if (path === "~" || path.startsWith("~/")) {
+    return `"~" is not expanded in a ${what}; write an absolute path or one relative to this file's directory`;
+  }
+  if (path.startsWith("$")) {
+    return `a ${what} cannot be a $prefix reference ("${path}"); those name prompt files — write a path relative to this file's directory`;
+  }
+  return undefined;
+}
+
+/** §4.2 rules for `$prefix/<path>` references. */
+function promptRefProblem(ref: string): string | undefined {
+  const slash = ref.indexOf("/");
+  const prefix = slash < 0 ? ref : ref.slice(0, slash);
+  if (!(PROMPT_PREFIXES as readonly string[]).includes(prefix)) {
+    return `unknown prefix "${prefix}" in "${ref}"; expected one of ${PROMPT_PREFIXES.map((p) => `${p}/`).join(", ")}`;
+  }
+  const rest = slash < 0 ? "" : ref.slice(slash + 1);
+  if (rest === "") return `"${ref}" names no file after "${prefix}/"`;
+  if (rest.includes("\\") || rest.includes("\0")) return `"${ref}" contains a backslash or NUL character`;
+  const segments = rest.split("/");
+  if (segments.some((s) => s === "" || s === "." || s === "..")) {
+    return `"${ref}" has an empty, "." or ".." segment; references cannot leave their prefix`;
+  }
+  return undefined;
+}

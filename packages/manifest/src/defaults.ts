@@ -1,0 +1,50 @@
+import type { ManifestLayerData } from "./schema/layer-schema.js";
+
+/** `[worker].system_prompt` when no layer sets one: the builtin default prompt file (§4.1). */
+export const DEFAULT_SYSTEM_PROMPT = '{% include "$podkit/default" %}';
+
+/** The lowest layer of the cascade: values every manifest starts from. */
+export const BUILTIN_LAYER: ManifestLayerData = {
+  worker: {
+    system_prompt: DEFAULT_SYSTEM_PROMPT,
+    language: "match the user's language",
+    max_tokens: 8192,
+    max_turns: 50,
+    tool_output: { default_max_bytes: 65536, per_tool: {} },
+  },
+};
+
+/** §4.5 defaults, applied when `[compaction]` is present. */
+export const COMPACTION_DEFAULTS = {
+  retained_tokens: 8000,
+  prune_protected_tokens: 8000,
+  prune_min_savings: 4096,
+  auto_read_budget_tokens: 8000,
+  worker_context_max_tokens: 50000,
+  summary_target_tokens: 2000,
+  summary_max_tokens: 4000,
+  result_context_max_tokens: 60000,
+  worker_max_turns: 20,
+} as const;
+
+/**
+ * Unset thresholds follow the model's context window, in the proportions of SPEC §1's example
+ * (120000 / 150000 of a 200000 window).
+ */
+export const COMPACTION_THRESHOLD_SHARE = 0.6;
+export const COMPACTION_REQUEST_THRESHOLD_SHARE = 0.75;
+
+/** §5 defaults, applied when `[memory]` is present. */
+export const MEMORY_DEFAULTS = {
+  extract_threshold: 20000,
+  consolidation_threshold_files: 8,
+  consolidation_threshold_bytes: 65536,
+  tools: false,
+  git_commit: false,
+} as const;
+
+/**
+ * Workspace trees only the memory tools may write (§5); with `[memory]` on, the cascade adds a
+ * recursive deny-write rule for each, relative to the workspace.
+ */
+export const MEMORY_PROTECTED_DIRS = [".podkit/memory", ".podkit/knowledge"] as const;

@@ -1,0 +1,131 @@
+import { z } from "zod";
+import { parseModelRef } from "../model-ref.js";
+
+// One manifest layer (a single TOML file or `--set` overlay) before the cascade: every table is
+// strict and every field optional, because any field may come from another layer. Requiredness
+// and cross-field rules are checked after the merge (see `finalize-manifest.ts`).
+
+const count = z.int().min(1);
+const size = z.int().min(0);
+const nonEmpty = z.string().refine((s) => s.trim() !== "", { error: "must not be empty" });
+
+/** Reasoning efforts a `worker.reasoning` string may name (providers map them to their own). */
+export const REASONING_EFFORTS = ["minimal", "low", "medium", "high"] as const;
+
+/** `"read" < "write"`. */
+export const permissionSchema = z.enum(["read", "write"]);
+
+/** One `[[scope.allow]]` / `[[scope.deny]]` entry as written (target not yet resolved). */
+export const scopeRuleLayerSchema = z.strictObject({
+  target: nonEmpty,
+  permission: permissionSchema,
+  recursive: z.boolean().optional(),
+});
+
+export const podLayerSchema = z.strictObject({
+  name: nonEmpty.optional(),
+  prompt_pack: nonEmpty.optional(),
+});
+
+export const modelLayerSchema = z.strictObject({
+  ref: z
+    .string()
+    .superRefine((ref, ctx) => {
+      const parsed = parseModelRef(ref);
+      if ("problem" in parsed) ctx.addIssue({ code: "custom", message: parsed.problem });
+    })
+    .optional(),
+  base_url: z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" }).optional(),
+  api_key_env: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+      error: "expected an environment variable name (letters, digits, _)",
+    })
+    .optional(),
+  context_window: count.optional(),
+});
+
+export const toolOutputLayerSchema = z.strictObject({
+  default_max_bytes: count.optional(),
+  per_tool: z.record(z.string(), count).optional(),
+});
+
+const reasoningSchema = z.custom<(typeof REASONING_EFFORTS)[number] | number>(
+  (v) =>
+    (typeof v === "string" && (REASONING_EFFORTS as readonly string[]).includes(v)) ||
+    (typeof v === "number" && Number.isSafeInteger(v) && v >= 1),
+  {
+    error: `expected an effort (${REASONING_EFFORTS.map((e) => `"${e}"`).join(" | ")}) or a token budget (integer ≥ 1)`,
+  },
+);
+
+export const workerLayerSchema = z.strictObject({
+  system_prompt: z.string().optional(),
+  language: nonEmpty.optional(),
+  max_tokens: count.optional(),
+  max_turns: count.optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  top_p: z.number().min(0).max(1).optional(),
+  top_k: count.optional(),
+  stop_sequences: z.array(z.string().min(1)).optional(),
+  reasoning: reasoningSchema.optional(),
+  tool_output: toolOutputLayerSchema.optional(),
+});
+
+export const scopeLayerSchema = z.strictObject({
+  allow: z.array(scopeRuleLayerSchema).optional(),
+  deny: z.array(scopeRuleLayerSchema).optional(),
+});
+
+/** Knobs of §4.5; defaults live in `defaults.ts`. */
+export const compactionLayerSchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  threshold: count.optional(),
+  request_threshold: count.optional(),
+  retained_tokens: size.optional(),
+  prune_protected_tokens: size.optional(),
+  prune_min_savings: size.optional(),
+  auto_read_budget_tokens: size.optional(),
+  worker_context_max_tokens: count.optional(),
+  summary_target_tokens: count.optional(),
+  summary_max_tokens: count.optional(),
+  result_context_max_tokens: count.optional(),
+  worker_max_turns: count.optional(),
+});
+
+/** Knobs of §5; defaults live in `defaults.ts`. */
+export const memoryLayerSchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  extract_threshold: count.optional(),
+  consolidation_threshold_files: count.optional(),
+  consolidation_threshold_bytes: count.optional(),
+  tools: z.boolean().optional(),
+  git_commit: z.boolean().optional(),
+});
+
+export const mcpServerLayerSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_-]+$/, { error: "expected a name of letters, digits, _ and -" }),
+  command: nonEmpty,
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: nonEmpty.optional(),
+});
+
+export const mcpLayerSchema = z.strictObject({
+  server: z.array(mcpServerLayerSchema).optional(),
+});
+
+/** One layer of the manifest: the whole §1 document with every field optional. */
+export const manifestLayerSchema = z.strictObject({
+  pod: podLayerSchema.optional(),
+  model: modelLayerSchema.optional(),
+  worker: workerLayerSchema.optional(),
+  scope: scopeLayerSchema.optional(),
+  compaction: compactionLayerSchema.optional(),
+  memory: memoryLayerSchema.optional(),
+  mcp: mcpLayerSchema.optional(),
+});
+
+/** A validated layer. */
+export type ManifestLayerData = z.infer<typeof manifestLayerSchema>;
+export type ScopeRuleLayer = z.infer<typeof scopeRuleLayerSchema>;
