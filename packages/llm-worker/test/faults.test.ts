@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: captured request bodies are untyped provider JSON
 import type { Wire } from "@podkit/testkit";
 import { describe, expect, it } from "vitest";
 import { ProviderError, type RetryPolicy } from "../src/index.js";
@@ -78,7 +79,13 @@ describe("retry before the first event", () => {
     const error = await worker.run("hi").catch((e: unknown) => e);
 
     expect(ProviderError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ name: "ProviderError", status: 500, isRetryable: true, kind: "http", attempts: 3 });
+    expect(error).toMatchObject({
+      name: "ProviderError",
+      status: 500,
+      isRetryable: true,
+      kind: "http",
+      attempts: 3,
+    });
     expect(double.requests).toHaveLength(3);
     expect(persisted.map((i) => i.type)).toEqual(["message"]);
     expect(worker.lastRunInterrupted).toBe(true);
@@ -126,36 +133,42 @@ describe("retry before the first event", () => {
 });
 
 describe("broken and malformed streams", () => {
-  it.each(WIRES)("%s: a reset after text began is continued, keeping the text exactly once", async (wire: Wire) => {
-    const double = await startDouble(wire);
-    const full = "The first part of an answer that is long.";
-    double.enqueue(
-      { parts: [{ type: "text", text: full, chunkSize: 3 }], fault: { kind: "reset", afterEvents: 6 } },
-      { parts: [{ type: "text", text: " And the rest." }] },
-    );
-    const { worker, persisted, events } = workerFor(double);
+  it.each(WIRES)(
+    "%s: a reset after text began is continued, keeping the text exactly once",
+    async (wire: Wire) => {
+      const double = await startDouble(wire);
+      const full = "The first part of an answer that is long.";
+      double.enqueue(
+        { parts: [{ type: "text", text: full, chunkSize: 3 }], fault: { kind: "reset", afterEvents: 6 } },
+        { parts: [{ type: "text", text: " And the rest." }] },
+      );
+      const { worker, persisted, events } = workerFor(double);
 
-    const result = await worker.run("Tell me.");
+      const result = await worker.run("Tell me.");
 
-    expect(result.status).toBe("finished");
-    const assistant = persisted.filter((i) => i.type === "message" && i.role === "assistant") as any[];
-    expect(assistant).toHaveLength(2);
-    const kept = assistant[0].content.map((p: any) => p.text).join("");
-    expect(kept.length).toBeGreaterThan(0);
-    expect(full.startsWith(kept)).toBe(true);
-    expect(kept).not.toBe(full);
-    expect(assistant[1].content[0].text).toBe(" And the rest.");
-    expect(events.filter((e) => e.type === "continuation")).toHaveLength(1);
-    const continuation = bodies(double)[1];
-    const echoed = VIEWS[wire].assistantTexts(continuation).join("");
-    expect(echoed.trim()).toBe(kept.trim());
-    expect(JSON.stringify(continuation).split(kept.trim()).length - 1).toBe(1);
-  });
+      expect(result.status).toBe("finished");
+      const assistant = persisted.filter((i) => i.type === "message" && i.role === "assistant") as any[];
+      expect(assistant).toHaveLength(2);
+      const kept = assistant[0].content.map((p: any) => p.text).join("");
+      expect(kept.length).toBeGreaterThan(0);
+      expect(full.startsWith(kept)).toBe(true);
+      expect(kept).not.toBe(full);
+      expect(assistant[1].content[0].text).toBe(" And the rest.");
+      expect(events.filter((e) => e.type === "continuation")).toHaveLength(1);
+      const continuation = bodies(double)[1];
+      const echoed = VIEWS[wire].assistantTexts(continuation).join("");
+      expect(echoed.trim()).toBe(kept.trim());
+      expect(JSON.stringify(continuation).split(kept.trim()).length - 1).toBe(1);
+    },
+  );
 
   it("gives up after maxContinuations broken streams with a ProviderError", async () => {
     const double = await startDouble("anthropic");
     for (let i = 0; i < 3; i++) {
-      double.enqueue({ parts: [{ type: "text", text: "abcdefghij", chunkSize: 1 }], fault: { kind: "reset", afterEvents: 4 } });
+      double.enqueue({
+        parts: [{ type: "text", text: "abcdefghij", chunkSize: 1 }],
+        fault: { kind: "reset", afterEvents: 4 },
+      });
     }
     const { worker } = workerFor(double, { retry: { ...FAST_RETRY, maxContinuations: 2 } });
 
@@ -168,7 +181,10 @@ describe("broken and malformed streams", () => {
   it.each(WIRES)("%s: a malformed frame fails with a clear error and is not retried", async (wire: Wire) => {
     const double = await startDouble(wire);
     double.enqueue(
-      { parts: [{ type: "text", text: "hello there", chunkSize: 2 }], fault: { kind: "malformed", afterEvents: 3 } },
+      {
+        parts: [{ type: "text", text: "hello there", chunkSize: 2 }],
+        fault: { kind: "malformed", afterEvents: 3 },
+      },
       { parts: [{ type: "text", text: "unused" }] },
     );
     const { worker, persisted } = workerFor(double);
@@ -189,7 +205,10 @@ describe("a tool never runs twice", () => {
     double.enqueue(
       { fault: { kind: "status", status: 500 } },
       { parts: [{ type: "tool_call", name: "echo", arguments: { text: "once" } }] },
-      { parts: [{ type: "text", text: "Working on the answer now.", chunkSize: 2 }], fault: { kind: "reset", afterEvents: 6 } },
+      {
+        parts: [{ type: "text", text: "Working on the answer now.", chunkSize: 2 }],
+        fault: { kind: "reset", afterEvents: 6 },
+      },
       { fault: { kind: "status", status: 429, retryAfter: 0 } },
       { parts: [{ type: "text", text: "final" }] },
     );
@@ -224,7 +243,11 @@ describe("a tool never runs twice", () => {
     await worker.run("go");
 
     expect(echo.calls).toEqual(["a"]);
-    expect(persisted.filter((i) => i.type === "tool_call").map((i: any) => i.call_id)).toEqual(["toolu_complete"]);
-    expect(VIEWS.anthropic.toolResults(bodies(double)[1])).toEqual([{ id: "toolu_complete", text: "echo: a" }]);
+    expect(persisted.filter((i) => i.type === "tool_call").map((i: any) => i.call_id)).toEqual([
+      "toolu_complete",
+    ]);
+    expect(VIEWS.anthropic.toolResults(bodies(double)[1])).toEqual([
+      { id: "toolu_complete", text: "echo: a" },
+    ]);
   });
 });

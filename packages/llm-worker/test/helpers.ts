@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: captured request bodies are untyped provider JSON
 import { type ProviderDouble, startProviderDouble, type Wire } from "@podkit/testkit";
 import { afterEach } from "vitest";
 import { z } from "zod";

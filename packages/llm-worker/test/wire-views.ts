@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: captured request bodies are untyped provider JSON
 import type { Wire } from "@podkit/testkit";
 
 /** Reads the parts of a captured request body that tests assert on, per wire format. */
@@ -63,7 +64,9 @@ const openaiChat: WireView = {
   systemText: (body) => (body.messages[0]?.role === "system" ? body.messages[0].content : ""),
   toolNames: (body) => (body.tools ?? []).map((tool: any) => tool.function.name),
   toolResults: (body) =>
-    body.messages.filter((m: any) => m.role === "tool").map((m: any) => ({ id: m.tool_call_id, text: m.content })),
+    body.messages
+      .filter((m: any) => m.role === "tool")
+      .map((m: any) => ({ id: m.tool_call_id, text: m.content })),
   toolCalls: (body) =>
     body.messages
       .filter((m: any) => m.role === "assistant")

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: captured request bodies are untyped provider JSON
 import type { Wire } from "@podkit/testkit";
 import { describe, expect, it } from "vitest";
 import { createModelAdapter, type Item, Worker } from "../src/index.js";
@@ -30,7 +31,9 @@ describe.each(WIRES)("%s wire through the real adapter", (wire: Wire) => {
     expect(deltas.join("")).toBe("Hello from the double.");
     expect(deltas.length).toBeGreaterThan(1);
     const usage = events.flatMap((e) => (e.type === "usage" ? [e.usage] : []));
-    expect(usage).toEqual([expect.objectContaining({ history_len: 1, input_tokens: 120, cache_read_tokens: 100 })]);
+    expect(usage).toEqual([
+      expect.objectContaining({ history_len: 1, input_tokens: 120, cache_read_tokens: 100 }),
+    ]);
   });
 
   it("executes a tool call, sends its result back and ends with the final text", async () => {
@@ -51,7 +54,9 @@ describe.each(WIRES)("%s wire through the real adapter", (wire: Wire) => {
     expect(call).toMatchObject({ name: "echo", arguments: JSON.stringify({ text: "ping" }) });
     const second = bodies(double)[1];
     expect(view.toolNames(second)).toEqual(["echo"]);
-    expect(view.toolCalls(second)).toEqual([{ id: (call as any).call_id, name: "echo", args: { text: "ping" } }]);
+    expect(view.toolCalls(second)).toEqual([
+      { id: (call as any).call_id, name: "echo", args: { text: "ping" } },
+    ]);
     expect(view.toolResults(second)).toEqual([{ id: (call as any).call_id, text: "echo: ping" }]);
     expect(persisted.map((item) => item.type)).toEqual(["message", "tool_call", "tool_result", "message"]);
   });
@@ -88,7 +93,10 @@ describe.each(WIRES)("%s wire through the real adapter", (wire: Wire) => {
     await worker.run("Call both.");
 
     expect(maxActive).toBe(2);
-    const calls = persisted.filter((item) => item.type === "tool_call") as Extract<Item, { type: "tool_call" }>[];
+    const calls = persisted.filter((item) => item.type === "tool_call") as Extract<
+      Item,
+      { type: "tool_call" }
+    >[];
     expect(calls.map((c) => c.name)).toEqual(["beta", "alpha"]);
     const second = bodies(double)[1];
     expect(view.toolNames(second)).toEqual(["alpha", "beta"]);
@@ -119,7 +127,11 @@ describe("reasoning round trips", () => {
     await worker.run("And again.");
 
     expect(persisted.filter((i) => i.type === "reasoning")).toEqual([
-      { type: "reasoning", text: "Let me think.", provider_metadata: { anthropic: { signature: "sig-anthropic-1" } } },
+      {
+        type: "reasoning",
+        text: "Let me think.",
+        provider_metadata: { anthropic: { signature: "sig-anthropic-1" } },
+      },
       { type: "reasoning", text: "", provider_metadata: { anthropic: { redactedData: "redacted-blob-2" } } },
     ]);
     const [first, second] = bodies(double);
@@ -175,7 +187,10 @@ describe("reasoning round trips", () => {
       },
       { parts: [{ type: "text", text: "Done." }] },
     );
-    const { worker, persisted } = workerFor(double, { tools: toolServer(echo.tool), config: { reasoning: 1024 } });
+    const { worker, persisted } = workerFor(double, {
+      tools: toolServer(echo.tool),
+      config: { reasoning: 1024 },
+    });
 
     await worker.run("Think and call.");
 
@@ -185,14 +200,23 @@ describe("reasoning round trips", () => {
     const [first, second] = bodies(double);
     expect(first.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 1024, includeThoughts: true });
     const modelParts = second.contents.find((c: any) => c.role === "model").parts;
-    expect(modelParts[0]).toEqual({ text: "Plan the call.", thought: true, thoughtSignature: "thought-sig-1" });
+    expect(modelParts[0]).toEqual({
+      text: "Plan the call.",
+      thought: true,
+      thoughtSignature: "thought-sig-1",
+    });
     expect(modelParts[1]).toMatchObject({ functionCall: { name: "echo" }, thoughtSignature: "call-sig-2" });
   });
 
   it("openai-chat wire: an OpenAI-compatible server's reasoning_content is kept and sent back (ollama adapter)", async () => {
     const double = await startDouble("openai-chat");
     double.enqueue(
-      { parts: [{ type: "reasoning", text: "Chain of thought." }, { type: "text", text: "Result." }] },
+      {
+        parts: [
+          { type: "reasoning", text: "Chain of thought." },
+          { type: "text", text: "Result." },
+        ],
+      },
       { parts: [{ type: "text", text: "Next." }] },
     );
     const persisted: Item[] = [];

@@ -115,14 +115,13 @@ export function toV3Prompt(
               : { role: "system", content: text },
           );
         } else {
-          prompt.push({
-            role: "user",
-            content: [
-              cache
-                ? { type: "text", text, providerOptions: withCacheControl(undefined, key) }
-                : { type: "text", text },
-            ],
-          });
+          const part = cache
+            ? { type: "text" as const, text, providerOptions: withCacheControl(undefined, key) }
+            : { type: "text" as const, text };
+          // Consecutive user-role items form one user turn (Gemini does not merge them itself).
+          const previous = prompt.at(-1);
+          if (previous?.role === "user") previous.content.push(part);
+          else prompt.push({ role: "user", content: [part] });
         }
         return;
       }

@@ -21,6 +21,7 @@ export interface ToolOutput {
  * are validated against it before `execute` runs (invalid arguments go back to the model as an
  * error result). Throwing from `execute` also becomes an error result.
  */
+// biome-ignore lint/suspicious/noExplicitAny: a Tool<any> slot must accept tools of every argument type (parameters are contravariant)
 export interface Tool<Args = any> {
   name: string;
   description: string;

@@ -38,6 +38,21 @@ function toResultItem(call: ToolCallItem, output: ToolOutput): ToolResultItem {
   return item;
 }
 
+/** Caps the fields a rewrite changed; unchanged ones were capped already (capping twice would stack notices). */
+function capRewritten(
+  tools: ToolServer,
+  name: string,
+  before: ToolResultItem,
+  after: ToolOutput,
+): ToolOutput {
+  const capped = tools.cap(name, after);
+  const output: ToolOutput = { summary: after.summary === before.summary ? after.summary : capped.summary };
+  if (after.content !== undefined)
+    output.content = after.content === before.content ? after.content : capped.content;
+  if (after.is_error) output.is_error = true;
+  return output;
+}
+
 /**
  * Runs one batch of tool calls and returns their results in call order, or `"paused"` when
  * `preToolCall` asked to pause. `preToolCall` is asked for every call first (in order; deny
@@ -87,7 +102,8 @@ export async function executeToolBatch(
     let result = toResultItem(call, outputs[index] as ToolOutput);
     const decision = (await ctx.interceptor.postToolCall?.(call, result)) ?? { action: "continue" };
     if (decision.action === "abort") throw new CancelledError(decision.reason);
-    if (decision.action === "rewrite") result = toResultItem(call, ctx.tools.cap(call.name, decision.result));
+    if (decision.action === "rewrite")
+      result = toResultItem(call, capRewritten(ctx.tools, call.name, result, decision.result));
     results.push(result);
   }
   return results;

@@ -1,0 +1,152 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { AbortedError, CancelledError, DEFAULT_INTERRUPTED_TOOL_SUMMARY, type Tool } from "../src/index.js";
+import { bodies, recordingTool, startDouble, toolServer, waitFor, workerFor } from "./helpers.js";
+import { VIEWS } from "./wire-views.js";
+
+describe("cancellation", () => {
+  it("aborting mid-stream throws AbortedError, commits no partial text, and the next run proceeds", async () => {
+    const double = await startDouble("anthropic");
+    double.enqueue({
+      parts: [{ type: "text", text: "partial output that never finishes", chunkSize: 4 }],
+      fault: { kind: "stall", afterEvents: 4, ms: 20_000 },
+    });
+    const { worker, persisted, events } = workerFor(double);
+    const controller = new AbortController();
+    worker.subscribe((event) => {
+      if (event.type === "text_delta") controller.abort();
+    });
+
+    const error = await worker.run("first", { signal: controller.signal }).catch((e: unknown) => e);
+
+    expect(AbortedError.isInstance(error)).toBe(true);
+    expect(events.some((e) => e.type === "text_delta")).toBe(true);
+    expect(worker.lastRunInterrupted).toBe(true);
+    expect(persisted.map((i) => i.type)).toEqual(["message"]);
+    expect(worker.history).toEqual(persisted);
+
+    double.enqueue({ parts: [{ type: "text", text: "fresh answer" }] });
+    const result = await worker.run("second");
+
+    expect(result.text).toBe("fresh answer");
+    expect(worker.lastRunInterrupted).toBe(false);
+    const next = bodies(double)[1];
+    expect(JSON.stringify(next)).not.toContain("partial output");
+    expect(next.messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "first" },
+          { type: "text", text: "second", cache_control: { type: "ephemeral" } },
+        ],
+      },
+    ]);
+  });
+
+  it("aborting mid-tool throws AbortedError promptly, commits no result, and the next run closes the call", async () => {
+    const double = await startDouble("openai-chat");
+    let started = 0;
+    let sawAbort = false;
+    const stubborn: Tool<{ text: string }> = {
+      name: "stubborn",
+      description: "Ignores cancellation.",
+      inputSchema: z.object({ text: z.string() }),
+      execute: () => new Promise(() => {}),
+    };
+    const polite: Tool<{ text: string }> = {
+      name: "polite",
+      description: "Stops when aborted.",
+      inputSchema: z.object({ text: z.string() }),
+      execute: (_args, ctx) =>
+        new Promise((_resolve, reject) => {
+          started++;
+          ctx.signal.addEventListener("abort", () => {
+            sawAbort = true;
+            reject(ctx.signal.reason);
+          });
+        }),
+    };
+    double.enqueue({
+      parts: [
+        { type: "tool_call", name: "polite", arguments: { text: "a" } },
+        { type: "tool_call", name: "stubborn", arguments: { text: "b" } },
+      ],
+    });
+    const { worker, persisted } = workerFor(double, { tools: toolServer(polite, stubborn) });
+    const controller = new AbortController();
+    const running = worker.run("go", { signal: controller.signal });
+    await waitFor(() => started === 1);
+    controller.abort();
+
+    const error = await running.catch((e: unknown) => e);
+
+    expect(AbortedError.isInstance(error)).toBe(true);
+    expect(sawAbort).toBe(true);
+    expect(worker.lastRunInterrupted).toBe(true);
+    expect(persisted.map((i) => i.type)).toEqual(["message", "tool_call", "tool_call"]);
+
+    double.enqueue({ parts: [{ type: "text", text: "recovered" }] });
+    const result = await worker.run("again");
+
+    expect(result.text).toBe("recovered");
+    const results = VIEWS["openai-chat"].toolResults(bodies(double)[1]);
+    expect(results.map((r) => r.text)).toEqual([
+      DEFAULT_INTERRUPTED_TOOL_SUMMARY,
+      DEFAULT_INTERRUPTED_TOOL_SUMMARY,
+    ]);
+    expect(persisted.slice(3).map((i) => i.type)).toEqual([
+      "tool_result",
+      "tool_result",
+      "message",
+      "message",
+    ]);
+  });
+
+  it("an already-aborted signal stops the run before anything is committed or sent", async () => {
+    const double = await startDouble("google");
+    const { worker, persisted } = workerFor(double);
+    const error = await worker.run("x", { signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    expect(AbortedError.isInstance(error)).toBe(true);
+    expect(persisted).toEqual([]);
+    expect(double.requests).toHaveLength(0);
+  });
+
+  it("a preRequest cancel stops the run with CancelledError before the request", async () => {
+    const double = await startDouble("anthropic");
+    const { worker } = workerFor(double, {
+      interceptor: { preRequest: () => ({ action: "cancel", reason: "budget exhausted" }) },
+    });
+    const error = await worker.run("x").catch((e: unknown) => e);
+    expect(CancelledError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain("budget exhausted");
+    expect(worker.lastRunInterrupted).toBe(true);
+    expect(double.requests).toHaveLength(0);
+  });
+
+  it("a preToolCall pause ends the run paused; resume() first executes the unanswered calls, once", async () => {
+    const double = await startDouble("openai-responses");
+    const echo = recordingTool("echo");
+    let pause = true;
+    double.enqueue(
+      { parts: [{ type: "tool_call", name: "echo", arguments: { text: "later" } }] },
+      { parts: [{ type: "text", text: "resumed and done" }] },
+    );
+    const { worker } = workerFor(double, {
+      tools: toolServer(echo.tool),
+      interceptor: { preToolCall: () => (pause ? { action: "pause" } : { action: "continue" }) },
+    });
+
+    const paused = await worker.run("go");
+    expect(paused.status).toBe("paused");
+    expect(worker.lastRunInterrupted).toBe(true);
+    expect(echo.calls).toEqual([]);
+
+    pause = false;
+    const resumed = await worker.resume();
+
+    expect(resumed).toMatchObject({ status: "finished", text: "resumed and done" });
+    expect([...echo.executions.values()]).toEqual([1]);
+    expect(VIEWS["openai-responses"].toolResults(bodies(double)[1])).toHaveLength(1);
+    expect(worker.lastRunInterrupted).toBe(false);
+  });
+});

@@ -1,0 +1,86 @@
+import { simulatePromptCache, type Wire } from "@podkit/testkit";
+import { describe, expect, it } from "vitest";
+import { bodies, recordingTool, startDouble, toolServer, WIRES, workerFor } from "./helpers.js";
+import { VIEWS } from "./wire-views.js";
+
+const SYSTEM_PROMPT = `You are a careful reviewer.\n${"Follow the house rules for every change. ".repeat(200)}`;
+
+describe("prompt stability over a 10-turn tool session", () => {
+  it.each(WIRES)(
+    "%s: identical system prompt bytes and tool order on every request; cache share reported",
+    async (wire: Wire) => {
+      const double = await startDouble(wire);
+      const read = recordingTool("read_file", {
+        content: (text) => `contents of ${text}\n${"line\n".repeat(300)}`,
+      });
+      const grep = recordingTool("grep");
+      const write = recordingTool("write_file");
+      for (let turn = 0; turn < 10; turn++) {
+        double.enqueue(
+          {
+            parts: [
+              {
+                type: "tool_call",
+                name: ["read_file", "grep", "write_file"][turn % 3] as string,
+                arguments: { text: `f${turn}` },
+              },
+            ],
+          },
+          { parts: [{ type: "text", text: `Turn ${turn} done.` }] },
+        );
+      }
+      const { worker } = workerFor(double, {
+        systemPrompt: SYSTEM_PROMPT,
+        tools: toolServer(write.tool, read.tool, grep.tool),
+      });
+
+      for (let turn = 0; turn < 10; turn++) {
+        const result = await worker.run(`Please do step ${turn}.`);
+        expect(result.status).toBe("finished");
+      }
+
+      const view = VIEWS[wire];
+      const requests = bodies(double);
+      expect(requests).toHaveLength(20);
+      const systemBytes = requests.map((body) => Buffer.from(view.systemText(body), "utf8"));
+      for (const bytes of systemBytes) expect(bytes.equals(Buffer.from(SYSTEM_PROMPT, "utf8"))).toBe(true);
+      const toolsJson = requests.map((body) => JSON.stringify(body.tools));
+      expect(new Set(toolsJson).size).toBe(1);
+      expect(view.toolNames(requests[0])).toEqual(["grep", "read_file", "write_file"]);
+
+      const report = simulatePromptCache(double.requests, wire);
+      console.log(
+        `prompt cache (${wire}, 10 turns, 20 requests): cachedShare=${report.cachedShare.toFixed(3)} ` +
+          `input=${report.totals.inputTokens} read=${report.totals.cacheReadTokens} write=${report.totals.cacheWriteTokens}`,
+      );
+      expect(report.requests.slice(1).every((r) => r.cacheReadTokens > 0)).toBe(true);
+      expect(report.cachedShare).toBeGreaterThan(0.7);
+    },
+  );
+
+  it("anthropic: breakpoints sit on the system prompt, the previous request's last item and the newest item", async () => {
+    const double = await startDouble("anthropic");
+    const echo = recordingTool("echo");
+    double.enqueue(
+      {
+        parts: [
+          { type: "reasoning", text: "plan", signature: "s1" },
+          { type: "tool_call", name: "echo", arguments: { text: "a" } },
+        ],
+      },
+      { parts: [{ type: "text", text: "done" }] },
+    );
+    const { worker } = workerFor(double, { tools: toolServer(echo.tool), config: { reasoning: 1024 } });
+
+    await worker.run("go");
+
+    const second = bodies(double)[1];
+    const marked: string[] = [];
+    for (const part of second.system) if (part.cache_control) marked.push(`system:${part.text.slice(0, 10)}`);
+    for (const message of second.messages) {
+      for (const part of message.content) if (part.cache_control) marked.push(`${message.role}:${part.type}`);
+    }
+    expect(marked).toEqual(["system:You are a ", "user:text", "user:tool_result"]);
+    expect(marked.length).toBeLessThanOrEqual(4);
+  });
+});
