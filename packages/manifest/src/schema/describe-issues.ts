@@ -23,7 +23,11 @@ export function describeIssues(
   origin: IssueOrigin,
 ): ManifestIssue[] {
   const out: ManifestIssue[] = [];
+  const replacedByRename = renamedTargets(issues);
   for (const issue of issues) {
+    // `path = "x"` under a renamed key already says "use target instead"; "target missing" is noise.
+    if (issue.code === "invalid_type" && replacedByRename.has(formatKeyPath(keySegments(issue.path))))
+      continue;
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) {
         const path = [...issue.path, key];
@@ -39,9 +43,30 @@ export function describeIssues(
   return out.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
 }
 
+/** Key paths that an unknown-but-renamed key in the same table stands in for. */
+function renamedTargets(issues: readonly z.core.$ZodIssue[]): Set<string> {
+  const out = new Set<string>();
+  for (const issue of issues) {
+    if (issue.code !== "unrecognized_keys") continue;
+    const table = formatSchemaPath(issue.path);
+    for (const key of issue.keys) {
+      const use = RENAMED_KEYS[formatSchemaPath([...issue.path, key])]?.use;
+      const dot = use?.lastIndexOf(".") ?? -1;
+      if (use !== undefined && use.slice(0, Math.max(dot, 0)) === table) {
+        out.add(formatKeyPath([...keySegments(issue.path), use.slice(dot + 1)]));
+      }
+    }
+  }
+  return out;
+}
+
+function keySegments(path: readonly PropertyKey[]): (string | number)[] {
+  return path.filter((s): s is string | number => typeof s !== "symbol");
+}
+
 /** Builds an issue for `path` in `origin`, with the line when the source can tell. */
 export function located(origin: IssueOrigin, path: readonly PropertyKey[], problem: string): ManifestIssue {
-  const segments = path.filter((s): s is string | number => typeof s !== "symbol");
+  const segments = keySegments(path);
   const issue: ManifestIssue = { problem, keyPath: formatKeyPath(segments) };
   if (origin.file !== undefined) issue.file = origin.file;
   if (origin.overlay !== undefined) issue.overlay = origin.overlay;
