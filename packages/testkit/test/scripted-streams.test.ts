@@ -201,6 +201,24 @@ describe("reasoning as each client reads it", () => {
   });
 });
 
+describe("gemini streamed function-call arguments", () => {
+  it("rebuilds nested objects, arrays, numbers and empty containers from partialArgs pieces", async () => {
+    const args = {
+      query: { text: "where is the config", limit: 5 },
+      tags: ["a", "bb"],
+      flags: [],
+      exact: false,
+    };
+    const summary = await streamScript("google", {
+      parts: [{ type: "tool_call", id: "call_q", name: "read_file", arguments: args, chunkSize: 4 }],
+    });
+    expect(summary.toolCalls).toEqual([
+      { toolCallId: "call_q", toolName: "read_file", input: JSON.stringify(args) },
+    ]);
+    expect(summary.toolInputDeltas.call_q?.length).toBeGreaterThan(6);
+  });
+});
+
 describe("response ids", () => {
   it("echoes a scripted id as the response id and the requested model", async () => {
     const summary = await streamScript("anthropic", {

@@ -122,8 +122,15 @@ export async function startProviderDouble(options: ProviderDoubleOptions): Promi
           ? framesForRecordedChunks(wire, response.chunks)
           : [];
     // One signal per response: aborted by close() or by the client hanging up, whichever comes first.
-    const signal = AbortSignal.any([shutdown.signal, closedSignal(res)]);
-    await writeEventStream(res, wire, events, fault, signal);
+    const perResponse = new AbortController();
+    const abort = () => perResponse.abort();
+    shutdown.signal.addEventListener("abort", abort, { once: true });
+    res.once("close", abort);
+    try {
+      await writeEventStream(res, wire, events, fault, perResponse.signal);
+    } finally {
+      shutdown.signal.removeEventListener("abort", abort);
+    }
   };
 
   const server = createServer((req, res) => {
@@ -167,10 +174,4 @@ export async function startProviderDouble(options: ProviderDoubleOptions): Promi
       return closing;
     },
   };
-}
-
-function closedSignal(res: ServerResponse): AbortSignal {
-  const controller = new AbortController();
-  res.once("close", () => controller.abort());
-  return controller.signal;
 }
