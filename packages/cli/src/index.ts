@@ -1,1 +1,5 @@
-export {};
+export type { CommandContext, CommandInput, CommandSpec, OptionSpec } from "./commands/index.js";
+export { commands } from "./commands/index.js";
+export { PodkitCliError, UsageError } from "./errors.js";
+export type { CliIo, TextSink } from "./io.js";
+export { main } from "./main.js";

@@ -47,7 +47,8 @@ export async function finalizeManifest(
     if (source?.line !== undefined) issue.line = source.line;
     return issue;
   };
-  const fromBuiltin = (keyPath: string) => provenance.set(keyPath, { layer: context.builtin, keyPath });
+  const fromBuiltin = (keyPath: string, note?: string) =>
+    provenance.set(keyPath, { layer: context.builtin, keyPath, ...(note ? { note } : {}) });
 
   const name = merged.pod?.name;
   if (name === undefined)
@@ -106,7 +107,9 @@ export async function finalizeManifest(
   const deny = [...(merged.scope?.deny ?? [])];
   if (memory) {
     for (const dir of MEMORY_PROTECTED_DIRS) {
-      fromBuiltin(`scope.deny[${deny.length}]`);
+      for (const field of ["", ".target", ".permission", ".recursive"]) {
+        fromBuiltin(`scope.deny[${deny.length}]${field}`, "[memory] is on");
+      }
       deny.push({ target: `${context.workspace}/${dir}`, permission: "write", recursive: true });
     }
   }

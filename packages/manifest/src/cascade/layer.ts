@@ -24,6 +24,8 @@ export interface Provenance {
   keyPath: string;
   /** 1-based line in the layer's file, where it could be found. */
   line?: number;
+  /** Why a builtin value was added, when it depends on other settings. */
+  note?: string;
 }
 
 /** A validated layer with its relative paths already resolved. */

@@ -1,0 +1,37 @@
+const MARKER = Symbol.for("podkit.cli.error");
+
+/**
+ * Base class of errors raised by the `podkit` command itself (as opposed to the packages it
+ * drives). `isInstance()` works across duplicated package copies through a `Symbol.for` marker.
+ */
+export class PodkitCliError extends Error {
+  readonly [MARKER] = true;
+  override name = "PodkitCliError";
+  /** What to do about it, one line; printed after the message. */
+  readonly hint: string | undefined;
+  /** Process exit code: 1 for a problem with the user's files or environment, 2 for usage. */
+  readonly exitCode: number;
+
+  constructor(message: string, options?: { hint?: string; exitCode?: number; cause?: unknown }) {
+    super(message, { cause: options?.cause });
+    this.hint = options?.hint;
+    this.exitCode = options?.exitCode ?? 1;
+  }
+
+  static isInstance(error: unknown): error is PodkitCliError {
+    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
+  }
+}
+
+/** The command line itself is wrong (unknown command or option, missing argument): exit code 2. */
+export class UsageError extends PodkitCliError {
+  override name = "UsageError";
+
+  constructor(message: string, options: { hint: string; cause?: unknown }) {
+    super(message, { ...options, exitCode: 2 });
+  }
+
+  static override isInstance(error: unknown): error is UsageError {
+    return PodkitCliError.isInstance(error) && error.name === "UsageError";
+  }
+}
