@@ -162,6 +162,26 @@ describe("broken and malformed streams", () => {
     },
   );
 
+  it("a stream that stalls after text began is abandoned at the idle timeout and continued", async () => {
+    const double = await startDouble("openai-responses");
+    double.enqueue(
+      {
+        parts: [{ type: "text", text: "Stalling answer here", chunkSize: 4 }],
+        fault: { kind: "stall", afterEvents: 5, ms: 20_000 },
+      },
+      { parts: [{ type: "text", text: " resumed." }] },
+    );
+    const { worker, persisted, events } = workerFor(double, { retry: { ...FAST_RETRY, idleTimeoutMs: 200 } });
+
+    const result = await worker.run("go");
+
+    expect(result.text).toBe(" resumed.");
+    expect(events.find((e) => e.type === "continuation")).toMatchObject({ error: { kind: "timeout" } });
+    const kept = (persisted[1] as any).content[0].text as string;
+    expect("Stalling answer here".startsWith(kept) && kept.length > 0).toBe(true);
+    expect(double.requests).toHaveLength(2);
+  });
+
   it("gives up after maxContinuations broken streams with a ProviderError", async () => {
     const double = await startDouble("anthropic");
     for (let i = 0; i < 3; i++) {

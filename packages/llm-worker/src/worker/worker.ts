@@ -252,9 +252,14 @@ export class Worker {
       this.interrupted = true;
       try {
         await this.interceptor.onAbort?.({ error, history: this.items });
-      } finally {
-        this.emit({ type: "run_end", result: undefined, error });
+      } catch (hookError) {
+        // The run's own error is what the caller must see; a failing onAbort is only reported.
+        this.emit({
+          type: "warning",
+          message: `onAbort failed: ${(hookError as Error)?.message ?? hookError}`,
+        });
       }
+      this.emit({ type: "run_end", result: undefined, error });
       throw error;
     } finally {
       this.running = false;
