@@ -38,7 +38,7 @@ const cases: Case[] = [
     name: "an unterminated string (syntax)",
     source: `${HEAD}[worker]\nlanguage = "English\n`,
     at: "m.toml:6:20",
-    says: "TOML syntax error",
+    says: "TOML syntax error: unterminated string (the closing quote is missing on this line)",
     kind: "syntax",
   },
   {

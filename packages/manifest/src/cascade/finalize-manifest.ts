@@ -52,11 +52,11 @@ export async function finalizeManifest(
 
   const name = merged.pod?.name;
   if (name === undefined)
-    issues.push(at("pod.name", 'required, but no layer sets it; add  [pod] name = "…"'));
+    issues.push(at("pod.name", 'required, but no layer sets it; add name = "…" under [pod]'));
   const ref = merged.model?.ref;
   if (ref === undefined) {
     issues.push(
-      at("model.ref", 'required, but no layer sets it; add  [model] ref = "<provider>/<model id>"'),
+      at("model.ref", 'required, but no layer sets it; add ref = "<provider>/<model id>" under [model]'),
     );
   }
   const parsedRef = ref === undefined ? undefined : parseModelRef(ref);

@@ -30,6 +30,10 @@ function syntaxError(
     issue.line = error.line;
     issue.column = error.column;
     issue.sourceLine = (source.split(/\r?\n/)[error.line - 1] ?? "").replace(/\s+$/, "");
+    // smol-toml reports a missing closing quote as the newline being a control character.
+    if (reason.startsWith("control characters") && error.column > issue.sourceLine.length) {
+      issue.problem = "TOML syntax error: unterminated string (the closing quote is missing on this line)";
+    }
   }
   return manifestError("syntax", [issue], {
     cwd: where.cwd,
