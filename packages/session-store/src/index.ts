@@ -1,1 +1,36 @@
-export {};
+export type { EntryCodec } from "./entry/entry-codec.js";
+export { createEntryCodec } from "./entry/entry-codec.js";
+export type {
+  Entry,
+  EntryInput,
+  EntryKind,
+  EntryOf,
+  InvokeTrigger,
+  Lineage,
+  MinimalItem,
+  RunResult,
+  SegmentStartEntry,
+  SystemItem,
+} from "./entry/entry-schema.js";
+export { createEntrySchema, EntrySchema, FORMAT_VERSION, MinimalItemSchema } from "./entry/entry-schema.js";
+export {
+  AppendFailedError,
+  CorruptEntryError,
+  InvalidEntryError,
+  LockTimeoutError,
+  NotFoundError,
+  ReplayError,
+  SessionStoreError,
+  SessionStoreUsageError,
+  UnsupportedFormatError,
+} from "./errors.js";
+export type { FsStoreOptions } from "./fs/fs-store.js";
+export { FsStore, sessionsRoot } from "./fs/fs-store.js";
+export type { SyncFs } from "./fs/sync-fs.js";
+export { newId } from "./ids.js";
+export type { AppendResult, DriftFork, SegmentInit, SessionLogOptions } from "./log/session-log.js";
+export { restoreSession, SessionLog } from "./log/session-log.js";
+export type { ReplayOptions } from "./replay/replay.js";
+export { replay } from "./replay/replay.js";
+export type { InFlightTurn, LineageRef, SessionState, UsageRecord } from "./replay/session-state.js";
+export type { AppendOutcome, SegmentRef, Store, TruncateOutcome } from "./store/store.js";

@@ -1,0 +1,102 @@
+import { z } from "zod";
+
+/** Version of the on-disk entry format, written as `v` on every `segment_start`. */
+export const FORMAT_VERSION = 1;
+
+/**
+ * The least this package needs to know about a history item: a JSON object tagged by `type`.
+ * Every other field (including provider metadata) is kept verbatim. Pass llm-worker's own item
+ * schema to `FsStore` to validate more strictly; this package never depends on llm-worker.
+ */
+export const MinimalItemSchema = z.looseObject({ type: z.string() });
+export type MinimalItem = z.infer<typeof MinimalItemSchema>;
+
+/** Where a segment came from: the source segment and the turn count at the cut. */
+export const LineageSchema = z.object({
+  segment_id: z.string().min(1),
+  at_turn: z.number().int().nonnegative(),
+});
+export type Lineage = z.infer<typeof LineageSchema>;
+
+/** A system message the pod injected; `body` is the exact text the model saw. */
+export const SystemItemSchema = z.looseObject({
+  kind: z.enum(["notification", "interrupt", "context", "attachment"]),
+  body: z.string(),
+});
+export type SystemItem = z.infer<typeof SystemItemSchema>;
+
+export const InvokeTriggerSchema = z.enum(["user", "notify", "resume"]);
+export type InvokeTrigger = z.infer<typeof InvokeTriggerSchema>;
+
+export const RunResultSchema = z.enum(["finished", "paused", "limit_reached", "yielded"]);
+export type RunResult = z.infer<typeof RunResultSchema>;
+
+const ts = z.number().int().nonnegative();
+const count = z.number().int().nonnegative();
+const config = z.record(z.string(), z.unknown());
+
+/**
+ * Builds the schema of one log line for a given item schema. The result is used to validate
+ * only: readers keep the object `JSON.parse` produced (zod would rebuild objects and reorder
+ * keys), so items round-trip byte-identically.
+ */
+export function createEntrySchema<TItem>(item: z.ZodType<TItem>) {
+  return z.discriminatedUnion("kind", [
+    z.object({
+      kind: z.literal("segment_start"),
+      ts,
+      v: z.literal(FORMAT_VERSION),
+      session_id: z.string().min(1),
+      segment_id: z.string().min(1),
+      system_prompt: z.string().nullable(),
+      config,
+      history: z.array(item),
+      forked_from: LineageSchema.optional(),
+      compacted_from: LineageSchema.optional(),
+    }),
+    z.object({ kind: z.literal("invoke"), ts, trigger: InvokeTriggerSchema }),
+    z.object({
+      kind: z.literal("user_input"),
+      ts,
+      text: z.string(),
+      segments: z.array(z.unknown()).optional(),
+    }),
+    z.object({ kind: z.literal("assistant_item"), ts, item }),
+    z.object({ kind: z.literal("tool_result"), ts, item }),
+    z.object({ kind: z.literal("system_item"), ts, item: SystemItemSchema }),
+    z.object({ kind: z.literal("turn_end"), ts, turn: count }),
+    z.object({
+      kind: z.literal("llm_usage"),
+      ts,
+      history_len: count,
+      input_tokens: count,
+      cache_read_tokens: count,
+      cache_write_tokens: count,
+      output_tokens: count,
+    }),
+    z.object({ kind: z.literal("run_completed"), ts, result: RunResultSchema, interrupted: z.boolean() }),
+    z.object({ kind: z.literal("run_errored"), ts, message: z.string(), interrupted: z.boolean() }),
+    z.object({ kind: z.literal("config_changed"), ts, config }),
+    z.object({ kind: z.literal("extension"), ts, domain: z.string().min(1), payload: z.unknown() }),
+  ]);
+}
+
+/** The schema of one log line with the minimal item shape. */
+export const EntrySchema = createEntrySchema(MinimalItemSchema);
+
+/** One log line, tagged by `kind`, `ts` in epoch ms. */
+export type Entry<TItem = MinimalItem> = z.infer<ReturnType<typeof createEntrySchema<TItem>>>;
+export type EntryKind = Entry["kind"];
+export type EntryOf<K extends EntryKind, TItem = MinimalItem> = Extract<Entry<TItem>, { kind: K }>;
+export type SegmentStartEntry<TItem = MinimalItem> = EntryOf<"segment_start", TItem>;
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/**
+ * What a writer appends: any entry except `segment_start` (segments are started by
+ * create/fork/compaction), with `ts` filled from the log's clock when omitted.
+ */
+export type EntryInput<TItem = MinimalItem> = DistributiveOmit<
+  Exclude<Entry<TItem>, { kind: "segment_start" }>,
+  "ts"
+> & { ts?: number };

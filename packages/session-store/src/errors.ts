@@ -1,0 +1,204 @@
+const BASE_MARKER = Symbol.for("podkit.session-store.error");
+
+function hasMarker(value: unknown, marker: symbol): boolean {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+}
+
+/**
+ * Base class of every error thrown by `@podkit/session-store`. `isInstance` works across
+ * duplicated copies of the package because it checks a `Symbol.for` marker, not the prototype.
+ */
+export class SessionStoreError extends Error {
+  readonly [BASE_MARKER] = true;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "SessionStoreError";
+  }
+
+  /** True for any session-store error, whichever copy of the package created it. */
+  static isInstance(value: unknown): value is SessionStoreError {
+    return hasMarker(value, BASE_MARKER);
+  }
+}
+
+const CORRUPT_MARKER = Symbol.for("podkit.session-store.error.corrupt-entry");
+
+/**
+ * A newline-terminated line of a segment file that is not a valid entry. Committed lines are
+ * never skipped: a corrupt one stops the read so nobody restores a silently shortened history.
+ */
+export class CorruptEntryError extends SessionStoreError {
+  readonly [CORRUPT_MARKER] = true;
+  readonly file: string;
+  /** 1-based line number inside `file`. */
+  readonly line: number;
+  readonly reason: string;
+
+  constructor(args: { file: string; line: number; reason: string; cause?: unknown }) {
+    super(
+      `${args.file}:${args.line}: corrupt session log entry: ${args.reason}. ` +
+        "The line is committed (newline-terminated) so it was not skipped; inspect or restore the file from a backup.",
+      { cause: args.cause },
+    );
+    this.name = "CorruptEntryError";
+    this.file = args.file;
+    this.line = args.line;
+    this.reason = args.reason;
+  }
+
+  static override isInstance(value: unknown): value is CorruptEntryError {
+    return hasMarker(value, CORRUPT_MARKER);
+  }
+}
+
+const FORMAT_MARKER = Symbol.for("podkit.session-store.error.unsupported-format");
+
+/** A segment written in a format version this package does not know (written by a newer podkit). */
+export class UnsupportedFormatError extends SessionStoreError {
+  readonly [FORMAT_MARKER] = true;
+  readonly file: string;
+  readonly line: number;
+  readonly version: unknown;
+
+  constructor(args: { file: string; line: number; version: unknown }) {
+    super(
+      `${args.file}:${args.line}: session log format version ${JSON.stringify(args.version)} is not supported ` +
+        "by this @podkit/session-store; upgrade podkit to read it.",
+    );
+    this.name = "UnsupportedFormatError";
+    this.file = args.file;
+    this.line = args.line;
+    this.version = args.version;
+  }
+
+  static override isInstance(value: unknown): value is UnsupportedFormatError {
+    return hasMarker(value, FORMAT_MARKER);
+  }
+}
+
+const INVALID_ENTRY_MARKER = Symbol.for("podkit.session-store.error.invalid-entry");
+
+/** An entry handed to the writer that does not match the entry schema; nothing was written. */
+export class InvalidEntryError extends SessionStoreError {
+  readonly [INVALID_ENTRY_MARKER] = true;
+  readonly kind: unknown;
+  readonly issues: string;
+
+  constructor(args: { kind: unknown; issues: string }) {
+    super(`refusing to write an invalid "${String(args.kind)}" entry: ${args.issues}. Nothing was written.`);
+    this.name = "InvalidEntryError";
+    this.kind = args.kind;
+    this.issues = args.issues;
+  }
+
+  static override isInstance(value: unknown): value is InvalidEntryError {
+    return hasMarker(value, INVALID_ENTRY_MARKER);
+  }
+}
+
+const APPEND_MARKER = Symbol.for("podkit.session-store.error.append-failed");
+
+/** A write to a segment failed; the file was rolled back to its length before the write. */
+export class AppendFailedError extends SessionStoreError {
+  readonly [APPEND_MARKER] = true;
+  readonly file: string;
+
+  constructor(args: { file: string; detail: string; cause?: unknown }) {
+    super(`${args.file}: append failed (${args.detail}); the file was rolled back to its previous length.`, {
+      cause: args.cause,
+    });
+    this.name = "AppendFailedError";
+    this.file = args.file;
+  }
+
+  static override isInstance(value: unknown): value is AppendFailedError {
+    return hasMarker(value, APPEND_MARKER);
+  }
+}
+
+const LOCK_MARKER = Symbol.for("podkit.session-store.error.lock-timeout");
+
+/** The append lock of a segment stayed held by a live process for longer than the wait bound. */
+export class LockTimeoutError extends SessionStoreError {
+  readonly [LOCK_MARKER] = true;
+  readonly lockFile: string;
+  readonly holderPid: number | undefined;
+  readonly waitedMs: number;
+
+  constructor(args: { lockFile: string; holderPid: number | undefined; waitedMs: number }) {
+    const holder = args.holderPid === undefined ? "an unknown process" : `process ${args.holderPid}`;
+    super(
+      `${args.lockFile}: segment is locked by ${holder}; gave up after ${args.waitedMs} ms. ` +
+        `If no podkit process is writing this session, delete the lock file and retry.`,
+    );
+    this.name = "LockTimeoutError";
+    this.lockFile = args.lockFile;
+    this.holderPid = args.holderPid;
+    this.waitedMs = args.waitedMs;
+  }
+
+  static override isInstance(value: unknown): value is LockTimeoutError {
+    return hasMarker(value, LOCK_MARKER);
+  }
+}
+
+const NOT_FOUND_MARKER = Symbol.for("podkit.session-store.error.not-found");
+
+/** A session or segment that does not exist in the store. */
+export class NotFoundError extends SessionStoreError {
+  readonly [NOT_FOUND_MARKER] = true;
+  readonly what: "session" | "segment";
+  readonly id: string;
+
+  constructor(args: { what: "session" | "segment"; id: string; where: string }) {
+    super(
+      `${args.what} ${args.id} not found in ${args.where}; list the existing ones with \`podkit session list\`.`,
+    );
+    this.name = "NotFoundError";
+    this.what = args.what;
+    this.id = args.id;
+  }
+
+  static override isInstance(value: unknown): value is NotFoundError {
+    return hasMarker(value, NOT_FOUND_MARKER);
+  }
+}
+
+const USAGE_MARKER = Symbol.for("podkit.session-store.error.usage");
+
+/**
+ * A call that cannot be honoured as asked: a malformed id, an unknown turn, a truncation
+ * past the end, a replay that does not start with `segment_start`. The message says what to change.
+ */
+export class SessionStoreUsageError extends SessionStoreError {
+  readonly [USAGE_MARKER] = true;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "SessionStoreUsageError";
+  }
+
+  static override isInstance(value: unknown): value is SessionStoreUsageError {
+    return hasMarker(value, USAGE_MARKER);
+  }
+}
+
+const REPLAY_MARKER = Symbol.for("podkit.session-store.error.replay");
+
+/** A sequence of entries that is not a segment (no leading `segment_start`, or a second one). */
+export class ReplayError extends SessionStoreError {
+  readonly [REPLAY_MARKER] = true;
+  /** 0-based index of the offending entry. */
+  readonly entryIndex: number;
+
+  constructor(args: { entryIndex: number; reason: string }) {
+    super(`cannot replay entry ${args.entryIndex}: ${args.reason}`);
+    this.name = "ReplayError";
+    this.entryIndex = args.entryIndex;
+  }
+
+  static override isInstance(value: unknown): value is ReplayError {
+    return hasMarker(value, REPLAY_MARKER);
+  }
+}

@@ -1,0 +1,376 @@
+import * as nodeFs from "node:fs";
+import { appendFile, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { useTempDirs } from "../../test/helpers/temp-dir.js";
+import type { Entry } from "../entry/entry-schema.js";
+import {
+  AppendFailedError,
+  CorruptEntryError,
+  InvalidEntryError,
+  NotFoundError,
+  SessionStoreUsageError,
+} from "../errors.js";
+import { newId } from "../ids.js";
+import type { SegmentRef } from "../store/store.js";
+import { FsStore, sessionsRoot } from "./fs-store.js";
+import type { SyncFs } from "./sync-fs.js";
+
+const tempDir = useTempDirs();
+
+function head(ref: SegmentRef): Entry {
+  return {
+    kind: "segment_start",
+    ts: 1,
+    v: 1,
+    session_id: ref.sessionId,
+    segment_id: ref.segmentId,
+    system_prompt: "p",
+    config: {},
+    history: [],
+  };
+}
+
+const input = (text: string): Entry => ({ kind: "user_input", ts: 2, text });
+
+async function readAllOf(store: FsStore, ref: SegmentRef): Promise<Entry[]> {
+  const out: Entry[] = [];
+  for await (const entry of store.readAll(ref)) out.push(entry);
+  return out;
+}
+
+async function newSegment(options: Partial<ConstructorParameters<typeof FsStore>[0]> = {}) {
+  const root = await tempDir();
+  const store = new FsStore({ root, ...options });
+  const ref = { sessionId: newId(), segmentId: newId() };
+  store.createSegment(ref, [head(ref)]);
+  return { root, store, ref, path: store.segmentPath(ref) };
+}
+
+describe("FsStore layout and listing", () => {
+  it("stores a segment at <workspace>/.podkit/sessions/<session>/<segment>.jsonl", async () => {
+    const workspace = await tempDir();
+    const store = new FsStore({ root: sessionsRoot(workspace) });
+    const ref = { sessionId: newId(), segmentId: newId() };
+    store.createSegment(ref, [head(ref)]);
+    const text = await readFile(
+      join(workspace, ".podkit", "sessions", ref.sessionId, `${ref.segmentId}.jsonl`),
+      "utf8",
+    );
+    expect(text).toBe(`${JSON.stringify(head(ref))}\n`);
+    store.close();
+  });
+
+  it("lists sessions and segments newest first and finds the session of a segment", async () => {
+    const root = await tempDir();
+    const store = new FsStore({ root });
+    const [s1, s2] = [newId(), newId()];
+    const [a, b, c] = [newId(), newId(), newId()];
+    for (const ref of [
+      { sessionId: s1, segmentId: a },
+      { sessionId: s2, segmentId: b },
+      { sessionId: s1, segmentId: c },
+    ]) {
+      store.createSegment(ref, [head(ref)]);
+    }
+    await writeFile(join(root, s1, `${a}.jsonl.lock`), "1\n");
+    await writeFile(join(root, s1, "notes.txt"), "x");
+    expect(await store.listSessions()).toEqual([s2, s1]);
+    expect(await store.listSegments(s1)).toEqual([c, a]);
+    expect(await store.lookupSessionOf(b)).toBe(s2);
+    expect(await store.lookupSessionOf(newId())).toBeUndefined();
+    await expect(store.listSegments(newId())).rejects.toThrow(NotFoundError);
+    expect(await new FsStore({ root: join(root, "missing") }).listSessions()).toEqual([]);
+  });
+
+  it("rejects ids that could escape the store directory", async () => {
+    const store = new FsStore({ root: await tempDir() });
+    const ref = { sessionId: "..", segmentId: "x" };
+    expect(() => store.createSegment(ref, [head(ref)])).toThrow(SessionStoreUsageError);
+    expect(() => store.segmentPath({ sessionId: "a/b", segmentId: "c" })).toThrow(
+      /invalid session id "a\/b"/,
+    );
+  });
+
+  it("creates a segment atomically and never replaces an existing one", async () => {
+    const { store, ref, path } = await newSegment();
+    expect(() => store.createSegment(ref, [head(ref)])).toThrow(/already exists/);
+    expect(await readdir(join(path, ".."))).toEqual([`${ref.segmentId}.jsonl`]);
+    const other = { sessionId: ref.sessionId, segmentId: newId() };
+    expect(() => store.createSegment(other, [input("no head")])).toThrow(/must begin with a segment_start/);
+    store.close();
+  });
+});
+
+describe("FsStore append and read", () => {
+  it("appends entries as newline-terminated JSON lines and streams them back", async () => {
+    const { store, ref, path } = await newSegment();
+    expect(store.append(ref, [input("one")])).toEqual({ status: "appended", count: 2 });
+    expect(store.append(ref, [input("two"), input("three")])).toEqual({ status: "appended", count: 4 });
+    expect(store.entryCount(ref)).toBe(4);
+    const entries = await readAllOf(store, ref);
+    expect(entries.map((e) => (e.kind === "user_input" ? e.text : e.kind))).toEqual([
+      "segment_start",
+      "one",
+      "two",
+      "three",
+    ]);
+    const lines = (await readFile(path, "utf8")).split("\n");
+    expect(lines.at(-1)).toBe("");
+    expect(lines.slice(0, -1).map((line) => JSON.parse(line))).toEqual(entries);
+    store.close();
+  });
+
+  it("streams a segment larger than the read chunk, including a line longer than it", async () => {
+    const { store, ref } = await newSegment();
+    const long = "ß".repeat(700_000); // 1.4 MB of two-byte characters in one line
+    store.append(ref, [input("a"), input(long), input("b")]);
+    for (let i = 0; i < 3000; i++) store.append(ref, [input(`entry ${i} — ü`)]);
+    const entries = await readAllOf(store, ref);
+    expect(entries).toHaveLength(3004);
+    expect(entries[2]).toEqual(input(long));
+    expect(entries[3003]).toEqual(input("entry 2999 — ü"));
+    store.close();
+  });
+
+  it("ignores a torn multi-byte UTF-8 tail on read and cuts it before the next append", async () => {
+    const { store, ref, path } = await newSegment({ lockLingerMs: 0 });
+    store.append(ref, [input("committed")]);
+    const committed = await readFile(path);
+    // A record cut in the middle of "日" (E6 97 A5): two of its three bytes, no newline.
+    const torn = Buffer.concat([
+      Buffer.from('{"kind":"user_input","ts":3,"text":"'),
+      Buffer.from("日").subarray(0, 2),
+    ]);
+    await appendFile(path, torn);
+
+    const fresh = new FsStore({ root: store.root });
+    expect((await readAllOf(fresh, ref)).map((e) => e.kind)).toEqual(["segment_start", "user_input"]);
+    expect(fresh.entryCount(ref)).toBe(2);
+    expect(await readFile(path)).toEqual(Buffer.concat([committed, torn]));
+
+    await new Promise((resolve) => setImmediate(resolve)); // let the first store's lock go
+    expect(store.append(ref, [input("日本語 after repair")])).toEqual({ status: "appended", count: 3 });
+    const expected = Buffer.concat([
+      committed,
+      Buffer.from(`${JSON.stringify(input("日本語 after repair"))}\n`),
+    ]);
+    expect(await readFile(path)).toEqual(expected);
+    expect((await readAllOf(fresh, ref)).at(-1)).toEqual(input("日本語 after repair"));
+    store.close();
+    fresh.close();
+  });
+
+  it("throws CorruptEntryError with the line number for a newline-terminated garbage line", async () => {
+    const { store, ref, path } = await newSegment();
+    store.append(ref, [input("fine")]);
+    await appendFile(path, "garbage}\n");
+    store.append(ref, [input("after")]);
+    const error = await readAllOf(store, ref).catch((e: unknown) => e);
+    expect(CorruptEntryError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ file: path, line: 3 });
+    expect((error as Error).message).toContain(`${path}:3: corrupt session log entry: not valid JSON`);
+    store.close();
+  });
+
+  it("refuses an invalid entry before touching the file", async () => {
+    const { store, ref, path } = await newSegment();
+    const before = await readFile(path);
+    const bad = { kind: "turn_end", ts: 1, turn: -1 } as Entry;
+    expect(() => store.append(ref, [bad])).toThrow(InvalidEntryError);
+    expect(await readFile(path)).toEqual(before);
+    store.close();
+  });
+
+  it("reports drift instead of writing when the expected entry count does not match", async () => {
+    const { store, ref, path } = await newSegment();
+    store.append(ref, [input("a")]);
+    const before = await readFile(path);
+    expect(store.append(ref, [input("b")], { expectedCount: 1 })).toEqual({ status: "drift", count: 2 });
+    expect(await readFile(path)).toEqual(before);
+    expect(store.append(ref, [input("b")], { expectedCount: 2 })).toEqual({ status: "appended", count: 3 });
+    store.close();
+  });
+
+  it("sees appends made through another store instance in the same process", async () => {
+    const { store, ref } = await newSegment();
+    const other = new FsStore({ root: store.root });
+    for (let i = 0; i < 10; i++) {
+      store.append(ref, [input(`a${i}`)], { expectedCount: 1 + 2 * i });
+      other.append(ref, [input(`b${i}`)], { expectedCount: 2 + 2 * i });
+    }
+    expect(store.append(ref, [input("late")], { expectedCount: 20 })).toEqual({ status: "drift", count: 21 });
+    expect(await readAllOf(store, ref)).toHaveLength(21);
+    store.close();
+    other.close();
+  });
+
+  it("reports a missing segment as NotFoundError", async () => {
+    const { store, ref } = await newSegment();
+    const missing = { sessionId: ref.sessionId, segmentId: newId() };
+    expect(() => store.append(missing, [input("x")])).toThrow(NotFoundError);
+    await expect(readAllOf(store, missing)).rejects.toThrow(NotFoundError);
+    expect(() => store.append({ sessionId: newId(), segmentId: newId() }, [input("x")])).toThrow(
+      NotFoundError,
+    );
+    store.close();
+  });
+});
+
+describe("FsStore write failures", () => {
+  /** The real file system, except that the next data write lands half of its bytes and then fails. */
+  function failingHalfWrite(): SyncFs & { arm(): void } {
+    let armed = false;
+    return {
+      ...nodeFs,
+      arm: () => {
+        armed = true;
+      },
+      writeSync: ((fd: number, buffer: Buffer, offset: number, length: number, position: number) => {
+        if (!armed || typeof buffer === "string") {
+          return (nodeFs.writeSync as (...args: unknown[]) => number)(fd, buffer, offset, length, position);
+        }
+        armed = false;
+        nodeFs.writeSync(fd, buffer, offset, Math.floor(length / 2), position);
+        throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+      }) as SyncFs["writeSync"],
+    };
+  }
+
+  it("rolls the file back to its previous length when a write fails midway", async () => {
+    const fs = failingHalfWrite();
+    const { store, ref, path } = await newSegment({ fs });
+    store.append(ref, [input("before")]);
+    const before = await readFile(path);
+    fs.arm();
+    const error = (() => {
+      try {
+        store.append(ref, [input("x".repeat(5000))]);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(AppendFailedError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/ENOSPC.*rolled back/);
+    expect((error as Error).cause).toMatchObject({ code: "ENOSPC" });
+    expect(await readFile(path)).toEqual(before);
+    expect(store.append(ref, [input("after")])).toEqual({ status: "appended", count: 3 });
+    expect((await readAllOf(store, ref)).map((e) => e.kind === "user_input" && e.text)).toEqual([
+      false,
+      "before",
+      "after",
+    ]);
+    store.close();
+  });
+
+  it("treats a short write as a failure and rolls it back", async () => {
+    const fs: SyncFs = {
+      ...nodeFs,
+      writeSync: ((fd: number, buffer: Buffer, offset: number, length: number, position: number) => {
+        if (typeof buffer === "string" || length < 100) {
+          return (nodeFs.writeSync as (...args: unknown[]) => number)(fd, buffer, offset, length, position);
+        }
+        return nodeFs.writeSync(fd, buffer, offset, 10, position);
+      }) as SyncFs["writeSync"],
+    };
+    const { store, ref, path } = await newSegment({ fs });
+    const before = await readFile(path);
+    expect(() => store.append(ref, [input("y".repeat(200))])).toThrow(/short write: 10 of \d+ bytes/);
+    expect(await readFile(path)).toEqual(before);
+    store.close();
+  });
+
+  it("flushes appends and whole-file writes when durability is fsync", async () => {
+    const synced: number[] = [];
+    const fs: SyncFs = {
+      ...nodeFs,
+      fsyncSync: (fd) => {
+        synced.push(fd);
+        nodeFs.fsyncSync(fd);
+      },
+    };
+    const { store, ref } = await newSegment({ fs, durability: "fsync" });
+    expect(synced).toHaveLength(2); // the temp file, then its directory after the rename
+    store.append(ref, [input("durable")]);
+    expect(synced).toHaveLength(3);
+    const relaxed = await newSegment({ fs });
+    relaxed.store.append(relaxed.ref, [input("not flushed")]);
+    expect(synced).toHaveLength(3);
+    store.close();
+    relaxed.store.close();
+  });
+});
+
+describe("FsStore truncate", () => {
+  it("keeps the first entries by writing a temp file and renaming it over the segment", async () => {
+    const { store, ref, path } = await newSegment();
+    for (const text of ["a", "b", "c"]) store.append(ref, [input(text)]);
+    const inodeBefore = (await stat(path)).ino;
+    expect(store.truncate(ref, 2, { expectedCount: 4 })).toEqual({ status: "truncated", count: 2 });
+    expect((await stat(path)).ino).not.toBe(inodeBefore);
+    expect(await readdir(join(path, ".."))).toEqual([
+      `${ref.segmentId}.jsonl`,
+      `${ref.segmentId}.jsonl.lock`,
+    ]);
+    expect((await readAllOf(store, ref)).map((e) => e.kind)).toEqual(["segment_start", "user_input"]);
+    expect(store.append(ref, [input("d")], { expectedCount: 2 })).toEqual({ status: "appended", count: 3 });
+    store.close();
+  });
+
+  it("leaves the segment alone when its entry count drifted or the cut is out of range", async () => {
+    const { store, ref, path } = await newSegment();
+    store.append(ref, [input("a")]);
+    const before = await readFile(path);
+    expect(store.truncate(ref, 1, { expectedCount: 5 })).toEqual({ status: "drift", count: 2 });
+    expect(() => store.truncate(ref, 0)).toThrow(/keep at least its segment_start/);
+    expect(() => store.truncate(ref, 3)).toThrow(SessionStoreUsageError);
+    expect(await readFile(path)).toEqual(before);
+    store.close();
+  });
+
+  it("makes another process-local store reopen the replaced file before its next append", async () => {
+    const { store, ref } = await newSegment({ lockLingerMs: 0 });
+    const other = new FsStore({ root: store.root, lockLingerMs: 0 });
+    other.append(ref, [input("a")]);
+    other.append(ref, [input("b")]);
+    await new Promise((resolve) => setImmediate(resolve));
+    store.truncate(ref, 2);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(other.append(ref, [input("c")], { expectedCount: 3 })).toEqual({ status: "drift", count: 2 });
+    other.append(ref, [input("c")], { expectedCount: 2 });
+    expect((await readAllOf(store, ref)).map((e) => (e.kind === "user_input" ? e.text : "-"))).toEqual([
+      "-",
+      "a",
+      "c",
+    ]);
+    store.close();
+    other.close();
+  });
+});
+
+describe("FsStore with a custom item schema", () => {
+  it("validates items on write and on read", async () => {
+    const { z } = await import("zod");
+    const root = await tempDir();
+    const itemSchema = z.object({ type: z.literal("message"), role: z.enum(["user", "assistant"]) });
+    const store = new FsStore({ root, itemSchema });
+    const ref = { sessionId: newId(), segmentId: newId() };
+    store.createSegment(ref, [head(ref) as Entry<z.infer<typeof itemSchema>>]);
+    expect(() =>
+      store.append(ref, [
+        { kind: "assistant_item", ts: 1, item: { type: "message", role: "robot" } as never },
+      ]),
+    ).toThrow(/item\.role/);
+    await mkdir(join(root, ref.sessionId), { recursive: true });
+    await appendFile(
+      store.segmentPath(ref),
+      '{"kind":"assistant_item","ts":1,"item":{"type":"reasoning"}}\n',
+    );
+    const error = await (async () => {
+      for await (const _ of store.readAll(ref)) {
+      }
+    })().catch((e: unknown) => e);
+    expect(error).toMatchObject({ line: 2 });
+    store.close();
+  });
+});

@@ -1,0 +1,323 @@
+import type { Dirent } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { z } from "zod";
+import { createEntryCodec, type EntryCodec } from "../entry/entry-codec.js";
+import { type Entry, type MinimalItem, MinimalItemSchema } from "../entry/entry-schema.js";
+import { NotFoundError, SessionStoreUsageError } from "../errors.js";
+import { assertSafeId } from "../ids.js";
+import type { AppendOutcome, SegmentRef, Store, TruncateOutcome } from "../store/store.js";
+import { holdLock, releaseLocksOf } from "./lock-registry.js";
+import { readSegmentFile } from "./read-segment.js";
+import { isProcessAlive, type LockPolicy } from "./segment-lock.js";
+import { scanLines } from "./segment-scan.js";
+import { appendOnce, type OpenSegment, writeWholeFile } from "./segment-write.js";
+import { defaultSyncFs, errorCode, type SyncFs } from "./sync-fs.js";
+
+/** Options of `FsStore`. */
+export interface FsStoreOptions<TItem> {
+  /** Directory holding `<session>/<segment>.jsonl`; see `sessionsRoot(workspace)`. */
+  root: string;
+  /** Schema of history items; default: any JSON object with a string `type`. */
+  itemSchema?: z.ZodType<TItem>;
+  /** `"fsync"` flushes every append and whole-file write to disk; default `"none"`. */
+  durability?: "none" | "fsync";
+  /** Bound on waiting for a segment lock held by a live process (default 10 000 ms). */
+  lockTimeoutMs?: number;
+  /**
+   * How long this process keeps a segment's lock after its last append (default 10 ms), so a
+   * burst of appends pays for one lock; 0 releases it at the end of the current tick. Another
+   * process appending to the same segment waits at most this long after the burst.
+   */
+  lockLingerMs?: number;
+  /** Age after which a lock file without a pid counts as stale (default 2 000 ms). */
+  staleEmptyLockMs?: number;
+  /** Injection points: file operations, pid, liveness check, clock. */
+  fs?: SyncFs;
+  pid?: number;
+  isProcessAlive?: (pid: number) => boolean;
+  now?: () => number;
+}
+
+/** `<workspace>/.podkit/sessions`, the default root of a workspace's sessions. */
+export function sessionsRoot(workspace: string): string {
+  return join(workspace, ".podkit", "sessions");
+}
+
+interface ReadHint {
+  ino: number;
+  committedSize: number;
+  count: number;
+}
+
+/**
+ * The embedded default store: one JSONL file per segment at `<root>/<session>/<segment>.jsonl`.
+ *
+ * Durability (SPEC §2): the newline is the commit marker; before appending, a torn tail is cut
+ * back to the last newline; each append is one positional write of record(s) plus newline, and
+ * a failed write is rolled back to the previous length. Appends are serialized across processes
+ * by `<segment>.jsonl.lock` (pid inside, O_EXCL), held as a short lease: kept while appends keep
+ * coming and released `lockLingerMs` after the last one, so a burst pays for one lock file and
+ * another process waits at most that long. While the lease is held, a 1-byte read past the
+ * committed end is the only check an append needs. Create and truncate write a temp file and rename it into place.
+ */
+export class FsStore<TItem = MinimalItem> implements Store<TItem> {
+  readonly root: string;
+  private readonly codec: EntryCodec<TItem>;
+  private readonly fs: SyncFs;
+  private readonly fsync: boolean;
+  private readonly lockPolicy: LockPolicy & { lingerMs: number };
+  private readonly open = new Map<string, OpenSegment>();
+  private readonly hints = new Map<string, ReadHint>();
+  private readonly probe = Buffer.alloc(1);
+
+  constructor(options: FsStoreOptions<TItem>) {
+    this.root = options.root;
+    this.codec = createEntryCodec(options.itemSchema ?? (MinimalItemSchema as unknown as z.ZodType<TItem>));
+    this.fs = options.fs ?? defaultSyncFs;
+    this.fsync = options.durability === "fsync";
+    this.lockPolicy = {
+      fs: this.fs,
+      pid: options.pid ?? process.pid,
+      timeoutMs: options.lockTimeoutMs ?? 10_000,
+      staleEmptyLockMs: options.staleEmptyLockMs ?? 2_000,
+      lingerMs: options.lockLingerMs ?? 10,
+      isProcessAlive: options.isProcessAlive ?? isProcessAlive,
+      now: options.now ?? Date.now,
+    };
+  }
+
+  /** Absolute path of a segment file. */
+  segmentPath(ref: SegmentRef): string {
+    assertSafeId(ref.sessionId, "session");
+    assertSafeId(ref.segmentId, "segment");
+    return join(this.root, ref.sessionId, `${ref.segmentId}.jsonl`);
+  }
+
+  createSegment(ref: SegmentRef, entries: readonly Entry<TItem>[]): void {
+    const path = this.segmentPath(ref);
+    if (entries[0]?.kind !== "segment_start") {
+      throw new SessionStoreUsageError(`segment ${ref.segmentId} must begin with a segment_start entry`);
+    }
+    const data = Buffer.from(`${entries.map((entry) => this.codec.encode(entry)).join("\n")}\n`, "utf8");
+    this.fs.mkdirSync(join(this.root, ref.sessionId), { recursive: true });
+    if (this.exists(path)) {
+      throw new SessionStoreUsageError(
+        `segment ${ref.segmentId} already exists at ${path}; segments are never replaced`,
+      );
+    }
+    writeWholeFile(this.fs, path, [data], this.fsync);
+  }
+
+  append(
+    ref: SegmentRef,
+    entries: readonly Entry<TItem>[],
+    options?: { expectedCount?: number },
+  ): AppendOutcome {
+    const path = this.segmentPath(ref);
+    const data =
+      entries.length === 1
+        ? `${this.codec.encode(entries[0] as Entry<TItem>)}\n`
+        : `${entries.map((entry) => this.codec.encode(entry)).join("\n")}\n`;
+    const segment = this.lockedSegment(ref, path);
+    const expected = options?.expectedCount;
+    if (expected !== undefined && expected !== segment.count)
+      return { status: "drift", count: segment.count };
+    if (entries.length === 0) return { status: "appended", count: segment.count };
+    try {
+      appendOnce(this.fs, segment, Buffer.from(data, "utf8"), entries.length, this.fsync);
+    } catch (error) {
+      this.forget(path);
+      throw error;
+    }
+    return { status: "appended", count: segment.count };
+  }
+
+  entryCount(ref: SegmentRef): number {
+    const path = this.segmentPath(ref);
+    return this.lockedSegment(ref, path).count;
+  }
+
+  truncate(ref: SegmentRef, keep: number, options?: { expectedCount?: number }): TruncateOutcome {
+    const path = this.segmentPath(ref);
+    const segment = this.lockedSegment(ref, path);
+    const expected = options?.expectedCount;
+    if (expected !== undefined && expected !== segment.count)
+      return { status: "drift", count: segment.count };
+    if (!Number.isInteger(keep) || keep < 1 || keep > segment.count) {
+      throw new SessionStoreUsageError(
+        `cannot truncate segment ${ref.segmentId} to ${keep} entries: it holds ${segment.count}; ` +
+          "keep at least its segment_start (1) and at most every entry",
+      );
+    }
+    if (keep === segment.count && segment.fileSize === segment.committedSize) {
+      return { status: "truncated", count: keep };
+    }
+    const cut = scanLines(this.fs, segment.fd, {
+      from: 0,
+      to: segment.committedSize,
+      startCount: 0,
+      stopAtCount: keep,
+    });
+    const chunks: Buffer[] = [];
+    const chunk = 1 << 20;
+    for (let position = 0; position < cut.committedSize; position += chunk) {
+      const buffer = Buffer.allocUnsafe(Math.min(chunk, cut.committedSize - position));
+      this.fs.readSync(segment.fd, buffer, 0, buffer.length, position);
+      chunks.push(buffer);
+    }
+    writeWholeFile(this.fs, path, chunks, this.fsync);
+    this.forget(path);
+    return { status: "truncated", count: this.lockedSegment(ref, path).count };
+  }
+
+  readAll(ref: SegmentRef): AsyncIterable<Entry<TItem>> {
+    const path = this.segmentPath(ref);
+    return this.readFile(path, ref);
+  }
+
+  private async *readFile(path: string, ref: SegmentRef): AsyncGenerator<Entry<TItem>> {
+    try {
+      yield* readSegmentFile(path, this.codec, (summary) => {
+        if (!this.open.has(path)) this.hints.set(path, summary);
+      });
+    } catch (error) {
+      if (errorCode(error) === "ENOENT")
+        throw new NotFoundError({ what: "segment", id: ref.segmentId, where: path });
+      throw error;
+    }
+  }
+
+  async listSessions(): Promise<string[]> {
+    return ((await this.listDir(this.root, true)) ?? []).sort().reverse();
+  }
+
+  async listSegments(sessionId: string): Promise<string[]> {
+    assertSafeId(sessionId, "session");
+    const dir = join(this.root, sessionId);
+    const names = await this.listDir(dir, false);
+    if (names === undefined) throw new NotFoundError({ what: "session", id: sessionId, where: this.root });
+    return names.sort().reverse();
+  }
+
+  async lookupSessionOf(segmentId: string): Promise<string | undefined> {
+    assertSafeId(segmentId, "segment");
+    for (const sessionId of await this.listSessions()) {
+      if (this.exists(join(this.root, sessionId, `${segmentId}.jsonl`))) return sessionId;
+    }
+    return undefined;
+  }
+
+  close(): void {
+    releaseLocksOf(this);
+    for (const path of [...this.open.keys()]) this.forget(path);
+    this.hints.clear();
+  }
+
+  /**
+   * Takes the segment's lock and returns the exact committed state of its file. While this
+   * store has held the lock continuously only bytes past the committed end need checking; otherwise
+   * the path is re-checked too: same inode → count the lines past the known committed length
+   * (a torn tail is not a line); replaced (truncated by someone) or shrunk → full rescan.
+   */
+  private lockedSegment(ref: SegmentRef, path: string): OpenSegment {
+    const continuous = holdLock(`${path}.lock`, this, this.lockPolicy, ref);
+    const cached = this.open.get(path);
+    if (continuous && cached !== undefined) {
+      // No cooperating writer can have run, but a stray one (an editor, `echo >>`) might have:
+      // a 1-byte read past the committed end (cheaper than fstat) keeps "cut the torn tail
+      // before each append" literally true without trusting the lock alone.
+      if (this.fs.readSync(cached.fd, this.probe, 0, 1, cached.committedSize) !== 0) {
+        this.rescanTail(cached, this.fs.fstatSync(cached.fd).size);
+      }
+      return cached;
+    }
+    let stat: { ino: number; size: number };
+    try {
+      stat = this.fs.statSync(path);
+    } catch (error) {
+      if (errorCode(error) === "ENOENT")
+        throw new NotFoundError({ what: "segment", id: ref.segmentId, where: path });
+      throw error;
+    }
+    if (cached !== undefined && cached.ino === stat.ino && stat.size >= cached.committedSize) {
+      // Committed bytes never change in place, so only what lies past them needs counting.
+      if (stat.size !== cached.committedSize) this.rescanTail(cached, stat.size);
+      else cached.fileSize = stat.size;
+      return cached;
+    }
+    if (cached !== undefined) this.forget(path);
+    const fd = this.fs.openSync(path, "r+");
+    const { ino, size } = this.fs.fstatSync(fd);
+    const hint = this.hints.get(path);
+    this.hints.delete(path);
+    const base = hint !== undefined && hint.ino === ino && size >= hint.committedSize ? hint : undefined;
+    const scan = scanLines(this.fs, fd, {
+      from: base?.committedSize ?? 0,
+      to: size,
+      startCount: base?.count ?? 0,
+    });
+    const segment: OpenSegment = {
+      path,
+      fd,
+      ino,
+      committedSize: scan.committedSize,
+      count: scan.count,
+      fileSize: size,
+    };
+    this.open.set(path, segment);
+    return segment;
+  }
+
+  private rescanTail(segment: OpenSegment, size: number): void {
+    const scan = scanLines(this.fs, segment.fd, {
+      from: segment.committedSize,
+      to: size,
+      startCount: segment.count,
+    });
+    segment.committedSize = scan.committedSize;
+    segment.count = scan.count;
+    segment.fileSize = size;
+  }
+
+  private forget(path: string): void {
+    const segment = this.open.get(path);
+    if (segment === undefined) return;
+    this.open.delete(path);
+    try {
+      this.fs.closeSync(segment.fd);
+    } catch {
+      // Already unusable; nothing else to release.
+    }
+  }
+
+  private exists(path: string): boolean {
+    try {
+      this.fs.statSync(path);
+      return true;
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") return false;
+      throw error;
+    }
+  }
+
+  /** Session directories or segment files of `dir`; undefined when `dir` does not exist. */
+  private async listDir(dir: string, directories: boolean): Promise<string[] | undefined> {
+    let dirents: Dirent[];
+    try {
+      dirents = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") return undefined;
+      throw error;
+    }
+    const ids: string[] = [];
+    for (const dirent of dirents) {
+      if (directories) {
+        if (dirent.isDirectory() && !dirent.name.startsWith(".")) ids.push(dirent.name);
+      } else if (dirent.isFile() && dirent.name.endsWith(".jsonl")) {
+        ids.push(dirent.name.slice(0, -".jsonl".length));
+      }
+    }
+    return ids;
+  }
+}

@@ -1,0 +1,144 @@
+import { LockTimeoutError, NotFoundError } from "../errors.js";
+import { errorCode, type SyncFs, sleepSync } from "./sync-fs.js";
+
+/** How a segment's append lock is taken. */
+export interface LockPolicy {
+  fs: SyncFs;
+  /** Written into the lock file; the liveness check of other processes looks at it. */
+  pid: number;
+  /** Bounded wait for a lock held by a live process. */
+  timeoutMs: number;
+  /** A lock file without a readable pid older than this is stale (its writer died between create and write). */
+  staleEmptyLockMs: number;
+  isProcessAlive: (pid: number) => boolean;
+  now: () => number;
+}
+
+/** True unless the OS says no such process exists (EPERM means it exists but is not ours). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errorCode(error) !== "ESRCH";
+  }
+}
+
+interface Holder {
+  pid: number | undefined;
+  ino: number;
+  mtimeMs: number;
+}
+
+function readHolder(fs: SyncFs, lockPath: string): Holder | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(lockPath, "r");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return null;
+    throw error;
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    const buffer = Buffer.alloc(32);
+    const n = fs.readSync(fd, buffer, 0, buffer.length, 0);
+    const text = buffer.toString("utf8", 0, n);
+    const pid = /^\d+\n/.test(text) ? Number.parseInt(text, 10) : undefined;
+    return { pid, ino: stat.ino, mtimeMs: stat.mtimeMs };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Creates `lockPath` exclusively (O_EXCL) holding `pid`; false if it already exists. */
+function tryCreate(fs: SyncFs, lockPath: string, pid: number): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(lockPath, "wx");
+  } catch (error) {
+    if (errorCode(error) === "EEXIST") return false;
+    throw error;
+  }
+  try {
+    fs.writeSync(fd, `${pid}\n`);
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.unlinkSync(lockPath);
+    throw error;
+  }
+  fs.closeSync(fd);
+  return true;
+}
+
+function isStale(holder: Holder, policy: LockPolicy): boolean {
+  if (holder.pid === undefined) return policy.now() - holder.mtimeMs > policy.staleEmptyLockMs;
+  return !policy.isProcessAlive(holder.pid);
+}
+
+function unlinkQuietly(fs: SyncFs, path: string): void {
+  try {
+    fs.unlinkSync(path);
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT") throw error;
+  }
+}
+
+/**
+ * Removes a stale lock. Two processes may judge the same lock stale at once; the `.break`
+ * side lock makes only one of them remove it, and the re-read under it makes sure the file
+ * removed is the dead one observed and not a fresh lock someone created in between.
+ */
+function breakStale(lockPath: string, observed: Holder, policy: LockPolicy): void {
+  const breaker = `${lockPath}.break`;
+  if (!tryCreate(policy.fs, breaker, policy.pid)) {
+    const other = readHolder(policy.fs, breaker);
+    if (other !== null && isStale(other, policy)) unlinkQuietly(policy.fs, breaker);
+    else sleepSync(1);
+    return;
+  }
+  try {
+    const current = readHolder(policy.fs, lockPath);
+    if (current !== null && current.ino === observed.ino && current.pid === observed.pid) {
+      unlinkQuietly(policy.fs, lockPath);
+    }
+  } finally {
+    unlinkQuietly(policy.fs, breaker);
+  }
+}
+
+/**
+ * Takes the cross-process append lock `lockPath` (a file holding the owner's pid, created with
+ * O_EXCL). A lock of a dead process is taken over; a live holder is waited for with backoff up to
+ * `timeoutMs`, then `LockTimeoutError`. `what` names the segment for a missing-directory error.
+ */
+export function acquireFileLock(lockPath: string, policy: LockPolicy, what: { segmentId: string }): void {
+  const started = policy.now();
+  let delay = 1;
+  for (;;) {
+    try {
+      if (tryCreate(policy.fs, lockPath, policy.pid)) return;
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") {
+        throw new NotFoundError({ what: "segment", id: what.segmentId, where: lockPath });
+      }
+      throw error;
+    }
+    const holder = readHolder(policy.fs, lockPath);
+    if (holder === null) continue;
+    if (isStale(holder, policy)) {
+      breakStale(lockPath, holder, policy);
+      continue;
+    }
+    const waited = policy.now() - started;
+    if (waited >= policy.timeoutMs) {
+      throw new LockTimeoutError({ lockFile: lockPath, holderPid: holder.pid, waitedMs: Math.round(waited) });
+    }
+    sleepSync(Math.min(delay, policy.timeoutMs - waited));
+    delay = Math.min(delay * 2, 25);
+  }
+}
+
+/** Removes a lock file this process created. */
+export function releaseFileLock(fs: SyncFs, lockPath: string): void {
+  unlinkQuietly(fs, lockPath);
+}

@@ -1,0 +1,40 @@
+import { type Entry, FORMAT_VERSION, type Lineage, type SegmentStartEntry } from "../entry/entry-schema.js";
+
+/** What a new segment starts from. */
+export interface SegmentHead<TItem> {
+  sessionId: string;
+  segmentId: string;
+  systemPrompt: string | null;
+  config: Record<string, unknown>;
+  history: TItem[];
+  forkedFrom?: Lineage;
+  compactedFrom?: Lineage;
+}
+
+/** The `segment_start` entry of a new segment (format version `v` included). */
+export function segmentStart<TItem>(head: SegmentHead<TItem>, ts: number): SegmentStartEntry<TItem> {
+  const entry: SegmentStartEntry<TItem> = {
+    kind: "segment_start",
+    ts,
+    v: FORMAT_VERSION,
+    session_id: head.sessionId,
+    segment_id: head.segmentId,
+    system_prompt: head.systemPrompt,
+    config: head.config,
+    history: head.history,
+  };
+  if (head.forkedFrom !== undefined) entry.forked_from = head.forkedFrom;
+  if (head.compactedFrom !== undefined) entry.compacted_from = head.compactedFrom;
+  return entry;
+}
+
+/** Collects a segment's entries into an array (for cuts that need random access). */
+export async function collect<TItem>(entries: AsyncIterable<Entry<TItem>>, limit = Number.POSITIVE_INFINITY) {
+  const out: Entry<TItem>[] = [];
+  if (limit <= 0) return out;
+  for await (const entry of entries) {
+    out.push(entry);
+    if (out.length >= limit) break;
+  }
+  return out;
+}

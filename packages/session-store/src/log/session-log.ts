@@ -1,0 +1,340 @@
+import type { Entry, EntryInput, MinimalItem } from "../entry/entry-schema.js";
+import { NotFoundError, SessionStoreError, SessionStoreUsageError } from "../errors.js";
+import { newId } from "../ids.js";
+import { type ReplayFold, type ReplayOptions, startFold } from "../replay/replay.js";
+import type { SessionState } from "../replay/session-state.js";
+import { entriesThroughTurn } from "../replay/turn-cut.js";
+import type { SegmentRef, Store } from "../store/store.js";
+import { collect, type SegmentHead, segmentStart } from "./segment-start.js";
+
+/** Reported when a writer found its segment changed by someone else and moved to a new one. */
+export interface DriftFork {
+  fromSegmentId: string;
+  toSegmentId: string;
+  /** Entries the writer knew of, and entries the segment actually held. */
+  expectedCount: number;
+  actualCount: number;
+}
+
+/** Clock, id source, history item builders and a drift listener. */
+export interface SessionLogOptions<TItem = MinimalItem> extends ReplayOptions<TItem> {
+  /** Epoch-ms clock for `ts` (default `Date.now`). */
+  now?: () => number;
+  /** Id source for sessions and segments (default UUIDv7). */
+  newId?: () => string;
+  /** Called after a drift fork, e.g. to warn the user. */
+  onDriftFork?: (event: DriftFork) => void;
+}
+
+/** Where an append landed. */
+export interface AppendResult {
+  segmentId: string;
+  /** 0-based index of the (first) appended entry in that segment. */
+  index: number;
+  /** Set when this append found the segment changed and continued in a new segment. */
+  driftFork: DriftFork | null;
+}
+
+/** The first state of a new session or segment. */
+export interface SegmentInit<TItem> {
+  systemPrompt: string | null;
+  config: Record<string, unknown>;
+  history?: TItem[];
+}
+
+const MAX_DRIFT_FORKS = 3;
+
+/**
+ * A writer on one session: the append-only log a pod persists every step to. It keeps the
+ * replayed state of what it wrote (`state`) and the entry count it knows; an append whose
+ * segment no longer holds that count (someone else wrote) does not touch that segment but
+ * continues in a new one with `forked_from`, carrying the state over exactly.
+ */
+export class SessionLog<TItem = MinimalItem> {
+  private fold: ReplayFold<TItem>;
+  private readonly now: () => number;
+  private readonly newId: () => string;
+
+  private constructor(
+    private readonly store: Store<TItem>,
+    fold: ReplayFold<TItem>,
+    private readonly options: SessionLogOptions<TItem>,
+  ) {
+    this.fold = fold;
+    this.now = options.now ?? Date.now;
+    this.newId = options.newId ?? newId;
+  }
+
+  /** Starts a new session with its first segment (the `segment_start` is written atomically). */
+  static create<TItem = MinimalItem>(
+    store: Store<TItem>,
+    init: SegmentInit<TItem>,
+    options: SessionLogOptions<TItem> = {},
+  ): SessionLog<TItem> {
+    const ids = options.newId ?? newId;
+    const sessionId = ids();
+    return SessionLog.startSegment(
+      store,
+      { sessionId, segmentId: ids(), ...init, history: init.history ?? [] },
+      options,
+    );
+  }
+
+  /**
+   * Restores a session: replays its newest segment (whose `segment_start` carries the full
+   * history) and continues appending to it.
+   */
+  static async open<TItem = MinimalItem>(
+    store: Store<TItem>,
+    sessionId: string,
+    options: SessionLogOptions<TItem> = {},
+  ): Promise<SessionLog<TItem>> {
+    const [newest] = await store.listSegments(sessionId);
+    if (newest === undefined)
+      throw new NotFoundError({ what: "session", id: sessionId, where: "its store (no segments)" });
+    return SessionLog.openSegment(store, { sessionId, segmentId: newest }, options);
+  }
+
+  /** Opens one specific segment for reading and appending. */
+  static async openSegment<TItem = MinimalItem>(
+    store: Store<TItem>,
+    ref: SegmentRef,
+    options: SessionLogOptions<TItem> = {},
+  ): Promise<SessionLog<TItem>> {
+    let fold: ReplayFold<TItem> | undefined;
+    for await (const entry of store.readAll(ref)) {
+      if (fold === undefined) fold = startFold(entry, options);
+      else fold.apply(entry);
+    }
+    if (fold === undefined) fold = startFold<TItem>(undefined);
+    if (fold.state.segmentId !== ref.segmentId || fold.state.sessionId !== ref.sessionId) {
+      throw new SessionStoreUsageError(
+        `segment file ${ref.sessionId}/${ref.segmentId} starts with ids ${fold.state.sessionId}/${fold.state.segmentId}; ` +
+          "it was copied or renamed — restore it under its original ids",
+      );
+    }
+    return new SessionLog(store, fold, options);
+  }
+
+  /**
+   * Forks a whole session into a new session, cut at `atTurn` of its newest segment (default:
+   * its current turn, so an unfinished turn is left behind). The source is not modified.
+   */
+  static async fork<TItem = MinimalItem>(
+    store: Store<TItem>,
+    sessionId: string,
+    options: SessionLogOptions<TItem> & { atTurn?: number } = {},
+  ): Promise<SessionLog<TItem>> {
+    const source = await SessionLog.open(store, sessionId, options);
+    const ids = options.newId ?? newId;
+    return SessionLog.cutInto(store, source.ref, options.atTurn ?? source.state.turn, ids(), options);
+  }
+
+  /**
+   * Starts a new segment in the same session holding the state of `segmentId` at the end of
+   * turn `turn`; usage records and extension state start empty. The source is not modified.
+   */
+  static async forkAt<TItem = MinimalItem>(
+    store: Store<TItem>,
+    segmentId: string,
+    turn: number,
+    options: SessionLogOptions<TItem> = {},
+  ): Promise<SessionLog<TItem>> {
+    const sessionId = await store.lookupSessionOf(segmentId);
+    if (sessionId === undefined)
+      throw new NotFoundError({ what: "segment", id: segmentId, where: "its store" });
+    return SessionLog.cutInto(store, { sessionId, segmentId }, turn, sessionId, options);
+  }
+
+  private static async cutInto<TItem>(
+    store: Store<TItem>,
+    source: SegmentRef,
+    turn: number,
+    targetSessionId: string,
+    options: SessionLogOptions<TItem>,
+  ): Promise<SessionLog<TItem>> {
+    const entries = await collect(store.readAll(source));
+    const keep = entriesThroughTurn(entries, turn, source.segmentId);
+    const fold = startFold(entries[0], options);
+    for (let i = 1; i < keep; i++) fold.apply(entries[i] as Entry<TItem>);
+    const ids = options.newId ?? newId;
+    return SessionLog.startSegment(
+      store,
+      {
+        sessionId: targetSessionId,
+        segmentId: ids(),
+        systemPrompt: fold.state.systemPrompt,
+        config: fold.state.config,
+        history: fold.state.history,
+        forkedFrom: { segment_id: source.segmentId, at_turn: turn },
+      },
+      options,
+    );
+  }
+
+  private static startSegment<TItem>(
+    store: Store<TItem>,
+    head: SegmentHead<TItem>,
+    options: SessionLogOptions<TItem>,
+    carried: readonly Entry<TItem>[] = [],
+  ): SessionLog<TItem> {
+    const entries = [segmentStart(head, (options.now ?? Date.now)()), ...carried];
+    store.createSegment({ sessionId: head.sessionId, segmentId: head.segmentId }, entries);
+    const fold = startFold(entries[0], options);
+    for (const entry of carried) fold.apply(entry);
+    return new SessionLog(store, fold, options);
+  }
+
+  get sessionId(): string {
+    return this.fold.state.sessionId;
+  }
+
+  get segmentId(): string {
+    return this.fold.state.segmentId;
+  }
+
+  /** The segment this log writes to. */
+  get ref(): SegmentRef {
+    return { sessionId: this.fold.state.sessionId, segmentId: this.fold.state.segmentId };
+  }
+
+  /** The live replayed state (read-only view; it changes as entries are appended). */
+  get state(): Readonly<SessionState<TItem>> {
+    return this.fold.state;
+  }
+
+  /** Entries in the current segment, `segment_start` included. */
+  get entryCount(): number {
+    return this.fold.state.entryCount;
+  }
+
+  /**
+   * Appends one entry (`ts` defaults to the clock). Synchronous: when it returns, the entry is
+   * committed (newline written). Throws `InvalidEntryError` before writing anything invalid.
+   */
+  append(input: EntryInput<TItem>): AppendResult {
+    return this.write([this.stamp(input)]);
+  }
+
+  /** Appends several entries in one write (each line still commits on its own in a crash). */
+  appendMany(inputs: readonly EntryInput<TItem>[]): AppendResult {
+    return this.write(inputs.map((input) => this.stamp(input)));
+  }
+
+  /**
+   * Cuts the current segment back to its first `keep` entries — e.g. to the `inFlight.entryIndex`
+   * of a turn cancelled before any model output — and replays the rest. If someone else wrote to
+   * the segment meanwhile, it is left alone and the cut state continues in a drift fork instead.
+   */
+  async truncate(keep: number): Promise<AppendResult> {
+    const known = this.entryCount;
+    if (!Number.isInteger(keep) || keep < 1 || keep > known) {
+      throw new SessionStoreUsageError(
+        `cannot truncate to ${keep} entries: this log holds ${known} (minimum 1)`,
+      );
+    }
+    const source = this.ref;
+    const outcome = this.store.truncate(source, keep, { expectedCount: known });
+    const prefix = await collect(this.store.readAll(source), keep);
+    if (prefix.length !== keep) {
+      throw new SessionStoreError(
+        `segment ${source.segmentId} was cut below ${keep} entries by another writer; restore the session to continue`,
+      );
+    }
+    const fold = startFold(prefix[0], this.options);
+    for (let i = 1; i < prefix.length; i++) fold.apply(prefix[i] as Entry<TItem>);
+    if (outcome.status === "truncated") {
+      this.fold = fold;
+      return { segmentId: source.segmentId, index: keep, driftFork: null };
+    }
+    const driftFork = this.moveToFork(fold, known, outcome.count);
+    return { segmentId: this.segmentId, index: this.entryCount, driftFork };
+  }
+
+  /**
+   * Starts the segment that follows a compaction: same session, `compacted_from` this segment,
+   * the given history, and by default the same system prompt string and config. Usage records
+   * and extension state start empty (SPEC §4.5). This segment is not modified.
+   */
+  createCompactedSegment(args: {
+    history: TItem[];
+    systemPrompt?: string | null;
+    config?: Record<string, unknown>;
+    atTurn?: number;
+  }): SessionLog<TItem> {
+    return SessionLog.startSegment(
+      this.store,
+      {
+        sessionId: this.sessionId,
+        segmentId: this.newId(),
+        systemPrompt: args.systemPrompt === undefined ? this.state.systemPrompt : args.systemPrompt,
+        config: args.config ?? this.state.config,
+        history: args.history,
+        compactedFrom: { segment_id: this.segmentId, at_turn: args.atTurn ?? this.state.turn },
+      },
+      this.options,
+    );
+  }
+
+  private stamp(input: EntryInput<TItem>): Entry<TItem> {
+    if ((input as { kind: string }).kind === "segment_start") {
+      throw new SessionStoreUsageError(
+        "segment_start cannot be appended; start segments with create, fork, forkAt or createCompactedSegment",
+      );
+    }
+    // `kind` and `ts` lead every line, so logs stay readable with head/grep.
+    const { kind, ts, ...rest } = input;
+    return { kind, ts: ts ?? this.now(), ...rest } as Entry<TItem>;
+  }
+
+  private write(entries: Entry<TItem>[]): AppendResult {
+    let driftFork: DriftFork | null = null;
+    for (let attempt = 0; ; attempt++) {
+      const index = this.entryCount;
+      const outcome = this.store.append(this.ref, entries, { expectedCount: index });
+      if (outcome.status === "appended") {
+        for (const entry of entries) this.fold.apply(entry);
+        return { segmentId: this.segmentId, index, driftFork };
+      }
+      if (attempt >= MAX_DRIFT_FORKS) {
+        throw new SessionStoreError(
+          `segment ${this.segmentId} changed under this writer ${attempt + 1} times in a row; another process keeps ` +
+            "appending to this session's new segments — stop the other writer and restore the session",
+        );
+      }
+      driftFork = this.moveToFork(this.fold, index, outcome.count);
+    }
+  }
+
+  /** Moves this writer onto a new segment that replays to `fold`'s state (`forked_from` the current one). */
+  private moveToFork(fold: ReplayFold<TItem>, expectedCount: number, actualCount: number): DriftFork {
+    const from = this.segmentId;
+    const snapshot = fold.forkSnapshot();
+    const next = SessionLog.startSegment(
+      this.store,
+      {
+        sessionId: this.sessionId,
+        segmentId: this.newId(),
+        systemPrompt: snapshot.systemPrompt,
+        config: snapshot.config,
+        history: snapshot.history,
+        forkedFrom: { segment_id: from, at_turn: snapshot.turn },
+      },
+      this.options,
+      snapshot.carried,
+    );
+    this.fold = next.fold;
+    const event: DriftFork = { fromSegmentId: from, toSegmentId: next.segmentId, expectedCount, actualCount };
+    this.options.onDriftFork?.(event);
+    return event;
+  }
+}
+
+/** Replays a session's newest segment: the state `Pod.restore` resumes from. */
+export async function restoreSession<TItem = MinimalItem>(
+  store: Store<TItem>,
+  sessionId: string,
+  options?: ReplayOptions<TItem>,
+): Promise<SessionState<TItem>> {
+  return (await SessionLog.open(store, sessionId, options)).state;
+}

@@ -1,0 +1,205 @@
+import type { Entry, EntryOf, Lineage, MinimalItem } from "../entry/entry-schema.js";
+import { ReplayError } from "../errors.js";
+import type { SessionState } from "./session-state.js";
+
+/** How `user_input` and `system_item` entries become history items. */
+export interface ReplayOptions<TItem = MinimalItem> {
+  /** Default: `{type:"message", role:"user", content:[{type:"text", text}]}` (the llm-worker item). */
+  userMessage?: (entry: EntryOf<"user_input", TItem>) => TItem;
+  /** Default: a `system` message whose single text part is the exact `body` the model saw. */
+  systemMessage?: (entry: EntryOf<"system_item", TItem>) => TItem;
+}
+
+function textMessage(role: "user" | "system", text: string): MinimalItem {
+  return { type: "message", role, content: [{ type: "text", text }] };
+}
+
+function lineageRef(lineage: Lineage | undefined) {
+  return lineage === undefined ? null : { segmentId: lineage.segment_id, atTurn: lineage.at_turn };
+}
+
+/**
+ * Everything needed to rebuild a fold's state in a new segment: the base state that goes into
+ * `segment_start`, the verbatim entries that carry usage, extension and run state, and the
+ * entries of a turn still in flight (replayed after its `invoke`, so a rollback of that turn
+ * still works in the new segment).
+ */
+export interface ForkSnapshot<TItem> {
+  systemPrompt: string | null;
+  config: Record<string, unknown>;
+  history: TItem[];
+  turn: number;
+  carried: Entry<TItem>[];
+}
+
+interface BaseSnapshot<TItem> {
+  config: Record<string, unknown>;
+  historyLen: number;
+  turn: number;
+  usageCount: number;
+  extensions: EntryOf<"extension", TItem>[];
+  terminal: EntryOf<"run_completed" | "run_errored", TItem> | null;
+}
+
+/**
+ * The incremental fold behind `replay`. A writer keeps one alive so its state always equals a
+ * replay of what it wrote, and can move that state into a new segment (`forkSnapshot`).
+ */
+export class ReplayFold<TItem = MinimalItem> {
+  readonly state: SessionState<TItem>;
+  private readonly usageEntries: EntryOf<"llm_usage", TItem>[] = [];
+  private readonly extensionEntries = new Map<string, EntryOf<"extension", TItem>>();
+  private lastTerminal: EntryOf<"run_completed" | "run_errored", TItem> | null = null;
+  /** The state just before the open turn's `invoke`, and the entries since (invoke included). */
+  private openTurn: { base: BaseSnapshot<TItem>; entries: Entry<TItem>[] } | null = null;
+  private runInterrupted = false;
+  private readonly userMessage: (entry: EntryOf<"user_input", TItem>) => TItem;
+  private readonly systemMessage: (entry: EntryOf<"system_item", TItem>) => TItem;
+
+  constructor(start: EntryOf<"segment_start", TItem>, options: ReplayOptions<TItem> = {}) {
+    this.userMessage = options.userMessage ?? ((e) => textMessage("user", e.text) as TItem);
+    this.systemMessage = options.systemMessage ?? ((e) => textMessage("system", e.item.body) as TItem);
+    const lineage = start.compacted_from ?? start.forked_from;
+    this.state = {
+      sessionId: start.session_id,
+      segmentId: start.segment_id,
+      formatVersion: start.v,
+      systemPrompt: start.system_prompt,
+      config: start.config,
+      history: [...start.history],
+      turn: lineage?.at_turn ?? 0,
+      interrupted: false,
+      inFlight: null,
+      usage: [],
+      extensions: new Map(),
+      lineage: { forkedFrom: lineageRef(start.forked_from), compactedFrom: lineageRef(start.compacted_from) },
+      entryCount: 1,
+    };
+  }
+
+  /** Folds one entry (the entry following the last one folded). */
+  apply(entry: Entry<TItem>): void {
+    const state = this.state;
+    const index = state.entryCount;
+    if (entry.kind === "invoke") this.openTurn = { base: this.baseSnapshot(), entries: [] };
+    this.openTurn?.entries.push(entry);
+    switch (entry.kind) {
+      case "segment_start":
+        throw new ReplayError({
+          entryIndex: index,
+          reason: "a second segment_start; a segment has exactly one",
+        });
+      case "invoke":
+        state.inFlight = { trigger: entry.trigger, entryIndex: index };
+        break;
+      case "user_input":
+        state.history.push(this.userMessage(entry));
+        break;
+      case "assistant_item":
+      case "tool_result":
+        state.history.push(entry.item);
+        break;
+      case "system_item":
+        state.history.push(this.systemMessage(entry));
+        break;
+      case "turn_end":
+        state.turn = entry.turn;
+        break;
+      case "llm_usage":
+        this.usageEntries.push(entry);
+        state.usage.push({
+          historyLen: entry.history_len,
+          inputTokens: entry.input_tokens,
+          cacheReadTokens: entry.cache_read_tokens,
+          cacheWriteTokens: entry.cache_write_tokens,
+          outputTokens: entry.output_tokens,
+          ts: entry.ts,
+        });
+        break;
+      case "run_completed":
+      case "run_errored":
+        this.lastTerminal = entry;
+        this.openTurn = null;
+        this.runInterrupted = entry.interrupted;
+        state.inFlight = null;
+        break;
+      case "config_changed":
+        state.config = entry.config;
+        break;
+      case "extension":
+        this.extensionEntries.delete(entry.domain);
+        this.extensionEntries.set(entry.domain, entry);
+        state.extensions.delete(entry.domain);
+        state.extensions.set(entry.domain, entry.payload);
+        break;
+      default:
+        throw new ReplayError({
+          entryIndex: index,
+          reason: `unknown kind ${JSON.stringify((entry as { kind: unknown }).kind)}`,
+        });
+    }
+    state.interrupted = this.runInterrupted || state.inFlight !== null;
+    state.entryCount = index + 1;
+  }
+
+  /**
+   * The state to continue from in a new segment such that replaying that segment reproduces
+   * this fold's state exactly (apart from ids, lineage and entry indices).
+   */
+  forkSnapshot(): ForkSnapshot<TItem> {
+    const base = this.openTurn?.base ?? this.baseSnapshot();
+    const carried: Entry<TItem>[] = [...this.usageEntries.slice(0, base.usageCount), ...base.extensions];
+    if (base.terminal !== null) carried.push(base.terminal);
+    if (this.openTurn !== null) carried.push(...this.openTurn.entries);
+    return {
+      systemPrompt: this.state.systemPrompt,
+      config: base.config,
+      history: this.state.history.slice(0, base.historyLen),
+      turn: base.turn,
+      carried,
+    };
+  }
+
+  private baseSnapshot(): BaseSnapshot<TItem> {
+    return {
+      config: this.state.config,
+      historyLen: this.state.history.length,
+      turn: this.state.turn,
+      usageCount: this.usageEntries.length,
+      extensions: [...this.extensionEntries.values()],
+      terminal: this.lastTerminal,
+    };
+  }
+}
+
+/** Starts a fold from the first entry, which must be the segment's `segment_start`. */
+export function startFold<TItem>(
+  first: Entry<TItem> | undefined,
+  options?: ReplayOptions<TItem>,
+): ReplayFold<TItem> {
+  if (first === undefined)
+    throw new ReplayError({ entryIndex: 0, reason: "no entries; a segment starts with segment_start" });
+  if (first.kind !== "segment_start") {
+    throw new ReplayError({ entryIndex: 0, reason: `expected segment_start, found "${first.kind}"` });
+  }
+  return new ReplayFold(first, options);
+}
+
+/**
+ * Folds one segment's entries into the state a restore resumes from: verbatim system prompt,
+ * config, history (items exactly as stored, provider metadata included), turn count,
+ * interrupted flag (also set when an `invoke` has no terminal entry after it), usage records,
+ * latest extension payload per domain, and lineage. Pure: it reads nothing but `entries`.
+ */
+export function replay<TItem = MinimalItem>(
+  entries: Iterable<Entry<TItem>>,
+  options?: ReplayOptions<TItem>,
+): SessionState<TItem> {
+  let fold: ReplayFold<TItem> | undefined;
+  for (const entry of entries) {
+    if (fold === undefined) fold = startFold(entry, options);
+    else fold.apply(entry);
+  }
+  if (fold === undefined) return startFold<TItem>(undefined).state;
+  return fold.state;
+}

@@ -1,0 +1,49 @@
+import type { InvokeTrigger, MinimalItem } from "../entry/entry-schema.js";
+
+/** One LLM call's token usage, as persisted by an `llm_usage` entry. */
+export interface UsageRecord {
+  /** History length (items) the request was built from. */
+  historyLen: number;
+  /** Full prompt tokens, cache reads and writes included. */
+  inputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  outputTokens: number;
+  ts: number;
+}
+
+/** The segment a segment was cut from and the turn count at the cut. */
+export interface LineageRef {
+  segmentId: string;
+  atTurn: number;
+}
+
+/** A turn whose `invoke` has no terminal entry (`run_completed`/`run_errored`) after it. */
+export interface InFlightTurn {
+  trigger: InvokeTrigger;
+  /** 0-based index of the `invoke` entry in the segment; truncating to it rolls the turn back. */
+  entryIndex: number;
+}
+
+/** Everything a restore needs, folded from one segment's entries. */
+export interface SessionState<TItem = MinimalItem> {
+  sessionId: string;
+  segmentId: string;
+  /** `v` of the segment's `segment_start`. */
+  formatVersion: number;
+  /** The rendered system prompt, verbatim (never re-rendered), or null. */
+  systemPrompt: string | null;
+  config: Record<string, unknown>;
+  history: TItem[];
+  /** Turn count: the last `turn_end`, else the `at_turn` of the segment's lineage, else 0. */
+  turn: number;
+  /** The last run ended interrupted, or a turn is still in flight (a crash mid-turn). */
+  interrupted: boolean;
+  inFlight: InFlightTurn | null;
+  usage: UsageRecord[];
+  /** Latest `extension` payload per domain (e.g. `memory.extract`). */
+  extensions: Map<string, unknown>;
+  lineage: { forkedFrom: LineageRef | null; compactedFrom: LineageRef | null };
+  /** Number of entries folded, `segment_start` included. */
+  entryCount: number;
+}
