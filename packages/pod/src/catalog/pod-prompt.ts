@@ -1,0 +1,77 @@
+/**
+ * Every prompt the pod itself injects into a worker, by key. This tuple is the master list:
+ * adding an injection point means adding a key here, a typed context below, and a value in
+ * `resources/prompts/internal.toml` — the build fails until both sides agree.
+ */
+export const POD_PROMPTS = [
+  "compact_system",
+  "compact_nudge_missing_summary",
+  "notify_wrapper",
+  "interrupt_tool_result_summary",
+  "interrupt_system_note",
+  "working_boundaries_section",
+  "agents_md_section",
+  "context_update_section",
+  "memory_extract_system",
+  "memory_consolidation_system",
+  "resident_memory_section",
+] as const;
+
+/** A key of the prompt catalog. */
+export type PodPrompt = (typeof POD_PROMPTS)[number];
+
+/** The context of a prompt that takes no variables. */
+export type NoPromptContext = Record<string, never>;
+
+/** One rendered context section handed to `context_update_section` (§4.4). */
+export interface ContextSectionText {
+  readonly id: string;
+  readonly text: string;
+}
+
+/** The variables each prompt is rendered with (checked at compile time by `catalog.render`). */
+export interface PodPromptContexts {
+  /** System prompt of the disposable compaction worker (§4.5). */
+  compact_system: {
+    readonly summary_target_tokens: number;
+    readonly summary_max_tokens: number;
+    readonly auto_read_budget_tokens: number;
+  };
+  /** Sent once when the compaction worker ended without calling `write_summary`. */
+  compact_nudge_missing_summary: NoPromptContext;
+  /** Wraps a `pod.notify(message)` notification before it enters history. */
+  notify_wrapper: { readonly message: string };
+  /** Synthetic result for a tool call cut off by an interrupt. */
+  interrupt_tool_result_summary: NoPromptContext;
+  /** System note committed before the user's next input after an interrupt. */
+  interrupt_system_note: NoPromptContext;
+  /** Trailing section of every system prompt: the scope summary. */
+  working_boundaries_section: { readonly scope_summary: string };
+  /** Trailing section carrying AGENTS.md (unless the template used it itself). */
+  agents_md_section: { readonly agents_md: string };
+  /** The context update block committed when the assembled context sections change. */
+  context_update_section: { readonly sections: readonly ContextSectionText[] };
+  /** System prompt of the memory extract worker (seed 004). */
+  memory_extract_system: { readonly language: string };
+  /** System prompt of the memory consolidation worker (seed 004). */
+  memory_consolidation_system: { readonly language: string };
+  /** The `memory` context section: the resident memory summary. */
+  resident_memory_section: { readonly summary: string };
+}
+
+/** The context type of one key. */
+export type PodPromptContext<K extends PodPrompt> = PodPromptContexts[K];
+
+/** `render(key)` may omit the context of keys that take none. */
+export type PodPromptContextArgs<K extends PodPrompt> = PodPromptContexts[K] extends NoPromptContext
+  ? [context?: NoPromptContext]
+  : [context: PodPromptContexts[K]];
+
+/** True for a string that is a `PodPrompt` key (for values read at runtime). */
+export function isPodPrompt(key: string): key is PodPrompt {
+  return (POD_PROMPTS as readonly string[]).includes(key);
+}
+
+// The contexts table and the key tuple must list the same keys.
+type SameKeys<A, B> = [Exclude<A, B>, Exclude<B, A>] extends [never, never] ? true : never;
+export const contextsCoverEveryPodPrompt: SameKeys<keyof PodPromptContexts, PodPrompt> = true;

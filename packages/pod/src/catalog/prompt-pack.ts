@@ -1,0 +1,120 @@
+import { parse as parseToml } from "smol-toml";
+import { z } from "zod";
+import type { WarningSink } from "../warnings.js";
+import { PromptCatalogError, type PromptLayer } from "./errors.js";
+import { isPodPrompt, type PodPrompt } from "./pod-prompt.js";
+
+/** One `[prompt]` value of a pack, with where it came from. */
+export interface PromptPackEntry {
+  readonly key: PodPrompt;
+  readonly source: string;
+  readonly layer: PromptLayer;
+  readonly file: string;
+  /** 1-based line of the key in the file, when it could be found. */
+  readonly line: number | undefined;
+}
+
+const PackShape = z.object({ prompt: z.record(z.string(), z.unknown()).optional() }).catchall(z.unknown());
+
+/**
+ * Parses a prompt pack (`[prompt]` table of template strings). Bad TOML, a `[prompt]` that is
+ * not a table and non-string values are errors naming the file (and line/key). Unknown keys are
+ * a warning in runtime layers (forward compatibility) and an error in the builtin layer.
+ */
+export function parsePromptPack(
+  text: string,
+  site: { readonly layer: PromptLayer; readonly file: string },
+  warn: WarningSink,
+): PromptPackEntry[] {
+  let document: unknown;
+  try {
+    document = parseToml(text);
+  } catch (error) {
+    const e = error as { line?: number; column?: number; message?: string };
+    throw new PromptCatalogError(
+      `invalid TOML: ${String(e.message ?? error).split("\n")[0]}`,
+      {
+        ...site,
+        line: e.line,
+        column: e.column,
+      },
+      { cause: error, hint: "Fix the TOML syntax at that line." },
+    );
+  }
+  const shape = PackShape.safeParse(document);
+  if (!shape.success) {
+    throw new PromptCatalogError("[prompt] must be a table of strings", {
+      ...site,
+      line: findLine(text, null, "prompt"),
+    });
+  }
+  for (const name of Object.keys(shape.data)) {
+    if (name !== "prompt")
+      unknownKey(site, name, `unknown top-level key '${name}' (only [prompt] is read)`, warn);
+  }
+  const entries: PromptPackEntry[] = [];
+  for (const [key, value] of Object.entries(shape.data.prompt ?? {})) {
+    const line = findLine(text, "prompt", key);
+    if (typeof value !== "string") {
+      const got = Array.isArray(value)
+        ? "an array"
+        : typeof value === "object"
+          ? "a table"
+          : `a ${typeof value}`;
+      throw new PromptCatalogError(
+        `the value must be a string (a template), got ${got}`,
+        { ...site, key, line },
+        {
+          hint: 'Write the prompt as a TOML string, e.g. key = """…""".',
+        },
+      );
+    }
+    if (!isPodPrompt(key)) {
+      unknownKey(
+        site,
+        key,
+        `unknown prompt key '${key}' ignored (not a PodPrompt key of this podkit version)`,
+        warn,
+      );
+      continue;
+    }
+    entries.push({ key, source: value, layer: site.layer, file: site.file, line });
+  }
+  return entries;
+}
+
+function unknownKey(
+  site: { layer: PromptLayer; file: string },
+  key: string,
+  problem: string,
+  warn: WarningSink,
+) {
+  if (site.layer === "builtin") throw new PromptCatalogError(problem, { ...site, key });
+  warn({
+    code: "prompt_pack.unknown_key",
+    message: `${site.layer} prompt pack ${site.file}: ${problem}`,
+    layer: site.layer,
+    file: site.file,
+    key,
+  });
+}
+
+/** Best-effort 1-based line of `key =` inside `[table]` (or of the `[key]` header at top level). */
+function findLine(text: string, table: string | null, key: string): number | undefined {
+  const quoted = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const assignment = new RegExp(`^\\s*(?:${quoted}|"${quoted}"|'${quoted}')\\s*=`);
+  const header = new RegExp(`^\\s*\\[\\s*${quoted}\\s*\\]`);
+  let current: string | null = null;
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const tableMatch = /^\s*\[\s*([^\]]+?)\s*\]/.exec(line);
+    if (tableMatch) {
+      if (table === null && header.test(line)) return i + 1;
+      current = tableMatch[1] as string;
+    } else if (current === table && assignment.test(line)) {
+      return i + 1;
+    }
+  }
+  return undefined;
+}

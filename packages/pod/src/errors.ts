@@ -1,0 +1,28 @@
+const MARKER = Symbol.for("podkit.pod.error");
+
+/**
+ * Base class of every error thrown by `@podkit/pod`. `isInstance()` recognises errors from
+ * duplicated copies of the package through a `Symbol.for` marker, not `instanceof`; each
+ * subclass narrows by its stable `name` (and the names of its own subclasses).
+ */
+export class PodkitPodError extends Error {
+  readonly [MARKER] = true;
+  override name = "PodkitPodError";
+  /** What the user can do about it, one line; the CLI prints it after the message. */
+  readonly hint: string | undefined;
+
+  constructor(message: string, options?: { cause?: unknown; hint?: string }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.hint = options?.hint;
+  }
+
+  /** True for any error thrown by this package, whichever copy of it threw. */
+  static isInstance(error: unknown): error is PodkitPodError {
+    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
+  }
+}
+
+/** `isInstance` for a subclass: a pod error whose `name` is one of `names`. */
+export function isPodErrorNamed(error: unknown, names: readonly string[]): boolean {
+  return PodkitPodError.isInstance(error) && names.includes(error.name);
+}

@@ -1,0 +1,16 @@
+export {
+  InvalidPromptRefError,
+  PromptIoError,
+  PromptNotFoundError,
+  PromptRefError,
+  UnconfiguredPromptPrefixError,
+  UnknownPromptPrefixError,
+} from "./errors.js";
+export { PromptLoader, type PromptLocations, type PromptRoots, promptRootsFor } from "./prompt-loader.js";
+export {
+  PROMPT_PREFIXES,
+  type PromptOrigin,
+  type PromptPrefix,
+  type PromptRef,
+  parsePromptRef,
+} from "./prompt-ref.js";

@@ -1,0 +1,43 @@
+import { isPodErrorNamed, PodkitPodError } from "../errors.js";
+
+/** The system prompt template does not compile; no pod is created (§4.1). */
+export class InvalidSystemPromptTemplateError extends PodkitPodError {
+  override name = "InvalidSystemPromptTemplateError";
+  readonly template: string;
+  readonly line: number;
+  readonly column: number;
+
+  constructor(message: string, at: { template: string; line: number; column: number }, cause: unknown) {
+    super(message, { cause, hint: "Fix [worker].system_prompt at that line (nunjucks/Jinja2 syntax)." });
+    this.template = at.template;
+    this.line = at.line;
+    this.column = at.column;
+  }
+
+  static override isInstance(error: unknown): error is InvalidSystemPromptTemplateError {
+    return isPodErrorNamed(error, ["InvalidSystemPromptTemplateError"]);
+  }
+}
+
+/**
+ * Rendering the system prompt failed (undefined variable, missing include, an included file
+ * that does not compile, …). The pod never proceeds without a system prompt.
+ */
+export class SystemPromptRenderError extends PodkitPodError {
+  override name = "SystemPromptRenderError";
+  readonly template: string;
+
+  constructor(template: string, cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    const hint = (cause as { hint?: unknown } | null)?.hint;
+    super(`cannot render the system prompt (${template}): ${why}`, {
+      cause,
+      hint: typeof hint === "string" ? hint : undefined,
+    });
+    this.template = template;
+  }
+
+  static override isInstance(error: unknown): error is SystemPromptRenderError {
+    return isPodErrorNamed(error, ["SystemPromptRenderError"]);
+  }
+}

@@ -1,0 +1,97 @@
+import { TemplateRenderError, TemplateSyntaxError, TemplateValueError } from "./errors.js";
+import type { AstNode } from "./nunjucks-parser.js";
+import type { Scope, TemplateReference } from "./scope.js";
+import { RESERVED_ATTRIBUTES } from "./values.js";
+
+/** An expression compiled to a closure over the scope it runs in. */
+export type Expr = (scope: Scope) => unknown;
+/** A statement list compiled to a closure producing its output. */
+export type Block = (scope: Scope) => string;
+
+/** State of compiling one template: its name (for errors) and the references it makes. */
+export class CompilerContext {
+  readonly references: TemplateReference[] = [];
+
+  constructor(
+    readonly template: string,
+    readonly file: string | undefined,
+  ) {}
+
+  /** A compile-time refusal located at `node`. */
+  fail(node: AstNode, problem: string): never {
+    throw new TemplateSyntaxError(problem, {
+      template: this.template,
+      file: this.file,
+      line: node.lineno + 1,
+      column: node.colno + 1,
+    });
+  }
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Checks a name used as a variable, macro, parameter, filter or test. nunjucks' lexer accepts
+ * almost anything up to a delimiter as a "symbol" (quotes, backslashes, `$`, `;`), which its own
+ * code generator pastes into JavaScript; we accept identifiers only.
+ */
+export function checkName(cx: CompilerContext, node: AstNode, what: string): string {
+  const name = node.value;
+  if (node.typename !== "Symbol" || typeof name !== "string") cx.fail(node, `expected a ${what} name`);
+  if (!IDENTIFIER.test(name)) cx.fail(node, `invalid ${what} name ${JSON.stringify(name)}`);
+  if (RESERVED_ATTRIBUTES.has(name))
+    cx.fail(node, `'${name}' is reserved and cannot be used as a ${what} name`);
+  return name;
+}
+
+export function child(node: AstNode, field: string): AstNode {
+  return node[field] as AstNode;
+}
+
+export function children(node: AstNode): readonly AstNode[] {
+  return (node.children as AstNode[] | undefined) ?? [];
+}
+
+/** How an expression reads in an error message: `scope.ghost`, `tools[0]`, `m(…)`. */
+export function describe(node: AstNode): string {
+  switch (node.typename) {
+    case "Symbol":
+      return String(node.value);
+    case "Literal":
+      return JSON.stringify(node.value) ?? String(node.value);
+    case "LookupVal": {
+      const target = describe(child(node, "target"));
+      const key = child(node, "val");
+      if (key.typename === "Literal" && typeof key.value === "string" && IDENTIFIER.test(key.value)) {
+        return `${target}.${key.value}`;
+      }
+      if (key.typename === "Literal") return `${target}[${JSON.stringify(key.value)}]`;
+      return `${target}[${describe(key)}]`;
+    }
+    case "FunCall":
+      return `${describe(child(node, "name"))}(…)`;
+    default:
+      return "(expression)";
+  }
+}
+
+/** 1-based position of a node. */
+export function position(node: AstNode): [line: number, column: number] {
+  return [node.lineno + 1, node.colno + 1];
+}
+
+/**
+ * Turns whatever a helper threw into a located `TemplateRenderError`. Render errors from
+ * deeper templates pass through untouched (they already name their own template and line).
+ */
+export function located(error: unknown, scope: Scope, line: number, column: number): TemplateRenderError {
+  if (TemplateRenderError.isInstance(error)) return error;
+  if (error instanceof TemplateValueError) return scope.error(error.message, line, column);
+  if (error instanceof RangeError) {
+    return scope.error("the template recursed too deeply (call stack exhausted)", line, column, {
+      cause: error,
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return scope.error(`internal error while rendering: ${message}`, line, column, { cause: error });
+}

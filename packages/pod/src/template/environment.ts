@@ -1,0 +1,124 @@
+import { compileBlock } from "./compile-statements.js";
+import { CompilerContext, located } from "./compile-support.js";
+import { TemplateRenderError, TemplateSyntaxError } from "./errors.js";
+import { TEMPLATE_GLOBALS } from "./globals.js";
+import { ParseFailure, parseTemplateSource } from "./nunjucks-parser.js";
+import { type CompiledTemplate, type LinkedTemplate, RenderState, Scope } from "./scope.js";
+import { freezeTemplateData } from "./template-data.js";
+import { isPlainObject } from "./values.js";
+
+/** Options of one render. */
+export interface RenderOptions {
+  /**
+   * Report whether the template used `variable.attribute` (read it outside `is defined`, or
+   * consumed the whole `variable` through a loop or filter). Used for `files.agents_md`.
+   */
+  readonly watch?: { readonly variable: string; readonly attribute: string };
+}
+
+export interface RenderResult {
+  readonly text: string;
+  /** Whether the watched attribute was used (always false without `watch`). */
+  readonly watchedRead: boolean;
+}
+
+/**
+ * Jinja's source normalisation: newlines become `\n`, and one trailing newline is dropped
+ * (`keep_trailing_newline = False`), so an included file does not add a stray blank line.
+ */
+export function normalizeTemplateSource(source: string): string {
+  const unified = source.includes("\r") ? source.replace(/\r\n?/g, "\n") : source;
+  return unified.endsWith("\n") ? unified.slice(0, -1) : unified;
+}
+
+/**
+ * The one template environment of podkit: nunjucks syntax (its lexer and parser, pinned
+ * 3.2.4), compiled by podkit into closures with strict-undefined and sandbox semantics (see
+ * docs/prompts.md). Every template — system prompts, catalog values, prompt files — goes
+ * through an instance of this class. Templates are compiled once per (name, file, source) and
+ * cached; rendering is synchronous and does no I/O (the loader links includes beforehand).
+ */
+export class TemplateEnvironment {
+  private readonly cache = new Map<string, CompiledTemplate>();
+
+  /** How many distinct templates this environment compiled (cache misses). */
+  get compiledCount(): number {
+    return this.cache.size;
+  }
+
+  /**
+   * Compiles `source` (or returns the cached result). Throws `TemplateSyntaxError` naming
+   * `name`, `file`, line and column for syntax errors and refused constructs.
+   */
+  compile(name: string, source: string, file?: string): CompiledTemplate {
+    const key = `${name}\u0000${file ?? ""}\u0000${source}`;
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    const compiled = compileTemplate(name, source, file);
+    this.cache.set(key, compiled);
+    return compiled;
+  }
+
+  /**
+   * Renders a linked template against `data` (plain data; deep-copied and frozen first).
+   * Throws `TemplateRenderError` naming the template, line and column of the failure.
+   */
+  render(
+    template: LinkedTemplate,
+    data: Readonly<Record<string, unknown>>,
+    options?: RenderOptions,
+  ): RenderResult {
+    const frozen = freezeTemplateData(data);
+    const watched = options?.watch ? frozen[options.watch.variable] : undefined;
+    const state = isPlainObject(watched)
+      ? new RenderState(watched, options?.watch?.attribute ?? null)
+      : new RenderState(null, null);
+    const dataScope = new Scope(null, template, state, TEMPLATE_GLOBALS);
+    for (const key of Object.keys(frozen)) dataScope.set(key, frozen[key]);
+    const root = dataScope.child();
+    let text: string;
+    try {
+      text = template.compiled.run(root);
+    } catch (error) {
+      if (TemplateRenderError.isInstance(error)) throw error;
+      throw located(error, root, 1, 1);
+    }
+    return { text, watchedRead: state.watchHit };
+  }
+}
+
+/** A compiled template with no includes, ready to render without a loader. */
+export function linkStandalone(compiled: CompiledTemplate, file?: string): LinkedTemplate {
+  const first = compiled.references[0];
+  if (first) {
+    throw new TemplateSyntaxError(
+      `'${first.ref}' cannot be resolved here: load this template through a PromptLoader`,
+      {
+        template: compiled.name,
+        file,
+        line: first.line,
+        column: first.column,
+      },
+    );
+  }
+  return Object.freeze({ name: compiled.name, file, compiled, deps: new Map() });
+}
+
+function compileTemplate(name: string, source: string, file: string | undefined): CompiledTemplate {
+  const normalized = normalizeTemplateSource(source);
+  let ast: ReturnType<typeof parseTemplateSource>;
+  try {
+    ast = parseTemplateSource(normalized);
+  } catch (error) {
+    if (!(error instanceof ParseFailure)) throw error;
+    throw new TemplateSyntaxError(error.message, {
+      template: name,
+      file,
+      line: error.line,
+      column: error.column,
+    });
+  }
+  const cx = new CompilerContext(name, file);
+  const run = compileBlock(ast, cx);
+  return Object.freeze({ name, source, references: Object.freeze(cx.references), run });
+}

@@ -1,0 +1,169 @@
+import { TemplateValueError } from "./errors.js";
+import { bound, type FilterDefinition, intArg, stringArg, textOf } from "./filter-support.js";
+import { typeName } from "./values.js";
+
+const HTML_ESCAPES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&#34;",
+  "'": "&#39;",
+};
+
+const upper = bound([], ([v]) => textOf(v, "upper").toUpperCase());
+const lower = bound([], ([v]) => textOf(v, "lower").toLowerCase());
+
+const capitalize = bound([], ([v]) => {
+  const s = textOf(v, "capitalize");
+  return s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
+});
+
+const title = bound([], ([v]) =>
+  textOf(v, "title").replace(
+    /[A-Za-z0-9\u00C0-\uFFFF]+/g,
+    (w) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase(),
+  ),
+);
+
+const trim = bound([["chars", null]], ([v, chars]) => {
+  const s = textOf(v, "trim");
+  if (chars === null) return s.trim();
+  const set = new Set(Array.from(stringArg(chars, "trim", "chars")));
+  const list = Array.from(s);
+  let start = 0;
+  let end = list.length;
+  while (start < end && set.has(list[start] as string)) start++;
+  while (end > start && set.has(list[end - 1] as string)) end--;
+  return list.slice(start, end).join("");
+});
+
+const replace = bound(["old", "new", ["count", null]], ([v, oldArg, newArg, count]) => {
+  const s = textOf(v, "replace");
+  const from = textOf(oldArg, "replace");
+  const to = textOf(newArg, "replace");
+  const limit = count === null ? Number.POSITIVE_INFINITY : intArg(count, "replace", "count");
+  if (from === "") return s;
+  const parts = s.split(from);
+  if (parts.length - 1 <= limit) return parts.join(to);
+  return parts.slice(0, limit + 1).join(to) + from + parts.slice(limit + 1).join(from);
+});
+
+const indent = bound(
+  [
+    ["width", 4],
+    ["first", false],
+    ["blank", false],
+  ],
+  ([v, width, first, blank]) => {
+    const pad = typeof width === "string" ? width : " ".repeat(intArg(width, "indent", "width"));
+    const lines = textOf(v, "indent").split("\n");
+    return lines
+      .map((line, i) => {
+        if (i === 0 && !first) return line;
+        if (line === "" && !blank) return line;
+        return pad + line;
+      })
+      .join("\n");
+  },
+);
+
+const center = bound([["width", 80]], ([v, width]) => {
+  const s = textOf(v, "center");
+  const w = intArg(width, "center", "width");
+  if (s.length >= w) return s;
+  const left = Math.floor((w - s.length) / 2);
+  return " ".repeat(left) + s + " ".repeat(w - s.length - left);
+});
+
+const truncate = bound(
+  [
+    ["length", 255],
+    ["killwords", false],
+    ["end", "..."],
+  ],
+  ([v, length, killwords, end]) => {
+    const s = textOf(v, "truncate");
+    const max = intArg(length, "truncate", "length");
+    const tail = stringArg(end, "truncate", "end");
+    if (s.length <= max) return s;
+    if (killwords) return s.slice(0, max) + tail;
+    const cut = s.lastIndexOf(" ", max);
+    return s.slice(0, cut === -1 ? max : cut) + tail;
+  },
+);
+
+const wordcount = bound([], ([v]) => textOf(v, "wordcount").match(/\w+/gu)?.length ?? 0);
+
+const escapeHtml = bound([], ([v]) => textOf(v, "escape").replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c));
+
+const string = bound([], ([v]) => textOf(v, "string"));
+
+const intFilter = bound(
+  [
+    ["default", 0],
+    ["base", 10],
+  ],
+  ([v, fallback, base]) => {
+    if (typeof v === "number") return Number.isFinite(v) ? Math.trunc(v) : fallback;
+    if (typeof v === "boolean") return v ? 1 : 0;
+    if (typeof v !== "string") return fallback;
+    const n = Number.parseInt(v.trim(), intArg(base, "int", "base"));
+    return Number.isNaN(n) ? fallback : n;
+  },
+);
+
+const floatFilter = bound([["default", 0]], ([v, fallback]) => {
+  if (typeof v === "number") return v;
+  if (typeof v === "boolean") return v ? 1 : 0;
+  if (typeof v !== "string" || v.trim() === "") return fallback;
+  const n = Number(v.trim());
+  return Number.isNaN(n) ? fallback : n;
+});
+
+const abs = bound([], ([v]) => {
+  if (typeof v !== "number") throw new TemplateValueError(`abs: expected a number, got a ${typeName(v)}`);
+  return Math.abs(v);
+});
+
+const round = bound(
+  [
+    ["precision", 0],
+    ["method", "common"],
+  ],
+  ([v, precision, method]) => {
+    if (typeof v !== "number") throw new TemplateValueError(`round: expected a number, got a ${typeName(v)}`);
+    const factor = 10 ** intArg(precision, "round", "precision");
+    const fn =
+      method === "ceil"
+        ? Math.ceil
+        : method === "floor"
+          ? Math.floor
+          : method === "common"
+            ? Math.round
+            : null;
+    if (!fn) throw new TemplateValueError(`round: method must be "common", "ceil" or "floor"`);
+    return fn(v * factor) / factor;
+  },
+);
+
+/** Filters over text and numbers. */
+export const TEXT_FILTERS: ReadonlyArray<readonly [string, FilterDefinition]> = [
+  ["upper", upper],
+  ["lower", lower],
+  ["capitalize", capitalize],
+  ["title", title],
+  ["trim", trim],
+  ["replace", replace],
+  ["indent", indent],
+  ["center", center],
+  ["truncate", truncate],
+  ["wordcount", wordcount],
+  ["escape", escapeHtml],
+  ["e", escapeHtml],
+  ["safe", bound([], ([v]) => v)],
+  ["string", string],
+  ["int", intFilter],
+  ["float", floatFilter],
+  ["abs", abs],
+  ["round", round],
+];

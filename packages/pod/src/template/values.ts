@@ -1,0 +1,223 @@
+import { TemplateValueError } from "./errors.js";
+
+/**
+ * The value model of the hardened environment. A template only ever sees primitives, frozen
+ * plain data (arrays and objects whose prototype is `Object.prototype` or `null`), objects it
+ * built itself, and the environment's own `TemplateCallable` / `TemplateObject` instances.
+ * No JavaScript function is ever a template value, so there is nothing to call, print or
+ * climb from (`constructor`, `__proto__`, `prototype`).
+ */
+
+/** Attribute names that are never reachable, whatever the object. */
+export const RESERVED_ATTRIBUTES: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
+/** Arguments of a call as written: positional values and `name=value` keywords. */
+export interface CallArguments {
+  readonly positional: readonly unknown[];
+  readonly keywords: ReadonlyMap<string, unknown> | null;
+}
+
+/** Something a template may call: a macro, a `caller` block, a global such as `range`. */
+export abstract class TemplateCallable {
+  constructor(readonly displayName: string) {}
+  /** Runs the call; throws `TemplateValueError` or `TemplateRenderError` on failure. */
+  abstract invoke(args: CallArguments): unknown;
+}
+
+/** A host object with an explicit attribute table (e.g. a `cycler`). */
+export abstract class TemplateObject {
+  /** The attribute's value, or `undefined` when it has none. */
+  abstract getAttribute(name: string): unknown;
+}
+
+/** True for arrays and objects whose prototype is `Object.prototype` or `null`. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** The type name used in error messages. */
+export function typeName(value: unknown): string {
+  if (value === null) return "none";
+  if (value === undefined) return "undefined";
+  if (Array.isArray(value)) return "list";
+  if (value instanceof TemplateCallable) return "callable";
+  if (value instanceof TemplateObject) return "object";
+  if (isPlainObject(value)) return "mapping";
+  return typeof value;
+}
+
+/**
+ * Looks up `key` on `target` under the sandbox rules, or returns `undefined` when there is no
+ * such attribute. Own properties of plain data only; strings and lists take (negative) integer
+ * indices and `length`. Throws for targets that have no attributes at all (numbers, callables).
+ */
+export function getAttribute(target: unknown, key: unknown): unknown {
+  if (typeof key === "string") {
+    if (RESERVED_ATTRIBUTES.has(key)) return undefined;
+  } else if (typeof key !== "number") {
+    throw new TemplateValueError(`cannot use a ${typeName(key)} as an attribute name or index`);
+  }
+  if (typeof target === "string" || Array.isArray(target)) return indexSequence(target, key);
+  if (isPlainObject(target)) {
+    const name = String(key);
+    return Object.hasOwn(target, name) ? target[name] : undefined;
+  }
+  if (target instanceof TemplateObject) return typeof key === "string" ? target.getAttribute(key) : undefined;
+  if (target === null || target === undefined) return undefined;
+  throw new TemplateValueError(`a ${typeName(target)} has no attributes (looked up ${JSON.stringify(key)})`);
+}
+
+function indexSequence(target: string | readonly unknown[], key: string | number): unknown {
+  if (key === "length") return target.length;
+  const index = typeof key === "number" ? key : /^-?\d+$/.test(key) ? Number(key) : Number.NaN;
+  if (!Number.isInteger(index)) return undefined;
+  const at = index < 0 ? target.length + index : index;
+  if (at < 0 || at >= target.length) return undefined;
+  return typeof target === "string" ? target[at] : target[at];
+}
+
+/** Jinja truthiness: `none`, `false`, `0`, `""`, empty lists and empty mappings are false. */
+export function isTruthy(value: unknown): boolean {
+  if (typeof value === "boolean") return value;
+  if (typeof value === "string") return value.length > 0;
+  if (typeof value === "number") return value !== 0 && !Number.isNaN(value);
+  if (value === null || value === undefined) return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (isPlainObject(value)) {
+    for (const _ in value) return true;
+    return false;
+  }
+  return true;
+}
+
+/**
+ * The text a value prints as (`{{ value }}`, `~`, string filters). Lists print their items
+ * comma-separated as nunjucks does, `none` prints nothing; callables refuse to print.
+ */
+export function toText(value: unknown): string {
+  switch (typeof value) {
+    case "string":
+      return value;
+    case "number":
+    case "boolean":
+      return String(value);
+    case "undefined":
+      throw new TemplateValueError("cannot print an undefined value");
+    default:
+      if (value === null) return "";
+      if (Array.isArray(value)) return value.map(toNestedText).join(",");
+      if (value instanceof TemplateCallable) {
+        throw new TemplateValueError(`cannot print ${value.displayName}; call it instead`);
+      }
+      return "[object Object]";
+  }
+}
+
+function toNestedText(value: unknown): string {
+  return value === undefined ? "" : toText(value);
+}
+
+/** Value equality (`==`): primitives by value, lists and mappings element by element. */
+export function valuesEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((item, i) => valuesEqual(item, b[i]));
+  }
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const keys = Object.keys(a);
+    if (keys.length !== Object.keys(b).length) return false;
+    return keys.every((k) => Object.hasOwn(b, k) && valuesEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** Ordering (`<`, `>`, …) is defined for two numbers or two strings only. */
+export function compareOrdered(op: string, a: unknown, b: unknown): boolean {
+  const bothNumbers = typeof a === "number" && typeof b === "number";
+  const bothStrings = typeof a === "string" && typeof b === "string";
+  if (!bothNumbers && !bothStrings) {
+    throw new TemplateValueError(`cannot compare a ${typeName(a)} with a ${typeName(b)} using ${op}`);
+  }
+  const x = a as number | string;
+  const y = b as number | string;
+  switch (op) {
+    case "<":
+      return x < y;
+    case ">":
+      return x > y;
+    case "<=":
+      return x <= y;
+    default:
+      return x >= y;
+  }
+}
+
+/** `needle in haystack` for lists, strings and mappings (own keys). */
+export function containsValue(haystack: unknown, needle: unknown): boolean {
+  if (Array.isArray(haystack)) return haystack.some((item) => valuesEqual(item, needle));
+  if (typeof haystack === "string") {
+    if (typeof needle !== "string") {
+      throw new TemplateValueError(`'in <string>' requires a string on the left, got a ${typeName(needle)}`);
+    }
+    return haystack.includes(needle);
+  }
+  if (isPlainObject(haystack)) {
+    return (
+      (typeof needle === "string" || typeof needle === "number") && Object.hasOwn(haystack, String(needle))
+    );
+  }
+  throw new TemplateValueError(`cannot use 'in' on a ${typeName(haystack)}`);
+}
+
+/** Longest string or list a template may build with `*` or `range` (guards memory). */
+export const MAX_BUILT_LENGTH = 1_000_000;
+
+/** Arithmetic with Jinja's types: numbers, string/list concatenation with `+`, repetition with `*`. */
+export function arithmetic(op: string, a: unknown, b: unknown): unknown {
+  if (typeof a === "number" && typeof b === "number") return numeric(op, a, b);
+  if (op === "+") {
+    if (typeof a === "string" && typeof b === "string") return a + b;
+    if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
+  }
+  if (op === "*") {
+    const [seq, times] = typeof b === "number" ? [a, b] : [b, a];
+    if (
+      typeof times === "number" &&
+      Number.isInteger(times) &&
+      (typeof seq === "string" || Array.isArray(seq))
+    ) {
+      if (seq.length * Math.max(times, 0) > MAX_BUILT_LENGTH) {
+        throw new TemplateValueError(`result of * would exceed ${MAX_BUILT_LENGTH} items`);
+      }
+      if (typeof seq === "string") return seq.repeat(Math.max(times, 0));
+      return Array.from({ length: Math.max(times, 0) }, () => seq).flat();
+    }
+  }
+  throw new TemplateValueError(`unsupported operand types for ${op}: ${typeName(a)} and ${typeName(b)}`);
+}
+
+function numeric(op: string, a: number, b: number): number {
+  switch (op) {
+    case "+":
+      return a + b;
+    case "-":
+      return a - b;
+    case "*":
+      return a * b;
+    case "**":
+      return a ** b;
+  }
+  if (b === 0) throw new TemplateValueError("division by zero");
+  if (op === "/") return a / b;
+  if (op === "//") return Math.floor(a / b);
+  return a - b * Math.floor(a / b); // Python's modulo: the sign follows the divisor
+}
+
+/** A number for unary `-`/`+`. */
+export function toNumberOperand(op: string, value: unknown): number {
+  if (typeof value !== "number")
+    throw new TemplateValueError(`bad operand type for unary ${op}: ${typeName(value)}`);
+  return value;
+}

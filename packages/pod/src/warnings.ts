@@ -1,0 +1,18 @@
+/** A problem podkit reports and then works around (the pod keeps going). */
+export type PodWarning =
+  | {
+      readonly code: "prompt_pack.unknown_key";
+      readonly message: string;
+      readonly layer: string;
+      readonly file: string;
+      readonly key: string;
+    }
+  | { readonly code: "agents_md.unreadable"; readonly message: string; readonly file: string };
+
+/** Where warnings go; the CLI prints them, tests collect them. */
+export type WarningSink = (warning: PodWarning) => void;
+
+/** Default sink: a Node process warning (printed once to stderr by Node). */
+export const processWarningSink: WarningSink = (warning) => {
+  process.emitWarning(warning.message, { type: "PodkitWarning", code: warning.code });
+};
