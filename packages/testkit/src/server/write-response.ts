@@ -37,16 +37,17 @@ export async function writeEventStream(
     connection: "keep-alive",
   });
   res.flushHeaders();
+  const faultAt = fault === undefined ? -1 : Math.min(fault.afterEvents, events.length);
   for (let index = 0; index <= events.length; index++) {
     if (signal.aborted) return;
-    if (fault !== undefined && index === Math.min(fault.afterEvents, events.length)) {
+    if (index === faultAt && fault !== undefined) {
       if (fault.kind === "reset") {
         // A TCP RST, not a clean FIN: the client sees the connection torn down mid-body.
         res.socket?.resetAndDestroy();
         return;
       }
       if (fault.kind === "malformed") {
-        await write(res, formatSseEvent(malformedFrame(wire)), signal);
+        await write(res, formatSseEvent(malformedFrame(wire)), signal, true);
         res.end();
         return;
       }
@@ -56,22 +57,33 @@ export async function writeEventStream(
       }
     }
     const event = events[index];
-    if (event !== undefined) await write(res, formatSseEvent(event), signal);
+    // Only the event just before a fault must reach the socket first; the rest stream without a round trip.
+    if (event !== undefined) await write(res, formatSseEvent(event), signal, index + 1 === faultAt);
   }
   res.end();
 }
 
-/** Resolves once the chunk is handed to the socket, so a following fault cannot overtake it. */
-function write(res: ServerResponse, text: string, signal: AbortSignal): Promise<void> {
+/**
+ * Writes one chunk. With `flushed`, resolves once the chunk is handed to the socket, so a following fault
+ * cannot overtake it; otherwise only waits when the socket asks for backpressure.
+ */
+function write(res: ServerResponse, text: string, signal: AbortSignal, flushed: boolean): Promise<void> {
   return new Promise((resolve) => {
     if (res.destroyed || signal.aborted) return resolve();
-    // A write to a socket that dies meanwhile may never call back; the abort covers that case.
+    // A write to a socket that dies meanwhile may never call back or drain; the abort covers that case.
     const done = () => {
       signal.removeEventListener("abort", done);
+      res.off("drain", done);
       resolve();
     };
     signal.addEventListener("abort", done, { once: true });
-    res.write(text, done);
+    if (flushed) {
+      res.write(text, done);
+    } else if (res.write(text)) {
+      done();
+    } else {
+      res.once("drain", done);
+    }
   });
 }
 
