@@ -224,6 +224,20 @@ describe("the response queue", () => {
     expect(double.pending()).toBe(0);
   });
 
+  it("rejects a bad script given at start without leaving a server listening", async () => {
+    await expect(
+      startDouble({ wire: "google", responses: [{ parts: [{ type: "text", text: "x", chunkSize: 1.5 }] }] }),
+    ).rejects.toThrow("google script part 0 (text): chunkSize must be a positive integer, got 1.5");
+  });
+
+  it("names the address when the port is taken", async () => {
+    const first = await startDouble({ wire: "anthropic" });
+    const port = Number(new URL(first.origin).port);
+    await expect(startDouble({ wire: "anthropic", port })).rejects.toThrow(
+      `provider double cannot listen on 127.0.0.1:${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port} (pass port: 0 for a free port)`,
+    );
+  });
+
   it("rejects an unknown wire", async () => {
     await expect(startDouble({ wire: "cohere" as never })).rejects.toThrow(
       'startProviderDouble: wire must be one of anthropic, openai-chat, openai-responses, google, got "cohere"',

@@ -74,6 +74,8 @@ export async function startProviderDouble(options: ProviderDoubleOptions): Promi
     });
     queue.push(...responses);
   };
+  // Validated before listening, so a bad script never leaves a server behind.
+  if (options.responses) enqueue(...options.responses);
   const takeNext = (): ScriptedResponse | undefined => {
     if (loop) return queue.length === 0 ? undefined : queue[cursor++ % queue.length];
     return queue.shift();
@@ -144,17 +146,25 @@ export async function startProviderDouble(options: ProviderDoubleOptions): Promi
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
+  const listenHost = options.host ?? "127.0.0.1";
+  const listenPort = options.port ?? 0;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
-      server.off("error", reject);
+    const fail = (cause: Error) =>
+      reject(
+        new TestkitError(
+          `provider double cannot listen on ${listenHost}:${listenPort}: ${cause.message} (pass port: 0 for a free port)`,
+          { cause },
+        ),
+      );
+    server.once("error", fail);
+    server.listen(listenPort, listenHost, () => {
+      server.off("error", fail);
       resolve();
     });
   });
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const origin = `http://${host}:${address.port}`;
-  if (options.responses) enqueue(...options.responses);
 
   let closing: Promise<void> | undefined;
   return {
