@@ -1,7 +1,6 @@
-import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { v7 as uuidv7 } from "uuid";
 import type { ModelAdapter } from "../adapters/model-adapter.js";
-import { buildProviderOptions } from "../adapters/provider-options.js";
 import {
   AbortedError,
   CancelledError,
@@ -10,12 +9,11 @@ import {
   ProviderError,
 } from "../errors.js";
 import { type Item, type MessageItem, messageText, textMessage, unansweredToolCalls } from "../items/item.js";
-import { planCacheBreakpoints } from "../prompt/cache-breakpoints.js";
-import { toV3Prompt } from "../prompt/to-v3-prompt.js";
 import { toProviderError } from "../retry/classify-error.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry/retry-policy.js";
 import type { CollectedResponse } from "../stream/collect-response.js";
 import { ToolServer } from "../tools/tool-server.js";
+import { buildCallOptions } from "./build-call-options.js";
 import type { RunResult, RunStatus, WorkerEvent, WorkerEventListener } from "./events.js";
 import { executeToolBatch } from "./execute-tool-batch.js";
 import type { Interceptor } from "./interceptor.js";
@@ -341,30 +339,16 @@ export class Worker {
     continuation: number,
   ): Promise<CollectedResponse> {
     this.model ??= await this.adapter.load();
-    const anthropicCache = this.cache.enabled && this.adapter.cacheStyle === "anthropic";
-    const breakpoints = anthropicCache
-      ? planCacheBreakpoints(
-          items,
-          this.prompt !== undefined && this.prompt !== "",
-          this.previousRequestLength === undefined ? undefined : this.previousRequestLength - 1,
-        )
-      : undefined;
-    const config = this.requestConfig;
-    const options: LanguageModelV3CallOptions = {
-      prompt: toV3Prompt(this.prompt, items, this.adapter, breakpoints),
-      tools: this.tools.definitions() as LanguageModelV3CallOptions["tools"],
-      providerOptions: buildProviderOptions(
-        this.adapter,
-        config,
-        this.cache.enabled ? this.cache.promptCacheKey : undefined,
-      ),
-    };
-    if (config.max_tokens !== undefined) options.maxOutputTokens = config.max_tokens;
-    if (config.temperature !== undefined) options.temperature = config.temperature;
-    if (config.top_p !== undefined) options.topP = config.top_p;
-    if (config.top_k !== undefined) options.topK = config.top_k;
-    if (config.stop_sequences !== undefined) options.stopSequences = config.stop_sequences;
-    if (options.tools?.length === 0) delete options.tools;
+    const options = buildCallOptions({
+      adapter: this.adapter,
+      systemPrompt: this.prompt,
+      items,
+      tools: this.tools.definitions(),
+      config: this.requestConfig,
+      promptCacheKey: this.cache.promptCacheKey,
+      cacheEnabled: this.cache.enabled,
+      previousRequestLength: this.previousRequestLength,
+    });
     const response = await requestWithRetry(
       {
         model: this.model,

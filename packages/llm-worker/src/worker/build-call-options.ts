@@ -1,0 +1,48 @@
+import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
+import type { ModelAdapter } from "../adapters/model-adapter.js";
+import { buildProviderOptions } from "../adapters/provider-options.js";
+import type { Item } from "../items/item.js";
+import { planCacheBreakpoints } from "../prompt/cache-breakpoints.js";
+import { toV3Prompt } from "../prompt/to-v3-prompt.js";
+import type { RequestConfig } from "./request-config.js";
+
+export interface CallInputs {
+  adapter: ModelAdapter;
+  systemPrompt: string | undefined;
+  items: readonly Item[];
+  tools: readonly LanguageModelV3FunctionTool[];
+  config: RequestConfig;
+  /** Undefined when caching hints are off. */
+  promptCacheKey: string | undefined;
+  cacheEnabled: boolean;
+  /** Item count of the previous request, for the "previous turn" breakpoint. */
+  previousRequestLength: number | undefined;
+}
+
+/** Builds the `doStream()` options of one request: prompt with cache hints, sorted tools, sampling, provider options. */
+export function buildCallOptions(inputs: CallInputs): LanguageModelV3CallOptions {
+  const { adapter, config, items } = inputs;
+  const breakpoints =
+    inputs.cacheEnabled && adapter.cacheStyle === "anthropic"
+      ? planCacheBreakpoints(
+          items,
+          inputs.systemPrompt !== undefined && inputs.systemPrompt !== "",
+          inputs.previousRequestLength === undefined ? undefined : inputs.previousRequestLength - 1,
+        )
+      : undefined;
+  const options: LanguageModelV3CallOptions = {
+    prompt: toV3Prompt(inputs.systemPrompt, items, adapter, breakpoints),
+    providerOptions: buildProviderOptions(
+      adapter,
+      config,
+      inputs.cacheEnabled ? inputs.promptCacheKey : undefined,
+    ),
+  };
+  if (inputs.tools.length > 0) options.tools = inputs.tools as LanguageModelV3FunctionTool[];
+  if (config.max_tokens !== undefined) options.maxOutputTokens = config.max_tokens;
+  if (config.temperature !== undefined) options.temperature = config.temperature;
+  if (config.top_p !== undefined) options.topP = config.top_p;
+  if (config.top_k !== undefined) options.topK = config.top_k;
+  if (config.stop_sequences !== undefined) options.stopSequences = config.stop_sequences;
+  return options;
+}
