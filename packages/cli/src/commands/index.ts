@@ -1,5 +1,6 @@
 import type { CommandSpec } from "./command.js";
 import { manifestShow } from "./manifest-show.js";
+import { promptCatalog } from "./prompt-catalog.js";
 
 export type { CommandContext, CommandInput, CommandSpec, OptionSpec } from "./command.js";
 
@@ -10,4 +11,5 @@ export type { CommandContext, CommandInput, CommandSpec, OptionSpec } from "./co
 // biome-ignore format: one command per line, so parallel additions never touch the same line.
 export const commands: readonly CommandSpec[] = [
   manifestShow,
+  promptCatalog,
 ];

@@ -1,0 +1,93 @@
+import { existsSync } from "node:fs";
+import { findWorkspace, loadManifest, userConfigDir, workspaceManifestPath } from "@podkit/manifest";
+import {
+  isPodPrompt,
+  POD_PROMPTS,
+  type PodWarning,
+  PromptCatalog,
+  type PromptExplanation,
+} from "@podkit/pod";
+import { PodkitCliError } from "../errors.js";
+import { displayPath } from "../render/display-path.js";
+import type { CommandContext, CommandInput, CommandSpec } from "./command.js";
+
+/** `podkit prompt catalog [key] [--explain] [--manifest <file>]` */
+export const promptCatalog: CommandSpec = {
+  path: ["prompt", "catalog"],
+  summary: "list the pod's internal prompts with the layer and file each comes from",
+  usage: "prompt catalog [key] [--explain] [--manifest <file>]",
+  details: [
+    "Loads the prompt catalog the way a pod does: builtin resources/prompts/internal.toml, then",
+    "<user config dir>/prompts.toml, then <workspace>/.podkit/prompts.toml, then the manifest's",
+    "[pod].prompt_pack (later wins, per key). Without [key], lists every key with the layer and",
+    "file of its winning value; with [key], prints that value's template source. --explain adds",
+    "the layer and file to the source (for every key when no key is given).",
+    "The manifest is --manifest <file>, else the workspace's .podkit/manifest.toml when it exists.",
+  ].join("\n"),
+  options: {
+    explain: { type: "boolean", help: "print layer, file and template source" },
+    manifest: { type: "string", valueName: "file", help: "manifest whose [pod].prompt_pack to apply" },
+  },
+  positionals: { max: 1, names: "[key]" },
+  run: async (input, ctx) => {
+    const key = input.positionals[0];
+    if (key !== undefined && !isPodPrompt(key)) {
+      throw new PodkitCliError(`unknown prompt key "${key}"`, {
+        hint: `known keys: ${POD_PROMPTS.join(", ")}`,
+      });
+    }
+    const catalog = await loadCatalog(input, ctx);
+    const explain = input.values.explain === true;
+    if (key !== undefined) {
+      const entry = catalog.explain(key);
+      ctx.io.stdout.write(explain ? explanation(entry, ctx) : withNewline(entry.source));
+    } else if (explain) {
+      ctx.io.stdout.write(
+        catalog
+          .entries()
+          .map((entry) => explanation(entry, ctx))
+          .join("\n"),
+      );
+    } else {
+      ctx.io.stdout.write(listing(catalog.entries(), ctx));
+    }
+    return 0;
+  },
+};
+
+async function loadCatalog(input: CommandInput, ctx: CommandContext): Promise<PromptCatalog> {
+  const workspace = findWorkspace(ctx.env);
+  const file = typeof input.values.manifest === "string" ? input.values.manifest : undefined;
+  const promptPack =
+    file !== undefined || existsSync(workspaceManifestPath(workspace))
+      ? (await loadManifest({ file, env: ctx.env })).manifest.pod.prompt_pack
+      : undefined;
+  return PromptCatalog.load({
+    userConfigDir: userConfigDir(ctx.env),
+    workspace,
+    promptPack,
+    onWarning: (warning: PodWarning) => ctx.io.stderr.write(`warning: ${warning.message}\n`),
+  });
+}
+
+function listing(entries: readonly PromptExplanation[], ctx: CommandContext): string {
+  const keyWidth = Math.max(...entries.map((e) => e.key.length));
+  const lines = entries.map(
+    (e) => `${e.key.padEnd(keyWidth)}  ${e.layer.padEnd(9)}  ${displayPath(e.file, ctx.env)}`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+function explanation(entry: PromptExplanation, ctx: CommandContext): string {
+  return [
+    `key:    ${entry.key}`,
+    `layer:  ${entry.layer}`,
+    `file:   ${displayPath(entry.file, ctx.env)}`,
+    "source:",
+    withNewline(entry.source),
+  ].join("\n");
+}
+
+function withNewline(text: string): string {
+  return text.endsWith("\n") ? text : `${text}\n`;
+}
