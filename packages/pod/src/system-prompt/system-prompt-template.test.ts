@@ -154,6 +154,34 @@ describe("system prompt template (acceptance 14–22)", () => {
   });
 });
 
+describe("the example of seed 000", () => {
+  const source = `You are operating in {{ cwd }}.
+Today is {{ date }}.
+
+{{ scope.summary }}
+
+Available tools: {{ tools | join(", ") }}
+{% if files.agents_md is defined -%}
+
+{{ files.agents_md }}
+{%- endif %}
+`;
+  const start = `You are operating in /work/project.\nToday is 2026-04-15.\n\n${SCOPE.summary}\n\nAvailable tools: alpha, beta\n`;
+
+  it("renders with AGENTS.md, and then does not append it again", async () => {
+    const template = SystemPromptTemplate.parse(source, PromptLoader.create({}));
+    const ctx = context({ agentsMd: "Use pnpm." });
+    expect(await template.renderBody(ctx)).toEqual({ text: `${start}Use pnpm.`, usedAgentsMd: true });
+    const full = await template.render(ctx, await PromptCatalog.load({}));
+    expect(full.startsWith(`${start}Use pnpm.\n\n## Working boundaries\n`)).toBe(true);
+    expect(full).not.toContain("## Project instructions");
+  });
+
+  it("renders without AGENTS.md", async () => {
+    expect(await body(source)).toBe(start);
+  });
+});
+
 describe("SystemPromptTemplate.parse", () => {
   it("reports a syntax error with the template name, line and column", () => {
     const error = (() => {

@@ -257,8 +257,8 @@ function compileCompare(node: AstNode, cx: CompilerContext): Expr {
   };
 }
 
-function compileArithmetic(node: AstNode, cx: CompilerContext): Expr {
-  const op = ARITHMETIC[node.typename] as string;
+/** `left <op> right` where the operation may throw a value error (located at the operator). */
+function compileBinary(node: AstNode, cx: CompilerContext, apply: (a: unknown, b: unknown) => unknown): Expr {
   const left = compileExpr(child(node, "left"), cx);
   const right = compileExpr(child(node, "right"), cx);
   const [line, column] = position(node);
@@ -266,26 +266,20 @@ function compileArithmetic(node: AstNode, cx: CompilerContext): Expr {
     const a = left(s);
     const b = right(s);
     try {
-      return arithmetic(op, a, b);
+      return apply(a, b);
     } catch (error) {
       throw located(error, s, line, column);
     }
   };
 }
 
+function compileArithmetic(node: AstNode, cx: CompilerContext): Expr {
+  const op = ARITHMETIC[node.typename] as string;
+  return compileBinary(node, cx, (a, b) => arithmetic(op, a, b));
+}
+
 function compileConcat(node: AstNode, cx: CompilerContext): Expr {
-  const left = compileExpr(child(node, "left"), cx);
-  const right = compileExpr(child(node, "right"), cx);
-  const [line, column] = position(node);
-  return (s) => {
-    const a = left(s);
-    const b = right(s);
-    try {
-      return toText(a) + toText(b);
-    } catch (error) {
-      throw located(error, s, line, column);
-    }
-  };
+  return compileBinary(node, cx, (a, b) => toText(a) + toText(b));
 }
 
 function compileUnary(node: AstNode, cx: CompilerContext): Expr {

@@ -13,7 +13,7 @@ import {
 } from "./compile-support.js";
 import { TemplateValueError } from "./errors.js";
 import type { AstNode } from "./nunjucks-parser.js";
-import type { Scope } from "./scope.js";
+import { MAX_LOOP_ITERATIONS, type Scope } from "./scope.js";
 import { isPlainObject, isTruthy, toText, typeName, valuesEqual } from "./values.js";
 
 type Part = string | Block;
@@ -135,6 +135,10 @@ function compileFor(node: AstNode, cx: CompilerContext): Block {
     }
     const length = list.length;
     if (length === 0) return otherwise(s);
+    s.state.iterations += length;
+    if (s.state.iterations > MAX_LOOP_ITERATIONS) {
+      throw s.error(`the template ran more than ${MAX_LOOP_ITERATIONS} loop iterations`, line, column);
+    }
     let out = "";
     for (let i = 0; i < length; i++) {
       const iteration = s.child();

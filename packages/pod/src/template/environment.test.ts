@@ -142,6 +142,12 @@ describe("filters", () => {
         people,
       }),
     ).toBe("Oslo:2;Rome:1;");
+    expect(
+      render("{{ people | rejectattr('age', 'gt', 28) | map(attribute='name') | join }}", { people }),
+    ).toBe("Al");
+    expect(render("{{ [0, 1, 2, 3] | select('odd') | join }}|{{ [0, 1, '', 2] | reject | join(',') }}")).toBe(
+      "13|0,",
+    );
     expect(render("{{ people | sum(attribute='age') }}", { people })).toBe("96");
     expect(renderFailure("{{ people | sort(attribute='constructor') }}", { people }).problem).toContain(
       "'constructor' is undefined",
@@ -183,6 +189,18 @@ describe("sandbox", () => {
     expect(renderFailure("{{ tools() }}", { tools: [] }).problem).toContain("'tools' is not callable");
     expect(renderFailure("{{ tools.sort() }}", { tools: [] }).variable).toBe("tools.sort");
     expect(renderFailure("{{ range.name }}").problem).toContain("has no attributes");
+  });
+
+  it("bounds the work a template can ask for", () => {
+    expect(
+      renderFailure("{% for i in range(1000) %}{% for j in range(1000) %}{% endfor %}{% endfor %}").problem,
+    ).toContain("more than 1000000 loop iterations");
+    expect(renderFailure("{% macro r(n) %}{{ r(n + 1) }}{% endmacro %}{{ r(0) }}").problem).toContain(
+      "nest deeper than 100 levels",
+    );
+    expect(renderFailure("{{ range(2000000) | length }}").problem).toContain("limit 1000000");
+    expect(renderFailure("{{ 'x' | center(100000000) }}").problem).toContain("exceeds");
+    expect(renderFailure("{{ 'ab' * 600000 }}").problem).toContain("exceed");
   });
 
   it("refuses constructs outside the sandboxed subset at compile time", () => {

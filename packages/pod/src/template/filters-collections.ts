@@ -18,6 +18,7 @@ import {
   getAttribute,
   isPlainObject,
   isTruthy,
+  MAX_BUILT_LENGTH,
   TemplateCallable,
   TemplateObject,
   typeName,
@@ -152,7 +153,9 @@ const sum = bound(
 
 const batch = bound(["linecount", ["fill_with", null]], ([v, count, fill]) => {
   const size = intArg(count, "batch", "linecount");
-  if (size < 1) throw new TemplateValueError("batch: 'linecount' must be at least 1");
+  if (size < 1 || size > MAX_BUILT_LENGTH) {
+    throw new TemplateValueError(`batch: 'linecount' must be between 1 and ${MAX_BUILT_LENGTH}`);
+  }
   const list = items(v, "batch");
   const out: (readonly unknown[])[] = [];
   for (let i = 0; i < list.length; i += size) {
@@ -196,25 +199,16 @@ const groupby = bound(
   },
 );
 
-function selectFilter(name: string, keep: boolean): FilterDefinition {
+/**
+ * `select`/`reject` (test each item) and `selectattr`/`rejectattr` (test one attribute of each
+ * item): the first positional argument of the *attr forms is the attribute, then the test name
+ * and its arguments; without a test, truthiness decides.
+ */
+function selectFilter(name: string, keep: boolean, byAttribute: boolean): FilterDefinition {
   return variadic((v, rest) => {
-    const [testName, ...testArgs] = rest.positional;
-    const predicate =
-      testName === undefined
-        ? isTruthy
-        : (item: unknown) =>
-            runTest(stringArg(testName, name, "test"), item, {
-              positional: testArgs,
-              keywords: rest.keywords,
-            });
-    return frozenList(items(v, name).filter((item) => predicate(item) === keep));
-  });
-}
-
-function selectAttrFilter(name: string, keep: boolean): FilterDefinition {
-  return variadic((v, rest) => {
-    const [attribute, testName, ...testArgs] = rest.positional;
-    const get = attributeGetter(attribute, name);
+    const [attribute, ...afterAttribute] = byAttribute ? rest.positional : [null, ...rest.positional];
+    const get = byAttribute ? attributeGetter(attribute, name) : (item: unknown) => item;
+    const [testName, ...testArgs] = afterAttribute;
     const predicate =
       testName === undefined
         ? isTruthy
@@ -300,10 +294,10 @@ export function collectionFilters(apply: FilterApplier): ReadonlyArray<readonly 
     ["sum", sum],
     ["batch", batch],
     ["groupby", groupby],
-    ["select", selectFilter("select", true)],
-    ["reject", selectFilter("reject", false)],
-    ["selectattr", selectAttrFilter("selectattr", true)],
-    ["rejectattr", selectAttrFilter("rejectattr", false)],
+    ["select", selectFilter("select", true, false)],
+    ["reject", selectFilter("reject", false, false)],
+    ["selectattr", selectFilter("selectattr", true, true)],
+    ["rejectattr", selectFilter("rejectattr", false, true)],
     ["map", mapFilter(apply)],
     ["tojson", tojson],
     ["dump", tojson],

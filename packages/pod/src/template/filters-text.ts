@@ -1,6 +1,14 @@
 import { TemplateValueError } from "./errors.js";
 import { bound, type FilterDefinition, intArg, stringArg, textOf } from "./filter-support.js";
-import { typeName } from "./values.js";
+import { MAX_BUILT_LENGTH, typeName } from "./values.js";
+
+/** A width argument, capped so a template cannot ask for gigabytes of padding. */
+function widthArg(value: unknown, filter: string): number {
+  const width = intArg(value, filter, "width");
+  if (width > MAX_BUILT_LENGTH)
+    throw new TemplateValueError(`${filter}: width ${width} exceeds ${MAX_BUILT_LENGTH}`);
+  return width;
+}
 
 const HTML_ESCAPES: Readonly<Record<string, string>> = {
   "&": "&amp;",
@@ -55,7 +63,7 @@ const indent = bound(
     ["blank", false],
   ],
   ([v, width, first, blank]) => {
-    const pad = typeof width === "string" ? width : " ".repeat(intArg(width, "indent", "width"));
+    const pad = typeof width === "string" ? width : " ".repeat(Math.max(0, widthArg(width, "indent")));
     const lines = textOf(v, "indent").split("\n");
     return lines
       .map((line, i) => {
@@ -69,7 +77,7 @@ const indent = bound(
 
 const center = bound([["width", 80]], ([v, width]) => {
   const s = textOf(v, "center");
-  const w = intArg(width, "center", "width");
+  const w = widthArg(width, "center");
   if (s.length >= w) return s;
   const left = Math.floor((w - s.length) / 2);
   return " ".repeat(left) + s + " ".repeat(w - s.length - left);

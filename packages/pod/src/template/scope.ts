@@ -32,9 +32,14 @@ export interface LinkedTemplate {
 /** How deep includes, imports and macro calls may nest before rendering stops. */
 export const MAX_RENDER_DEPTH = 100;
 
+/** How many loop iterations one render may run in total (bounds the time a template can take). */
+export const MAX_LOOP_ITERATIONS = 1_000_000;
+
 /** Per-render bookkeeping shared by every scope of one render. */
 export class RenderState {
   depth = 0;
+  /** Loop iterations run so far, against `MAX_LOOP_ITERATIONS`. */
+  iterations = 0;
   /** Set when the watched attribute (or its whole container) was read outside `is defined`. */
   watchHit = false;
 
