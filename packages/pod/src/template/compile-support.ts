@@ -88,9 +88,11 @@ export function located(error: unknown, scope: Scope, line: number, column: numb
   if (TemplateRenderError.isInstance(error)) return error;
   if (error instanceof TemplateValueError) return scope.error(error.message, line, column);
   if (error instanceof RangeError) {
-    return scope.error("the template recursed too deeply (call stack exhausted)", line, column, {
-      cause: error,
-    });
+    // V8 throws RangeError both for an exhausted call stack and for a string over its size limit.
+    const problem = /string length/i.test(error.message)
+      ? "the output grew beyond the largest possible string"
+      : "the template recursed too deeply (call stack exhausted)";
+    return scope.error(problem, line, column, { cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);
   return scope.error(`internal error while rendering: ${message}`, line, column, { cause: error });
