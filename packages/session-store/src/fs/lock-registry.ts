@@ -1,4 +1,4 @@
-import { acquireFileLock, type LockPolicy, releaseFileLock } from "./segment-lock.js";
+import { acquireFileLock, isLockWanted, type LockPolicy, releaseFileLock } from "./segment-lock.js";
 import type { SyncFs } from "./sync-fs.js";
 
 // The locks this thread holds. Module state on purpose: a lock file names a process, so which
@@ -9,7 +9,10 @@ interface HeldLock {
   fs: SyncFs;
   lingerMs: number;
   lastUse: number;
+  lastWantCheck: number;
 }
+/** How often a busy holder looks for a waiting process's hand-over request. */
+const WANT_CHECK_MS = 2;
 const held = new Map<string, HeldLock>();
 let tickReleaseScheduled = false;
 let lingerTimer: NodeJS.Timeout | undefined;
@@ -58,7 +61,8 @@ function armLingerTimer(ms: number): void {
  * Makes sure this thread holds the append lock `lockPath` for `owner`. The lock is a lease: it
  * is kept until the end of the current tick (`lingerMs` 0) or until no append used it for
  * `lingerMs`, and released on process exit; a killed holder leaves a lock of a dead pid that
- * the next writer takes over. Returns true when `owner` held it continuously since its
+ * the next writer takes over. A holder that keeps appending checks every few ms whether another
+ * process waits (its `.want` file) and then hands the lock over and queues behind it. Returns true when `owner` held it continuously since its
  * previous call — nobody else can have touched the segment, so `owner`'s cached view of the
  * file is exact; false when the lock was (re)taken and the file must be re-checked.
  */
@@ -70,13 +74,21 @@ export function holdLock(
 ): boolean {
   const current = held.get(lockPath);
   if (current !== undefined) {
-    current.lastUse = performance.now();
-    if (current.owner === owner) return true;
-    current.owner = owner;
-    return false;
+    const now = performance.now();
+    current.lastUse = now;
+    const due = now - current.lastWantCheck >= WANT_CHECK_MS;
+    if (due) current.lastWantCheck = now;
+    if (!due || !isLockWanted(current.fs, lockPath)) {
+      if (current.owner === owner) return true;
+      current.owner = owner;
+      return false;
+    }
+    // Another process is waiting: hand the lock over and queue behind it.
+    release(lockPath, current);
   }
   acquireFileLock(lockPath, policy, what);
-  held.set(lockPath, { owner, fs: policy.fs, lingerMs: policy.lingerMs, lastUse: performance.now() });
+  const now = performance.now();
+  held.set(lockPath, { owner, fs: policy.fs, lingerMs: policy.lingerMs, lastUse: now, lastWantCheck: now });
   if (policy.lingerMs === 0) {
     if (!tickReleaseScheduled) {
       tickReleaseScheduled = true;

@@ -106,36 +106,68 @@ function breakStale(lockPath: string, observed: Holder, policy: LockPolicy): voi
   }
 }
 
+/** `<lock>.want`: a waiting process asks the holder to hand the lock over (fairness). */
+export function wantPath(lockPath: string): string {
+  return `${lockPath}.want`;
+}
+
+/** Another live process's hand-over request; a dead process's request is removed. */
+function liveRival(want: string, policy: LockPolicy): Holder | null {
+  const rival = readHolder(policy.fs, want);
+  if (rival === null || rival.pid === policy.pid) return null;
+  if (!isStale(rival, policy)) return rival;
+  unlinkQuietly(policy.fs, want);
+  return null;
+}
+
 /**
  * Takes the cross-process append lock `lockPath` (a file holding the owner's pid, created with
- * O_EXCL). A lock of a dead process is taken over; a live holder is waited for with backoff up to
- * `timeoutMs`, then `LockTimeoutError`. `what` names the segment for a missing-directory error.
+ * O_EXCL). A lock of a dead process is taken over. A live holder is waited for with short polls
+ * up to `timeoutMs`, then `LockTimeoutError`; while waiting, this process leaves a `.want` file
+ * so a holder that keeps appending hands the lock over instead of starving it, and newcomers
+ * let the process that asked first go first. `what` names the segment for a missing-directory error.
  */
 export function acquireFileLock(lockPath: string, policy: LockPolicy, what: { segmentId: string }): void {
+  const want = wantPath(lockPath);
   const started = policy.now();
   let delay = 1;
-  for (;;) {
-    try {
-      if (tryCreate(policy.fs, lockPath, policy.pid)) return;
-    } catch (error) {
-      if (errorCode(error) === "ENOENT") {
-        throw new NotFoundError({ what: "segment", id: what.segmentId, where: lockPath });
+  let wanting = false;
+  try {
+    for (;;) {
+      const rival = wanting ? null : liveRival(want, policy);
+      if (rival === null) {
+        try {
+          if (tryCreate(policy.fs, lockPath, policy.pid)) return;
+        } catch (error) {
+          if (errorCode(error) === "ENOENT") {
+            throw new NotFoundError({ what: "segment", id: what.segmentId, where: lockPath });
+          }
+          throw error;
+        }
       }
-      throw error;
+      const holder = readHolder(policy.fs, lockPath);
+      if (holder !== null && isStale(holder, policy)) {
+        breakStale(lockPath, holder, policy);
+        continue;
+      }
+      if (holder === null && rival === null) continue;
+      if (holder !== null && rival === null && !wanting) wanting = tryCreate(policy.fs, want, policy.pid);
+      const waited = policy.now() - started;
+      if (waited >= policy.timeoutMs) {
+        const pid = holder?.pid ?? rival?.pid;
+        throw new LockTimeoutError({ lockFile: lockPath, holderPid: pid, waitedMs: Math.round(waited) });
+      }
+      sleepSync(Math.min(delay, policy.timeoutMs - waited));
+      delay = Math.min(delay * 2, 5);
     }
-    const holder = readHolder(policy.fs, lockPath);
-    if (holder === null) continue;
-    if (isStale(holder, policy)) {
-      breakStale(lockPath, holder, policy);
-      continue;
-    }
-    const waited = policy.now() - started;
-    if (waited >= policy.timeoutMs) {
-      throw new LockTimeoutError({ lockFile: lockPath, holderPid: holder.pid, waitedMs: Math.round(waited) });
-    }
-    sleepSync(Math.min(delay, policy.timeoutMs - waited));
-    delay = Math.min(delay * 2, 25);
+  } finally {
+    if (wanting) unlinkQuietly(policy.fs, want);
   }
+}
+
+/** True when some process waits for `lockPath` (one stat; the holder checks this while it holds). */
+export function isLockWanted(fs: SyncFs, lockPath: string): boolean {
+  return fs.statSync(wantPath(lockPath), { throwIfNoEntry: false }) !== undefined;
 }
 
 /** Removes a lock file this process created. */

@@ -1,0 +1,166 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import type { Entry } from "../src/entry/entry-schema.js";
+import { FsStore } from "../src/fs/fs-store.js";
+import { SessionLog } from "../src/log/session-log.js";
+import { childScript } from "./helpers/built-package.js";
+import { useTempDirs } from "./helpers/temp-dir.js";
+
+const tempDir = useTempDirs();
+
+interface Writer {
+  child: ChildProcess;
+  lines: string[];
+  next(): Promise<string>;
+}
+
+function writer(args: string[]): Writer {
+  const child = spawn(process.execPath, [childScript("race-child.mjs"), ...args], { stdio: ["pipe", "pipe", "pipe"] });
+  const lines: string[] = [];
+  const stderr: string[] = [];
+  let buffered = "";
+  let waiting: (() => void) | undefined;
+  child.stdout?.on("data", (chunk: Buffer) => {
+    buffered += chunk.toString("utf8");
+    const parts = buffered.split("\n");
+    buffered = parts.pop() ?? "";
+    lines.push(...parts);
+    waiting?.();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk.toString("utf8")));
+  child.once("exit", () => waiting?.());
+  let read = 0;
+  return {
+    child,
+    lines,
+    next: () =>
+      new Promise<string>((resolve, reject) => {
+        const check = () => {
+          if (read < lines.length) {
+            waiting = undefined;
+            resolve(lines[read++] as string);
+          } else if (child.exitCode !== null) {
+            reject(new Error(`writer exited: ${stderr.join("")}`));
+          } else {
+            waiting = check;
+          }
+        };
+        check();
+      }),
+  };
+}
+
+async function readAll(store: FsStore, ref: { sessionId: string; segmentId: string }): Promise<Entry[]> {
+  const out: Entry[] = [];
+  for await (const entry of store.readAll(ref)) out.push(entry);
+  return out;
+}
+
+describe("concurrent writers in separate processes", () => {
+  it("two processes appending to one segment never interleave bytes and lose nothing", async () => {
+    const root = await tempDir();
+    const log = SessionLog.create(new FsStore({ root }), { systemPrompt: null, config: {} });
+    const count = 150;
+    const writers = ["alpha", "beta"].map((name) =>
+      writer(["interleave", root, log.sessionId, log.segmentId, name, String(count)]),
+    );
+    for (const w of writers) expect(await w.next()).toBe("ready");
+    for (const w of writers) w.child.stdin?.write("go\n");
+    for (const w of writers) expect(await w.next()).toBe("done");
+
+    const store = new FsStore({ root });
+    const entries = await readAll(store, log.ref); // throws CorruptEntryError on any torn line
+    expect(entries).toHaveLength(1 + 2 * count);
+    const raw = await readFile(store.segmentPath(log.ref), "utf8");
+    expect(raw.endsWith("\n")).toBe(true);
+    for (const name of ["alpha", "beta"]) {
+      const mine = entries.filter((e): e is Extract<Entry, { kind: "extension" }> => e.kind === "extension" && e.domain === name);
+      expect(mine.map((e) => (e.payload as { i: number }).i)).toEqual([...Array(count).keys()]);
+      for (const entry of mine) {
+        const { i, filler } = entry.payload as { i: number; filler: string };
+        expect(filler).toBe(`${name}${"ü".repeat(512 + ((i * 7919) % 48) * 1024)}`);
+      }
+    }
+    // Both writers really ran at the same time: their entries alternate somewhere in the file.
+    const owners = entries.slice(1).map((e) => (e as { domain: string }).domain);
+    const switches = owners.filter((owner, i) => i > 0 && owner !== owners[i - 1]).length;
+    expect(switches).toBeGreaterThan(1);
+    store.close();
+  });
+
+  it("a process that keeps appending hands the lock over to a waiting process", async () => {
+    const root = await tempDir();
+    const log = SessionLog.create(new FsStore({ root }), { systemPrompt: null, config: {} });
+    const busy = writer(["busy", root, log.sessionId, log.segmentId]);
+    try {
+      expect(await busy.next()).toBe("ready");
+      busy.child.stdin?.write("go\n");
+      expect(await busy.next()).toBe("appending");
+      // Without the hand-over this would time out: the busy writer's lease never goes idle.
+      const store = new FsStore({ root, lockTimeoutMs: 2_000 });
+      const entry: Entry = { kind: "extension", ts: 1, domain: "waiter", payload: "got in" };
+      expect(store.append(log.ref, [entry]).status).toBe("appended");
+      store.close();
+      expect(busy.child.exitCode).toBeNull();
+    } finally {
+      busy.child.kill("SIGKILL");
+    }
+    const entries = await readAll(new FsStore({ root }), log.ref);
+    const at = entries.findIndex((e) => e.kind === "extension" && e.domain === "waiter");
+    expect(at).toBeGreaterThan(1);
+  });
+
+  it("the loser of a drift race forks with forked_from and leaves the source untouched", async () => {
+    const root = await tempDir();
+    const store = new FsStore({ root });
+    const log = SessionLog.create(store, { systemPrompt: "race", config: { n: 1 } });
+    log.append({ kind: "invoke", trigger: "user" });
+    log.append({ kind: "user_input", text: "before the race" });
+    log.append({ kind: "turn_end", turn: 1 });
+    log.append({ kind: "run_completed", result: "finished", interrupted: false });
+    store.close();
+    const sourcePath = store.segmentPath(log.ref);
+    const initial = await readFile(sourcePath, "utf8");
+
+    for (let round = 0; round < 3; round++) {
+      const before = await readFile(sourcePath, "utf8");
+      const sourceState = (await SessionLog.openSegment(new FsStore({ root }), log.ref)).state;
+      const racers = ["red", "blue"].map((name) => writer(["drift", root, log.sessionId, log.segmentId, `${name}-${round}`]));
+      for (const r of racers) expect(await r.next()).toBe("ready");
+      for (const r of racers) r.child.stdin?.write("go\n");
+      const results = await Promise.all(racers.map(async (r) => JSON.parse(await r.next())));
+
+      const losers = results.filter((r) => r.driftFork !== null);
+      const winners = results.filter((r) => r.driftFork === null);
+      expect(losers).toHaveLength(1);
+      expect(winners).toHaveLength(1);
+      const [winner, loser] = [winners[0], losers[0]];
+      const winnerName = results.indexOf(winner) === 0 ? `red-${round}` : `blue-${round}`;
+      const loserName = results.indexOf(loser) === 0 ? `red-${round}` : `blue-${round}`;
+
+      // The source gained exactly the winner's line and nothing of the loser.
+      const after = await readFile(sourcePath, "utf8");
+      expect(after.startsWith(before)).toBe(true);
+      const added = after.slice(before.length).trimEnd().split("\n");
+      expect(added).toHaveLength(1);
+      expect(JSON.parse(added[0] as string)).toMatchObject({ kind: "user_input", text: winnerName });
+      expect(winner.segmentId).toBe(log.segmentId);
+
+      // The loser continued in a new segment of the same session that names its source.
+      expect(loser.driftFork.fromSegmentId).toBe(log.segmentId);
+      const fork = await readAll(new FsStore({ root }), { sessionId: log.sessionId, segmentId: loser.segmentId });
+      expect(fork[0]).toMatchObject({
+        kind: "segment_start",
+        session_id: log.sessionId,
+        forked_from: { segment_id: log.segmentId, at_turn: 1 },
+        system_prompt: "race",
+        config: { n: 1 },
+      });
+      const head = fork[0] as Extract<Entry, { kind: "segment_start" }>;
+      expect(head.history).toEqual(sourceState.history);
+      expect(fork.at(-1)).toMatchObject({ kind: "user_input", text: loserName });
+    }
+    expect((await readFile(sourcePath, "utf8")).startsWith(initial)).toBe(true);
+  });
+});
