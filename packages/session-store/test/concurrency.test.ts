@@ -16,7 +16,9 @@ interface Writer {
 }
 
 function writer(args: string[]): Writer {
-  const child = spawn(process.execPath, [childScript("race-child.mjs"), ...args], { stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [childScript("race-child.mjs"), ...args], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   const lines: string[] = [];
   const stderr: string[] = [];
   let buffered = "";
@@ -75,7 +77,9 @@ describe("concurrent writers in separate processes", () => {
     const raw = await readFile(store.segmentPath(log.ref), "utf8");
     expect(raw.endsWith("\n")).toBe(true);
     for (const name of ["alpha", "beta"]) {
-      const mine = entries.filter((e): e is Extract<Entry, { kind: "extension" }> => e.kind === "extension" && e.domain === name);
+      const mine = entries.filter(
+        (e): e is Extract<Entry, { kind: "extension" }> => e.kind === "extension" && e.domain === name,
+      );
       expect(mine.map((e) => (e.payload as { i: number }).i)).toEqual([...Array(count).keys()]);
       for (const entry of mine) {
         const { i, filler } = entry.payload as { i: number; filler: string };
@@ -126,7 +130,9 @@ describe("concurrent writers in separate processes", () => {
     for (let round = 0; round < 3; round++) {
       const before = await readFile(sourcePath, "utf8");
       const sourceState = (await SessionLog.openSegment(new FsStore({ root }), log.ref)).state;
-      const racers = ["red", "blue"].map((name) => writer(["drift", root, log.sessionId, log.segmentId, `${name}-${round}`]));
+      const racers = ["red", "blue"].map((name) =>
+        writer(["drift", root, log.sessionId, log.segmentId, `${name}-${round}`]),
+      );
       for (const r of racers) expect(await r.next()).toBe("ready");
       for (const r of racers) r.child.stdin?.write("go\n");
       const results = await Promise.all(racers.map(async (r) => JSON.parse(await r.next())));
@@ -149,7 +155,10 @@ describe("concurrent writers in separate processes", () => {
 
       // The loser continued in a new segment of the same session that names its source.
       expect(loser.driftFork.fromSegmentId).toBe(log.segmentId);
-      const fork = await readAll(new FsStore({ root }), { sessionId: log.sessionId, segmentId: loser.segmentId });
+      const fork = await readAll(new FsStore({ root }), {
+        sessionId: log.sessionId,
+        segmentId: loser.segmentId,
+      });
       expect(fork[0]).toMatchObject({
         kind: "segment_start",
         session_id: log.sessionId,

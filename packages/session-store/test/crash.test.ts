@@ -70,7 +70,9 @@ function spawnWriter(script: string, root: string, sessionId: string): ChildRun 
 }
 
 describe("crash safety under SIGKILL", () => {
-  it(`keeps every reported entry across ${KILLS} kills of a real appending process`, { timeout: 120_000 }, async () => {
+  it(`keeps every reported entry across ${KILLS} kills of a real appending process`, {
+    timeout: 120_000,
+  }, async () => {
     const script = childScript("append-child.mjs");
     const seed = Date.now() % 100_000;
     const random = mulberry32(seed);

@@ -44,16 +44,18 @@ const usage = (
 ) => ({ historyLen, inputTokens, cacheReadTokens, cacheWriteTokens, outputTokens, ts });
 const noLineage = { forkedFrom: null, compactedFrom: null };
 
-/** A store holding the given fixture files under the ids their segment_start names. */
-async function storeWith(...files: string[]): Promise<FsStore> {
+/** A store holding the given fixture files (paths under fixtures/) under the ids their segment_start names. */
+async function storeFrom(...paths: string[]): Promise<FsStore> {
   const root = await tempDir();
-  for (const file of files) {
-    const first = JSON.parse((await readFile(join(v1, file), "utf8")).split("\n")[0] as string);
+  for (const path of paths) {
+    const first = JSON.parse((await readFile(join(fixtures, path), "utf8")).split("\n")[0] as string);
     await mkdir(join(root, first.session_id), { recursive: true });
-    await copyFile(join(v1, file), join(root, first.session_id, `${first.segment_id}.jsonl`));
+    await copyFile(join(fixtures, path), join(root, first.session_id, `${first.segment_id}.jsonl`));
   }
   return new FsStore({ root });
 }
+
+const storeWith = (...files: string[]) => storeFrom(...files.map((file) => join("v1", file)));
 
 async function segmentState(store: FsStore, sessionId: string, segmentId: string): Promise<SessionState> {
   return (await SessionLog.openSegment(store, { sessionId, segmentId })).state;
@@ -99,10 +101,17 @@ describe("format v1 fixture corpus", () => {
         type: "reasoning",
         text: "",
         provider_metadata: {
-          anthropic: { redactedData: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfCXCzH" },
+          anthropic: {
+            redactedData: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfCXCzH",
+          },
         },
       },
-      { type: "tool_call", call_id: "toolu_01A09q90qw90lq917835lq9", name: "read_file", arguments: '{"path":"src/add.ts"}' },
+      {
+        type: "tool_call",
+        call_id: "toolu_01A09q90qw90lq917835lq9",
+        name: "read_file",
+        arguments: '{"path":"src/add.ts"}',
+      },
       {
         type: "tool_result",
         call_id: "toolu_01A09q90qw90lq917835lq9",
@@ -127,7 +136,8 @@ describe("format v1 fixture corpus", () => {
         provider_metadata: {
           openai: {
             itemId: "rs_68c1f0a2d4e48190b1f2",
-            reasoningEncryptedContent: "gAAAAABowfCiZ2F0ZXdheS1lbmNyeXB0ZWQtcmVhc29uaW5nLWJsb2ItZm9yLWZpeHR1cmVzLW9ubHk9PQ==",
+            reasoningEncryptedContent:
+              "gAAAAABowfCiZ2F0ZXdheS1lbmNyeXB0ZWQtcmVhc29uaW5nLWJsb2ItZm9yLWZpeHR1cmVzLW9ubHk9PQ==",
           },
         },
         type: "reasoning",
@@ -283,12 +293,11 @@ describe("fixture corpus across format versions", () => {
     expect(versions).toContain("v1");
     for (const version of versions) {
       for (const file of (await readdir(join(fixtures, version))).filter((name) => name.endsWith(".jsonl"))) {
-        const first = JSON.parse((await readFile(join(fixtures, version, file), "utf8")).split("\n")[0] as string);
-        const root = await tempDir();
-        await mkdir(join(root, first.session_id));
-        await copyFile(join(fixtures, version, file), join(root, first.session_id, `${first.segment_id}.jsonl`));
-        const state = await restoreSession(new FsStore({ root }), first.session_id);
-        expect(state.segmentId, `${version}/${file}`).toBe(first.segment_id);
+        const store = await storeFrom(join(version, file));
+        const [sessionId] = await store.listSessions();
+        const lines = (await readFile(join(fixtures, version, file), "utf8")).trimEnd().split("\n");
+        const state = await restoreSession(store, sessionId as string);
+        expect(state.entryCount, `${version}/${file}`).toBe(lines.length);
       }
     }
   });

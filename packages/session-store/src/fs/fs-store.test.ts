@@ -205,6 +205,20 @@ describe("FsStore append and read", () => {
     other.close();
   });
 
+  it("keeps every segment writable when it writes to more segments than it keeps open", async () => {
+    const root = await tempDir();
+    const store = new FsStore({ root });
+    const refs = Array.from({ length: 20 }, () => ({ sessionId: newId(), segmentId: newId() }));
+    for (const ref of refs) store.createSegment(ref, [head(ref)]);
+    for (let round = 0; round < 3; round++) {
+      for (const ref of refs) {
+        expect(store.append(ref, [input(`r${round}`)], { expectedCount: 1 + round }).status).toBe("appended");
+      }
+    }
+    for (const ref of refs) expect(await readAllOf(store, ref)).toHaveLength(4);
+    store.close();
+  });
+
   it("reports a missing segment as NotFoundError", async () => {
     const { store, ref } = await newSegment();
     const missing = { sessionId: ref.sessionId, segmentId: newId() };

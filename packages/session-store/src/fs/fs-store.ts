@@ -44,6 +44,8 @@ export function sessionsRoot(workspace: string): string {
   return join(workspace, ".podkit", "sessions");
 }
 
+const MAX_OPEN_SEGMENTS = 16;
+
 interface ReadHint {
   ino: number;
   committedSize: number;
@@ -179,7 +181,9 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
   private async *readFile(path: string, ref: SegmentRef): AsyncGenerator<Entry<TItem>> {
     try {
       yield* readSegmentFile(path, this.codec, (summary) => {
-        if (!this.open.has(path)) this.hints.set(path, summary);
+        if (this.open.has(path)) return;
+        if (this.hints.size >= MAX_OPEN_SEGMENTS) this.hints.clear();
+        this.hints.set(path, summary);
       });
     } catch (error) {
       if (errorCode(error) === "ENOENT")
@@ -265,6 +269,9 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
       count: scan.count,
       fileSize: size,
     };
+    // A long-lived writer moves on to new segments (compaction, forks); keep only recent files open.
+    const oldest = this.open.keys().next();
+    if (this.open.size >= MAX_OPEN_SEGMENTS && !oldest.done) this.forget(oldest.value);
     this.open.set(path, segment);
     return segment;
   }

@@ -119,6 +119,28 @@ describe("segment append lock", () => {
     store.close();
   });
 
+  it("does not wait forever on a hand-over request nobody will take up", async () => {
+    const { store, ref, lock } = await segment({ lockLingerMs: 0, lockTimeoutMs: 2_000 });
+    // A live process whose pid sits in the request file but that never takes the lock
+    // (e.g. a pid reused after a reboot).
+    const bystander = node("setInterval(() => {}, 1000); console.log('up')");
+    await firstLine(bystander);
+    try {
+      await writeFile(`${lock}.want`, `${bystander.pid}\n`);
+      expect(store.append(ref, [input("not starved")])).toEqual({ status: "appended", count: 2 });
+      expect(existsSync(`${lock}.want`)).toBe(false);
+    } finally {
+      bystander.kill("SIGKILL");
+      await exited(bystander);
+    }
+    const dead = node("");
+    await exited(dead);
+    await tick();
+    await writeFile(`${lock}.want`, `${dead.pid}\n`);
+    expect(store.append(ref, [input("dead requester ignored")])).toEqual({ status: "appended", count: 3 });
+    store.close();
+  });
+
   it("waits for a live holder to release the lock, then appends", async () => {
     const { store, ref, lock, path } = await segment();
     const released = `${path}.released`;

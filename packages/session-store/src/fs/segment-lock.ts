@@ -106,6 +106,9 @@ function breakStale(lockPath: string, observed: Holder, policy: LockPolicy): voi
   }
 }
 
+/** How long a free lock is left to a waiting rival before its request is considered abandoned. */
+const RIVAL_GRACE_MS = 200;
+
 /** `<lock>.want`: a waiting process asks the holder to hand the lock over (fairness). */
 export function wantPath(lockPath: string): string {
   return `${lockPath}.want`;
@@ -132,9 +135,21 @@ export function acquireFileLock(lockPath: string, policy: LockPolicy, what: { se
   const started = policy.now();
   let delay = 1;
   let wanting = false;
+  let freeForRivalSince: number | undefined;
   try {
     for (;;) {
-      const rival = wanting ? null : liveRival(want, policy);
+      let rival = wanting ? null : liveRival(want, policy);
+      if (rival !== null && !policy.fs.statSync(lockPath, { throwIfNoEntry: false })) {
+        // A real waiter grabs a free lock within a poll; a request left by a process whose pid
+        // now belongs to someone else never would. Stop yielding to it after a grace period.
+        freeForRivalSince ??= policy.now();
+        if (policy.now() - freeForRivalSince > RIVAL_GRACE_MS) {
+          unlinkQuietly(policy.fs, want);
+          rival = null;
+        }
+      } else {
+        freeForRivalSince = undefined;
+      }
       if (rival === null) {
         try {
           if (tryCreate(policy.fs, lockPath, policy.pid)) return;

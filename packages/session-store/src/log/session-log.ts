@@ -1,7 +1,7 @@
 import type { Entry, EntryInput, MinimalItem } from "../entry/entry-schema.js";
 import { NotFoundError, SessionStoreError, SessionStoreUsageError } from "../errors.js";
 import { newId } from "../ids.js";
-import { type ReplayFold, type ReplayOptions, startFold } from "../replay/replay.js";
+import { type ReplayFold, type ReplayOptions, replay, startFold } from "../replay/replay.js";
 import type { SessionState } from "../replay/session-state.js";
 import { entriesThroughTurn } from "../replay/turn-cut.js";
 import type { SegmentRef, Store } from "../store/store.js";
@@ -125,9 +125,11 @@ export class SessionLog<TItem = MinimalItem> {
     sessionId: string,
     options: SessionLogOptions<TItem> & { atTurn?: number } = {},
   ): Promise<SessionLog<TItem>> {
-    const source = await SessionLog.open(store, sessionId, options);
+    const [newest] = await store.listSegments(sessionId);
+    if (newest === undefined)
+      throw new NotFoundError({ what: "session", id: sessionId, where: "its store (no segments)" });
     const ids = options.newId ?? newId;
-    return SessionLog.cutInto(store, source.ref, options.atTurn ?? source.state.turn, ids(), options);
+    return SessionLog.cutInto(store, { sessionId, segmentId: newest }, options.atTurn, ids(), options);
   }
 
   /**
@@ -146,14 +148,16 @@ export class SessionLog<TItem = MinimalItem> {
     return SessionLog.cutInto(store, { sessionId, segmentId }, turn, sessionId, options);
   }
 
+  /** A new segment in `targetSessionId` holding `source`'s state at the end of `atTurn` (default: its current turn). */
   private static async cutInto<TItem>(
     store: Store<TItem>,
     source: SegmentRef,
-    turn: number,
+    atTurn: number | undefined,
     targetSessionId: string,
     options: SessionLogOptions<TItem>,
   ): Promise<SessionLog<TItem>> {
     const entries = await collect(store.readAll(source));
+    const turn = atTurn ?? replay(entries, options).turn;
     const keep = entriesThroughTurn(entries, turn, source.segmentId);
     const fold = startFold(entries[0], options);
     for (let i = 1; i < keep; i++) fold.apply(entries[i] as Entry<TItem>);
