@@ -1,11 +1,11 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { loadRecordedChunks, type Wire } from "@podkit/testkit";
+import { loadRecordedChunks, RECORDINGS_DIR, type Wire } from "@podkit/testkit";
 import { describe, expect, it } from "vitest";
 import { ItemSchema, ProviderError } from "../src/index.js";
 import { FAST_RETRY, startDouble, workerFor } from "./helpers.js";
 
-const ROOT = join(import.meta.dirname, "../../../../shared/fixtures/provider-recordings");
+const ROOT = RECORDINGS_DIR;
 
 /** Recordings that must end in a typed error; every other one must finish. */
 const EXPECTED_ERRORS: Record<string, RegExp> = {

@@ -1,7 +1,7 @@
 export { TestkitError } from "./errors.js";
 export type { PromptCacheReport, PromptCacheRequestReport } from "./prompt-cache/report.js";
 export { simulatePromptCache } from "./prompt-cache/simulate-prompt-cache.js";
-export { loadRecordedChunks } from "./recordings.js";
+export { loadRecordedChunks, RECORDINGS_DIR } from "./recordings.js";
 export {
   NO_RESPONSE_LEFT,
   type ProviderDouble,

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { TestkitError } from "./errors.js";
 
 /**
@@ -14,3 +15,10 @@ export function loadRecordedChunks(file: string): string[] {
   }
   return text.split(/\r?\n/).filter((line) => line.trim().length > 0);
 }
+
+/**
+ * The provider recordings shipped with this package (`<wire>/<name>.chunks.txt`): real streams from
+ * Anthropic, OpenAI (Chat and Responses) and Gemini, taken from the Vercel AI SDK's test fixtures
+ * (Apache-2.0). Resolves the same from `src/` and from the built `dist/`.
+ */
+export const RECORDINGS_DIR: string = fileURLToPath(new URL("../recordings/", import.meta.url));

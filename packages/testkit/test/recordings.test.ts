@@ -1,17 +1,13 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { APICallError, type LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
-import { loadRecordedChunks, type Wire } from "../src/index.js";
+import { loadRecordedChunks, RECORDINGS_DIR, type Wire } from "../src/index.js";
 import { collect, metadataOf, type StreamSummary } from "./support/collect.js";
 import { useDoubles } from "./support/doubles.js";
 import { allWires, basicCall, modelFor } from "./support/models.js";
 
-const recordingsDir = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  "../../../../shared/fixtures/provider-recordings",
-);
+const recordingsDir = RECORDINGS_DIR;
 const startDouble = useDoubles();
 
 interface Expectation {
