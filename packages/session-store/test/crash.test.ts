@@ -5,7 +5,6 @@ import { describe, expect, it } from "vitest";
 import { FsStore } from "../src/fs/fs-store.js";
 import { SessionLog } from "../src/log/session-log.js";
 import { childScript } from "./helpers/built-package.js";
-// @ts-expect-error plain ESM helper shared with the child process
 import { payloadOf, seqOf } from "./helpers/payload.mjs";
 import { useTempDirs } from "./helpers/temp-dir.js";
 
@@ -107,7 +106,7 @@ describe("crash safety under SIGKILL", () => {
       const found = new Map<number, string>();
       for (const item of log.state.history) {
         const text = (item.content as { text: string }[])[0]?.text as string;
-        found.set(seqOf(text), text);
+        found.set(seqOf(text) as number, text);
       }
       for (const seq of committed) {
         expect(found.get(seq), `seed ${seed}, kill ${kill}: entry ${seq}`).toBe(payloadOf(seq));

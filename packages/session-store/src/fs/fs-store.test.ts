@@ -2,8 +2,9 @@ import * as nodeFs from "node:fs";
 import { appendFile, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { useTempDirs } from "../../test/helpers/temp-dir.js";
-import type { Entry } from "../entry/entry-schema.js";
+import type { Entry, MinimalItem } from "../entry/entry-schema.js";
 import {
   AppendFailedError,
   CorruptEntryError,
@@ -13,7 +14,7 @@ import {
 } from "../errors.js";
 import { newId } from "../ids.js";
 import type { SegmentRef } from "../store/store.js";
-import { FsStore, sessionsRoot } from "./fs-store.js";
+import { FsStore, type FsStoreOptions, sessionsRoot } from "./fs-store.js";
 import type { SyncFs } from "./sync-fs.js";
 
 const tempDir = useTempDirs();
@@ -39,9 +40,9 @@ async function readAllOf(store: FsStore, ref: SegmentRef): Promise<Entry[]> {
   return out;
 }
 
-async function newSegment(options: Partial<ConstructorParameters<typeof FsStore>[0]> = {}) {
+async function newSegment(options: Partial<FsStoreOptions<MinimalItem>> = {}) {
   const root = await tempDir();
-  const store = new FsStore({ root, ...options });
+  const store = new FsStore<MinimalItem>({ root, ...options });
   const ref = { sessionId: newId(), segmentId: newId() };
   store.createSegment(ref, [head(ref)]);
   return { root, store, ref, path: store.segmentPath(ref) };
@@ -364,7 +365,6 @@ describe("FsStore truncate", () => {
 
 describe("FsStore with a custom item schema", () => {
   it("validates items on write and on read", async () => {
-    const { z } = await import("zod");
     const root = await tempDir();
     const itemSchema = z.object({ type: z.literal("message"), role: z.enum(["user", "assistant"]) });
     const store = new FsStore({ root, itemSchema });

@@ -61,7 +61,8 @@ interface ReadHint {
  * by `<segment>.jsonl.lock` (pid inside, O_EXCL), held as a short lease: kept while appends keep
  * coming and released `lockLingerMs` after the last one, so a burst pays for one lock file and
  * another process waits at most that long. While the lease is held, a 1-byte read past the
- * committed end is the only check an append needs. Create and truncate write a temp file and rename it into place.
+ * committed end is the only check an append needs. Create and truncate write a temp file and
+ * rename it into place.
  */
 export class FsStore<TItem = MinimalItem> implements Store<TItem> {
   readonly root: string;
@@ -72,6 +73,8 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
   private readonly open = new Map<string, OpenSegment>();
   private readonly hints = new Map<string, ReadHint>();
   private readonly probe = Buffer.alloc(1);
+  /** Paths of frozen refs (a writer passes the same frozen ref on every append). */
+  private readonly paths = new WeakMap<SegmentRef, string>();
 
   constructor(options: FsStoreOptions<TItem>) {
     this.root = options.root;
@@ -91,9 +94,13 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
 
   /** Absolute path of a segment file. */
   segmentPath(ref: SegmentRef): string {
+    const known = this.paths.get(ref);
+    if (known !== undefined) return known;
     assertSafeId(ref.sessionId, "session");
     assertSafeId(ref.segmentId, "segment");
-    return join(this.root, ref.sessionId, `${ref.segmentId}.jsonl`);
+    const path = join(this.root, ref.sessionId, `${ref.segmentId}.jsonl`);
+    if (Object.isFrozen(ref)) this.paths.set(ref, path);
+    return path;
   }
 
   createSegment(ref: SegmentRef, entries: readonly Entry<TItem>[]): void {
@@ -123,8 +130,9 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
         : `${entries.map((entry) => this.codec.encode(entry)).join("\n")}\n`;
     const segment = this.lockedSegment(ref, path);
     const expected = options?.expectedCount;
-    if (expected !== undefined && expected !== segment.count)
+    if (expected !== undefined && expected !== segment.count) {
       return { status: "drift", count: segment.count };
+    }
     if (entries.length === 0) return { status: "appended", count: segment.count };
     try {
       appendOnce(this.fs, segment, Buffer.from(data, "utf8"), entries.length, this.fsync);
@@ -144,8 +152,9 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
     const path = this.segmentPath(ref);
     const segment = this.lockedSegment(ref, path);
     const expected = options?.expectedCount;
-    if (expected !== undefined && expected !== segment.count)
+    if (expected !== undefined && expected !== segment.count) {
       return { status: "drift", count: segment.count };
+    }
     if (!Number.isInteger(keep) || keep < 1 || keep > segment.count) {
       throw new SessionStoreUsageError(
         `cannot truncate segment ${ref.segmentId} to ${keep} entries: it holds ${segment.count}; ` +
@@ -186,8 +195,9 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
         this.hints.set(path, summary);
       });
     } catch (error) {
-      if (errorCode(error) === "ENOENT")
+      if (errorCode(error) === "ENOENT") {
         throw new NotFoundError({ what: "segment", id: ref.segmentId, where: path });
+      }
       throw error;
     }
   }
@@ -220,9 +230,9 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
 
   /**
    * Takes the segment's lock and returns the exact committed state of its file. While this
-   * store has held the lock continuously only bytes past the committed end need checking; otherwise
-   * the path is re-checked too: same inode → count the lines past the known committed length
-   * (a torn tail is not a line); replaced (truncated by someone) or shrunk → full rescan.
+   * store has held the lock continuously only bytes past the committed end need checking;
+   * otherwise the path is re-checked too: same inode → count the lines past the known committed
+   * length (a torn tail is not a line); replaced (truncated by someone) or shrunk → full rescan.
    */
   private lockedSegment(ref: SegmentRef, path: string): OpenSegment {
     const continuous = holdLock(`${path}.lock`, this, this.lockPolicy, ref);
@@ -240,8 +250,9 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
     try {
       stat = this.fs.statSync(path);
     } catch (error) {
-      if (errorCode(error) === "ENOENT")
+      if (errorCode(error) === "ENOENT") {
         throw new NotFoundError({ what: "segment", id: ref.segmentId, where: path });
+      }
       throw error;
     }
     if (cached !== undefined && cached.ino === stat.ino && stat.size >= cached.committedSize) {

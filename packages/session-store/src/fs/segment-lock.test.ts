@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { readFile, utimes, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { useTempDirs } from "../../test/helpers/temp-dir.js";
-import type { Entry } from "../entry/entry-schema.js";
+import type { Entry, MinimalItem } from "../entry/entry-schema.js";
 import { LockTimeoutError } from "../errors.js";
 import { newId } from "../ids.js";
 import { FsStore, type FsStoreOptions } from "./fs-store.js";
@@ -11,8 +11,8 @@ import { FsStore, type FsStoreOptions } from "./fs-store.js";
 const tempDir = useTempDirs();
 const input = (text: string): Entry => ({ kind: "user_input", ts: 2, text });
 
-async function segment(options: Partial<FsStoreOptions<never>> = {}) {
-  const store = new FsStore({ root: await tempDir(), ...options });
+async function segment(options: Partial<FsStoreOptions<MinimalItem>> = {}) {
+  const store = new FsStore<MinimalItem>({ root: await tempDir(), ...options });
   const ref = { sessionId: newId(), segmentId: newId() };
   store.createSegment(ref, [
     {

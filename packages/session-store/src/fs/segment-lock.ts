@@ -116,6 +116,8 @@ export function wantPath(lockPath: string): string {
 
 /** Another live process's hand-over request; a dead process's request is removed. */
 function liveRival(want: string, policy: LockPolicy): Holder | null {
+  // A stat first: the common case is no request, and a failed open would throw.
+  if (policy.fs.statSync(want, { throwIfNoEntry: false }) === undefined) return null;
   const rival = readHolder(policy.fs, want);
   if (rival === null || rival.pid === policy.pid) return null;
   if (!isStale(rival, policy)) return rival;

@@ -267,7 +267,7 @@ describe("SessionLog fork, forkAt, compaction", () => {
   });
 
   it("a compacted segment keeps the system prompt string, resets usage and extensions, and restores as newest", async () => {
-    const { store, log, options, file } = await fixture();
+    const { store, log, file } = await fixture();
     turn(log, 1);
     turn(log, 2);
     log.append({ kind: "extension", domain: "memory.extract", payload: { history_len: 4 } });
@@ -281,7 +281,7 @@ describe("SessionLog fork, forkAt, compaction", () => {
     expect(await file()).toBe(source);
     compacted.append({ kind: "system_item", item: { kind: "context", body: "<context/>" } });
 
-    const restored = await restoreSession(store, log.sessionId, options);
+    const restored = await restoreSession(store, log.sessionId);
     expect(restored.segmentId).toBe(compacted.segmentId);
     expect(restored).toMatchObject({
       systemPrompt: log.state.systemPrompt,

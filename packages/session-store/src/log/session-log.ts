@@ -52,6 +52,7 @@ const MAX_DRIFT_FORKS = 3;
  */
 export class SessionLog<TItem = MinimalItem> {
   private fold: ReplayFold<TItem>;
+  private currentRef: SegmentRef;
   private readonly now: () => number;
   private readonly newId: () => string;
 
@@ -61,8 +62,19 @@ export class SessionLog<TItem = MinimalItem> {
     private readonly options: SessionLogOptions<TItem>,
   ) {
     this.fold = fold;
+    this.currentRef = SessionLog.refOf(fold);
     this.now = options.now ?? Date.now;
     this.newId = options.newId ?? newId;
+  }
+
+  // Frozen so a store may cache what it derives from it (FsStore caches the file path).
+  private static refOf(fold: ReplayFold<unknown>): SegmentRef {
+    return Object.freeze({ sessionId: fold.state.sessionId, segmentId: fold.state.segmentId });
+  }
+
+  private moveTo(fold: ReplayFold<TItem>): void {
+    this.fold = fold;
+    this.currentRef = SessionLog.refOf(fold);
   }
 
   /** Starts a new session with its first segment (the `segment_start` is written atomically). */
@@ -199,7 +211,7 @@ export class SessionLog<TItem = MinimalItem> {
 
   /** The segment this log writes to. */
   get ref(): SegmentRef {
-    return { sessionId: this.fold.state.sessionId, segmentId: this.fold.state.segmentId };
+    return this.currentRef;
   }
 
   /** The live replayed state (read-only view; it changes as entries are appended). */
@@ -229,6 +241,7 @@ export class SessionLog<TItem = MinimalItem> {
    * Cuts the current segment back to its first `keep` entries — e.g. to the `inFlight.entryIndex`
    * of a turn cancelled before any model output — and replays the rest. If someone else wrote to
    * the segment meanwhile, it is left alone and the cut state continues in a drift fork instead.
+   * The result's `index` is where the next append lands.
    */
   async truncate(keep: number): Promise<AppendResult> {
     const known = this.entryCount;
@@ -248,7 +261,7 @@ export class SessionLog<TItem = MinimalItem> {
     const fold = startFold(prefix[0], this.options);
     for (let i = 1; i < prefix.length; i++) fold.apply(prefix[i] as Entry<TItem>);
     if (outcome.status === "truncated") {
-      this.fold = fold;
+      this.moveTo(fold);
       return { segmentId: source.segmentId, index: keep, driftFork: null };
     }
     const driftFork = this.moveToFork(fold, known, outcome.count);
@@ -327,7 +340,7 @@ export class SessionLog<TItem = MinimalItem> {
       this.options,
       snapshot.carried,
     );
-    this.fold = next.fold;
+    this.moveTo(next.fold);
     const event: DriftFork = { fromSegmentId: from, toSegmentId: next.segmentId, expectedCount, actualCount };
     this.options.onDriftFork?.(event);
     return event;

@@ -1,0 +1,4 @@
+/** Deterministic entry text for sequence number `seq` (see payload.mjs). */
+export function payloadOf(seq: number): string;
+/** The sequence number a payload text carries, or undefined. */
+export function seqOf(text: string): number | undefined;
