@@ -13,6 +13,7 @@ import {
   SessionStoreUsageError,
 } from "../errors.js";
 import { newId } from "../ids.js";
+import { restoreSession } from "../log/session-log.js";
 import type { SegmentRef } from "../store/store.js";
 import { FsStore, type FsStoreOptions, sessionsRoot } from "./fs-store.js";
 import type { SyncFs } from "./sync-fs.js";
@@ -171,6 +172,11 @@ describe("FsStore append and read", () => {
     expect(CorruptEntryError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ file: path, line: 3 });
     expect((error as Error).message).toContain(`${path}:3: corrupt session log entry: not valid JSON`);
+    // A restore surfaces it too instead of resuming from a silently shortened history.
+    await expect(restoreSession(store, ref.sessionId)).rejects.toMatchObject({
+      name: "CorruptEntryError",
+      line: 3,
+    });
     store.close();
   });
 
