@@ -67,6 +67,21 @@ function isContentPart(part: LanguageModelV3StreamPart): boolean {
   }
 }
 
+/** A response that received nothing yet; with `error`, one that failed before its stream opened. */
+export function emptyResponse(error?: unknown): CollectedResponse {
+  return {
+    reasoning: [],
+    text: [],
+    toolCalls: [],
+    partialToolCall: false,
+    began: false,
+    usage: undefined,
+    finishReason: undefined,
+    warnings: [],
+    error,
+  };
+}
+
 /**
  * Reads one response stream to its end or its first error and sorts what arrived into items.
  * It never throws: a broken stream comes back with `error` set and everything received so far,
@@ -76,17 +91,7 @@ export async function collectResponse(
   stream: ReadableStream<LanguageModelV3StreamPart>,
   observer: StreamObserver,
 ): Promise<CollectedResponse> {
-  const result: CollectedResponse = {
-    reasoning: [],
-    text: [],
-    toolCalls: [],
-    partialToolCall: false,
-    began: false,
-    usage: undefined,
-    finishReason: undefined,
-    warnings: [],
-    error: undefined,
-  };
+  const result = emptyResponse();
   const texts = new Map<string, OpenBlock>();
   const reasonings = new Map<string, OpenBlock>();
   const openToolInputs = new Set<string>();

@@ -3,7 +3,7 @@ import { APICallError } from "@ai-sdk/provider";
 import { AbortedError } from "../errors.js";
 import { AttemptTimeout, toProviderError } from "../retry/classify-error.js";
 import { backoffDelay, type RetryPolicy, retryAfterMs } from "../retry/retry-policy.js";
-import { type CollectedResponse, collectResponse } from "../stream/collect-response.js";
+import { type CollectedResponse, collectResponse, emptyResponse } from "../stream/collect-response.js";
 import type { WorkerEvent } from "./events.js";
 
 export interface RequestContext {
@@ -64,18 +64,7 @@ async function attempt(
     });
     return { response, timedOut: controller.signal };
   } catch (error) {
-    const response: CollectedResponse = {
-      reasoning: [],
-      text: [],
-      toolCalls: [],
-      partialToolCall: false,
-      began: false,
-      usage: undefined,
-      finishReason: undefined,
-      warnings: [],
-      error: error ?? new Error("the request failed"),
-    };
-    return { response, timedOut: controller.signal };
+    return { response: emptyResponse(error ?? new Error("the request failed")), timedOut: controller.signal };
   } finally {
     watchdog.stop();
   }
