@@ -192,7 +192,7 @@ describe("the response queue", () => {
     const double = await startDouble({ wire: "anthropic", responses: [reply] });
     const response = await fetch(`${double.origin}/v1/chat/completions`, { method: "POST", body: "{}" });
     expect(response.status).toBe(404);
-    expect((await response.json()).error.message).toBe(
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
       "provider double (anthropic): expected POST <baseUrl>/messages, got POST /v1/chat/completions",
     );
     expect(double.pending()).toBe(1);
@@ -206,7 +206,7 @@ describe("the response queue", () => {
       body: JSON.stringify({ model: "m", input: "hi" }),
     });
     expect(response.status).toBe(400);
-    expect((await response.json()).error.message).toContain("only streaming requests are served");
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain("only streaming requests are served");
   });
 
   it("rejects a malformed script at enqueue time, naming the response and field", async () => {

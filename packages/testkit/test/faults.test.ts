@@ -17,8 +17,8 @@ const eventsThroughFirstDelta: Record<Wire, number> = {
   google: 1,
 };
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
+async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
+  return Promise.resolve(promise).then(
     () => {
       throw new Error("expected the call to fail");
     },
