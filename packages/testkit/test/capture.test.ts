@@ -206,7 +206,9 @@ describe("the response queue", () => {
       body: JSON.stringify({ model: "m", input: "hi" }),
     });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: { message: string } }).error.message).toContain("only streaming requests are served");
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain(
+      "only streaming requests are served",
+    );
   });
 
   it("rejects a malformed script at enqueue time, naming the response and field", async () => {
