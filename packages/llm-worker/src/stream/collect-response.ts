@@ -67,6 +67,42 @@ function isContentPart(part: LanguageModelV3StreamPart): boolean {
   }
 }
 
+// Text and reasoning blocks stream the same way: start, deltas, end, each possibly carrying metadata.
+function openBlock(
+  blocks: Map<string, OpenBlock>,
+  id: string,
+  metadata: SharedV3ProviderMetadata | undefined,
+): void {
+  blocks.set(id, { text: "", metadata: mergeMetadata(undefined, metadata), ended: false });
+}
+
+function appendToBlock(
+  blocks: Map<string, OpenBlock>,
+  id: string,
+  delta: string,
+  metadata: SharedV3ProviderMetadata | undefined,
+): void {
+  let block = blocks.get(id);
+  if (!block) {
+    block = { text: "", metadata: undefined, ended: false };
+    blocks.set(id, block);
+  }
+  block.text += delta;
+  block.metadata = mergeMetadata(block.metadata, metadata);
+}
+
+function endBlock(
+  blocks: Map<string, OpenBlock>,
+  id: string,
+  metadata: SharedV3ProviderMetadata | undefined,
+): void {
+  const block = blocks.get(id);
+  if (block) {
+    block.metadata = mergeMetadata(block.metadata, metadata);
+    block.ended = true;
+  }
+}
+
 /** A response that received nothing yet; with `error`, one that failed before its stream opened. */
 export function emptyResponse(error?: unknown): CollectedResponse {
   return {
@@ -107,57 +143,25 @@ export async function collectResponse(
       }
       switch (part.type) {
         case "text-start":
-          texts.set(part.id, {
-            text: "",
-            metadata: mergeMetadata(undefined, part.providerMetadata),
-            ended: false,
-          });
+          openBlock(texts, part.id, part.providerMetadata);
           break;
-        case "text-delta": {
-          let block = texts.get(part.id);
-          if (!block) {
-            block = { text: "", metadata: undefined, ended: false };
-            texts.set(part.id, block);
-          }
-          block.text += part.delta;
-          block.metadata = mergeMetadata(block.metadata, part.providerMetadata);
+        case "text-delta":
+          appendToBlock(texts, part.id, part.delta, part.providerMetadata);
           if (part.delta !== "") observer.onTextDelta(part.delta);
           break;
-        }
-        case "text-end": {
-          const block = texts.get(part.id);
-          if (block) {
-            block.metadata = mergeMetadata(block.metadata, part.providerMetadata);
-            block.ended = true;
-          }
+        case "text-end":
+          endBlock(texts, part.id, part.providerMetadata);
           break;
-        }
         case "reasoning-start":
-          reasonings.set(part.id, {
-            text: "",
-            metadata: mergeMetadata(undefined, part.providerMetadata),
-            ended: false,
-          });
+          openBlock(reasonings, part.id, part.providerMetadata);
           break;
-        case "reasoning-delta": {
-          let block = reasonings.get(part.id);
-          if (!block) {
-            block = { text: "", metadata: undefined, ended: false };
-            reasonings.set(part.id, block);
-          }
-          block.text += part.delta;
-          block.metadata = mergeMetadata(block.metadata, part.providerMetadata);
+        case "reasoning-delta":
+          appendToBlock(reasonings, part.id, part.delta, part.providerMetadata);
           if (part.delta !== "") observer.onReasoningDelta(part.delta);
           break;
-        }
-        case "reasoning-end": {
-          const block = reasonings.get(part.id);
-          if (block) {
-            block.metadata = mergeMetadata(block.metadata, part.providerMetadata);
-            block.ended = true;
-          }
+        case "reasoning-end":
+          endBlock(reasonings, part.id, part.providerMetadata);
           break;
-        }
         case "tool-input-start":
           openToolInputs.add(part.id);
           break;
