@@ -26,3 +26,12 @@ export class PodkitPodError extends Error {
 export function isPodErrorNamed(error: unknown, names: readonly string[]): boolean {
   return PodkitPodError.isInstance(error) && names.includes(error.name);
 }
+
+/**
+ * True when `value` carries `marker`. Every error class of this package has its own
+ * `Symbol.for("podkit.pod.error.<kind>")` marker and an `isInstance` built on this check, so
+ * it works across duplicated copies of the package and never compares a mutable `name`.
+ */
+export function hasMarker(value: unknown, marker: symbol): boolean {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+}
