@@ -43,7 +43,7 @@ async function viaWorker(ref, baseUrl) {
   });
   for (let turn = 0; turn < TURNS; turn++) {
     const result = await worker.run(`Question number ${turn}?`);
-    if (result.status !== "finished" || result.turns !== 2)
+    if (result.status !== "finished" || result.requests !== 2)
       throw new Error(`unexpected result ${JSON.stringify(result)}`);
   }
 }

@@ -1,25 +1,41 @@
-const MARKER = Symbol.for("podkit.llm-worker.error");
+import type { StopReason } from "./stream/stop-reason.js";
+
+const BASE_MARKER = Symbol.for("podkit.llm-worker.error");
+
+function hasMarker(value: unknown, marker: symbol): boolean {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+}
 
 /**
  * Base class of every error thrown by `@podkit/llm-worker`. `isInstance()` recognises errors
- * from duplicated copies of the package through a `Symbol.for` marker, not `instanceof`.
+ * from duplicated copies of the package through a `Symbol.for` marker, not `instanceof`; each
+ * subclass has its own marker, so no error is ever identified by its (mutable) `name`.
  */
 export class LlmWorkerError extends Error {
-  readonly [MARKER] = true;
-  override name = "LlmWorkerError";
+  readonly [BASE_MARKER] = true;
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
+    this.name = "LlmWorkerError";
   }
 
   /** True for any error thrown by this package, whichever copy of it threw. */
   static isInstance(error: unknown): error is LlmWorkerError {
-    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
+    return hasMarker(error, BASE_MARKER);
   }
 }
 
 /** What went wrong on the provider side of a request. */
-export type ProviderErrorKind = "http" | "connection" | "timeout" | "malformed" | "stream" | "continuation";
+export type ProviderErrorKind =
+  | "http"
+  | "connection"
+  | "timeout"
+  | "malformed"
+  | "stream"
+  | "continuation"
+  | "empty";
+
+const PROVIDER_MARKER = Symbol.for("podkit.llm-worker.error.provider");
 
 /**
  * A model request failed. `status` is the HTTP status when there was one; `isRetryable` is
@@ -27,7 +43,7 @@ export type ProviderErrorKind = "http" | "connection" | "timeout" | "malformed" 
  * trying again later could succeed (it has already been retried as far as the policy allows).
  */
 export class ProviderError extends LlmWorkerError {
-  override name = "ProviderError";
+  readonly [PROVIDER_MARKER] = true;
   readonly status: number | undefined;
   readonly isRetryable: boolean;
   readonly kind: ProviderErrorKind;
@@ -44,6 +60,7 @@ export class ProviderError extends LlmWorkerError {
     },
   ) {
     super(message, { cause: options.cause });
+    this.name = "ProviderError";
     this.status = options.status;
     this.isRetryable = options.isRetryable;
     this.kind = options.kind;
@@ -51,77 +68,172 @@ export class ProviderError extends LlmWorkerError {
   }
 
   static override isInstance(error: unknown): error is ProviderError {
-    return LlmWorkerError.isInstance(error) && error.name === "ProviderError";
+    return hasMarker(error, PROVIDER_MARKER);
   }
 }
+
+const MALFORMED_MARKER = Symbol.for("podkit.llm-worker.error.malformed-response");
+
+/**
+ * The provider sent something its AI SDK package could not read: a frame that is not the
+ * expected JSON, or a stream whose parser crashed (a proxy that dropped or reordered events).
+ * Never retried: the same bytes would break the same way. `part` names what could not be read.
+ */
+export class MalformedResponseError extends ProviderError {
+  readonly [MALFORMED_MARKER] = true;
+  readonly provider: string;
+  readonly part: string;
+
+  constructor(args: { provider: string; part: string; detail: string; attempts?: number; cause?: unknown }) {
+    super(
+      `${args.provider} sent a response its parser could not read (${args.part}): ${args.detail}. ` +
+        "This is not a network failure and was not retried; check any proxy or gateway in front of the provider.",
+      { kind: "malformed", isRetryable: false, attempts: args.attempts, cause: args.cause },
+    );
+    this.name = "MalformedResponseError";
+    this.provider = args.provider;
+    this.part = args.part;
+  }
+
+  static override isInstance(error: unknown): error is MalformedResponseError {
+    return hasMarker(error, MALFORMED_MARKER);
+  }
+}
+
+const TOOL_MARKER = Symbol.for("podkit.llm-worker.error.tool");
 
 /**
  * A tool could not be registered or materialized (duplicate name, registration after the tool
  * server was locked, a factory that threw or returned something that is not a tool).
  */
 export class ToolError extends LlmWorkerError {
-  override name = "ToolError";
+  readonly [TOOL_MARKER] = true;
   readonly toolName: string | undefined;
 
   constructor(message: string, options?: { toolName?: string; cause?: unknown }) {
     super(message, { cause: options?.cause });
+    this.name = "ToolError";
     this.toolName = options?.toolName;
   }
 
   static override isInstance(error: unknown): error is ToolError {
-    return LlmWorkerError.isInstance(error) && error.name === "ToolError";
+    return hasMarker(error, TOOL_MARKER);
   }
 }
+
+const ABORTED_MARKER = Symbol.for("podkit.llm-worker.error.aborted");
 
 /** The caller's `AbortSignal` fired; the run stopped and committed no partial output. */
 export class AbortedError extends LlmWorkerError {
-  override name = "AbortedError";
+  readonly [ABORTED_MARKER] = true;
 
   constructor(message = "the run was aborted", options?: { cause?: unknown }) {
     super(message, options);
+    this.name = "AbortedError";
   }
 
   static override isInstance(error: unknown): error is AbortedError {
-    return LlmWorkerError.isInstance(error) && error.name === "AbortedError";
+    return hasMarker(error, ABORTED_MARKER);
   }
 }
 
+const CANCELLED_MARKER = Symbol.for("podkit.llm-worker.error.cancelled");
+
 /** An interceptor decision (`preRequest` cancel, `preToolCall`/`postToolCall` abort) stopped the run. */
 export class CancelledError extends LlmWorkerError {
-  override name = "CancelledError";
+  readonly [CANCELLED_MARKER] = true;
   readonly reason: string | undefined;
 
   constructor(reason?: string) {
     super(reason ? `the run was cancelled: ${reason}` : "the run was cancelled");
+    this.name = "CancelledError";
     this.reason = reason;
   }
 
   static override isInstance(error: unknown): error is CancelledError {
-    return LlmWorkerError.isInstance(error) && error.name === "CancelledError";
+    return hasMarker(error, CANCELLED_MARKER);
   }
 }
 
+const HISTORY_APPEND_MARKER = Symbol.for("podkit.llm-worker.error.history-append");
+
 /** `onHistoryAppend` rejected: the item was not used and the turn stopped. */
 export class HistoryAppendError extends LlmWorkerError {
-  override name = "HistoryAppendError";
+  readonly [HISTORY_APPEND_MARKER] = true;
 
   constructor(itemType: string, cause: unknown) {
     super(
       `could not persist a ${itemType} item (onHistoryAppend failed: ${cause instanceof Error ? cause.message : String(cause)}); the turn stopped before using it`,
       { cause },
     );
+    this.name = "HistoryAppendError";
   }
 
   static override isInstance(error: unknown): error is HistoryAppendError {
-    return LlmWorkerError.isInstance(error) && error.name === "HistoryAppendError";
+    return hasMarker(error, HISTORY_APPEND_MARKER);
   }
 }
 
+const CONFIGURATION_MARKER = Symbol.for("podkit.llm-worker.error.configuration");
+
 /** Bad configuration: an unknown provider in a model ref, a missing API key or base URL, a bad setting. */
 export class ConfigurationError extends LlmWorkerError {
-  override name = "ConfigurationError";
+  readonly [CONFIGURATION_MARKER] = true;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ConfigurationError";
+  }
 
   static override isInstance(error: unknown): error is ConfigurationError {
-    return LlmWorkerError.isInstance(error) && error.name === "ConfigurationError";
+    return hasMarker(error, CONFIGURATION_MARKER);
+  }
+}
+
+const BUSY_MARKER = Symbol.for("podkit.llm-worker.error.worker-busy");
+
+/** A method that changes what a run works with was called while a run was in progress. */
+export class WorkerBusyError extends LlmWorkerError {
+  readonly [BUSY_MARKER] = true;
+  readonly method: string;
+
+  constructor(method: string) {
+    super(
+      `${method}() is not allowed while a run is in progress: await the run (or abort it) and call ${method}() afterwards`,
+    );
+    this.name = "WorkerBusyError";
+    this.method = method;
+  }
+
+  static override isInstance(error: unknown): error is WorkerBusyError {
+    return hasMarker(error, BUSY_MARKER);
+  }
+}
+
+const EMPTY_MARKER = Symbol.for("podkit.llm-worker.error.empty-response");
+
+/**
+ * The model ended a response with nothing in it and a stop reason that says it failed: `length`
+ * (the output limit was hit before any content) or `error`. Such a response is not an answer,
+ * so the run does not finish with it.
+ */
+export class EmptyResponseError extends ProviderError {
+  readonly [EMPTY_MARKER] = true;
+  readonly stopReason: StopReason;
+
+  constructor(provider: string, stopReason: StopReason) {
+    const raw = stopReason.raw === undefined ? "" : ` (provider value "${stopReason.raw}")`;
+    super(
+      stopReason.kind === "length"
+        ? `${provider} ended the response at its output limit before producing anything${raw}; raise max_tokens (or lower the reasoning budget) and run again`
+        : `${provider} ended the response with an error and no content${raw}; the request can be tried again`,
+      { kind: "empty", isRetryable: stopReason.kind !== "length" },
+    );
+    this.name = "EmptyResponseError";
+    this.stopReason = stopReason;
+  }
+
+  static override isInstance(error: unknown): error is EmptyResponseError {
+    return hasMarker(error, EMPTY_MARKER);
   }
 }

@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: captured request bodies are untyped provider JSON
 import type { Wire } from "@podkit/testkit";
 import { describe, expect, it } from "vitest";
-import { ProviderError, type RetryPolicy } from "../src/index.js";
+import { MalformedResponseError, ProviderError, type RetryPolicy } from "../src/index.js";
 import { bodies, FAST_RETRY, recordingTool, startDouble, toolServer, WIRES, workerFor } from "./helpers.js";
 import { VIEWS } from "./wire-views.js";
 
@@ -211,8 +211,11 @@ describe("broken and malformed streams", () => {
 
     const error = await worker.run("hi").catch((e: unknown) => e);
 
-    expect(error).toMatchObject({ name: "ProviderError", kind: "malformed", isRetryable: false });
-    expect((error as Error).message).toMatch(/malformed stream frame/);
+    expect(MalformedResponseError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ kind: "malformed", isRetryable: false });
+    expect((error as Error).message).toMatch(
+      /could not read \(a stream frame that is not the expected JSON\)/,
+    );
     expect(double.requests).toHaveLength(1);
     expect(persisted.map((i) => i.type)).toEqual(["message"]);
   });

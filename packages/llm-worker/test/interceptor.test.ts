@@ -64,8 +64,8 @@ describe("interceptor seam and persistence hook", () => {
     const { worker } = workerFor(double, {
       tools: toolServer(echo.tool),
       interceptor: {
-        preRequest: ({ turn }) => {
-          if (turn === 1 && !yieldOnce) {
+        preRequest: ({ requests }) => {
+          if (requests === 1 && !yieldOnce) {
             yieldOnce = true;
             return { action: "yield" };
           }
@@ -75,7 +75,7 @@ describe("interceptor seam and persistence hook", () => {
     });
 
     const first = await worker.run("go");
-    expect(first).toMatchObject({ status: "yielded", turns: 1 });
+    expect(first).toMatchObject({ status: "yielded", requests: 1 });
     expect(worker.lastRunInterrupted).toBe(false);
     expect(double.requests).toHaveLength(1);
 
@@ -102,7 +102,7 @@ describe("interceptor seam and persistence hook", () => {
 
     const result = await worker.run("go");
 
-    expect(result).toMatchObject({ status: "paused", turns: 2, text: "second" });
+    expect(result).toMatchObject({ status: "paused", requests: 2, text: "second" });
     expect(persisted.map((i) => (i.type === "message" ? i.content[0]?.text : i.type))).toEqual([
       "go",
       "first",
@@ -134,16 +134,16 @@ describe("interceptor seam and persistence hook", () => {
     expect(worker.history.map((i) => i.type)).toEqual(["message"]);
   });
 
-  it("stops at max_turns per run with limit_reached, counting each run afresh", async () => {
+  it("stops at maxRequests per run with limit_reached, counting each run afresh", async () => {
     const double = await startDouble("openai-responses");
     const echo = recordingTool("echo");
     for (let i = 0; i < 4; i++) {
       double.enqueue({ parts: [{ type: "tool_call", name: "echo", arguments: { text: String(i) } }] });
     }
-    const { worker } = workerFor(double, { tools: toolServer(echo.tool), maxTurns: 2 });
+    const { worker } = workerFor(double, { tools: toolServer(echo.tool), maxRequests: 2 });
 
-    expect(await worker.run("loop")).toMatchObject({ status: "limit_reached", turns: 2 });
-    expect(await worker.run("loop more")).toMatchObject({ status: "limit_reached", turns: 2 });
+    expect(await worker.run("loop")).toMatchObject({ status: "limit_reached", requests: 2 });
+    expect(await worker.run("loop more")).toMatchObject({ status: "limit_reached", requests: 2 });
     expect(echo.calls).toEqual(["0", "1", "2", "3"]);
   });
 
@@ -170,13 +170,13 @@ describe("interceptor seam and persistence hook", () => {
 
     expect(usage).toEqual([
       {
-        history_len: 1,
-        input_tokens: 1000,
-        cache_read_tokens: 0,
-        cache_write_tokens: 900,
-        output_tokens: 20,
+        historyLen: 1,
+        inputTokens: 1000,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 900,
+        outputTokens: 20,
       },
-      { history_len: 3, input_tokens: 1100, cache_read_tokens: 900, cache_write_tokens: 0, output_tokens: 5 },
+      { historyLen: 3, inputTokens: 1100, cacheReadTokens: 900, cacheWriteTokens: 0, outputTokens: 5 },
     ]);
   });
 });

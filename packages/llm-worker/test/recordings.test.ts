@@ -12,7 +12,8 @@ const EXPECTED_ERRORS: Record<string, RegExp> = {
   // An `error` event (insufficient_quota) instead of a response.
   "openai-error.1.chunks.txt": /HTTP 429: You exceeded your current quota/,
   // Event shapes newer than the pinned @ai-sdk/openai: it rejects them, the worker reports a malformed frame.
-  "parallel-tool-call-wrapper.1.chunks.txt": /malformed stream frame/,
+  "parallel-tool-call-wrapper.1.chunks.txt":
+    /could not read \(a stream frame that is not the expected JSON\)/,
 };
 
 const cases = (["anthropic", "openai-chat", "openai-responses", "google"] as Wire[]).flatMap((wire) =>

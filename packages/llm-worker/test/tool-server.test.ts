@@ -128,9 +128,9 @@ describe("tool server", () => {
     expect(blocks.every((b: any) => b.type === "tool_result" && b.is_error === true)).toBe(true);
   });
 
-  it("preToolCall deny gives a synthetic error result; postToolCall rewrites; caps cut on a UTF-8 boundary", async () => {
+  it("preToolCall deny gives a synthetic error result; postToolCall rewrites; the cap bounds summary and content together", async () => {
     const double = await startDouble("google");
-    const big = recordingTool("big", { content: () => "é".repeat(100) });
+    const big = recordingTool("big", { content: () => "é".repeat(200) });
     const secret = recordingTool("secret");
     double.enqueue(
       {
@@ -142,7 +142,7 @@ describe("tool server", () => {
       { parts: [{ type: "text", text: "ok" }] },
     );
     const tools = toolServer(big.tool, secret.tool);
-    tools.setOutputLimits({ defaultMaxBytes: 1000, perTool: { big: 51 } });
+    tools.setOutputLimits({ defaultMaxBytes: 1000, perTool: { big: 200 } });
     const { worker, persisted } = workerFor(double, {
       tools,
       interceptor: {
@@ -161,8 +161,12 @@ describe("tool server", () => {
     const [denied, capped] = persisted.filter((i) => i.type === "tool_result") as any[];
     expect(denied).toMatchObject({ summary: "tool call denied: not in scope", is_error: true });
     expect(capped.summary).toBe("rewritten");
-    expect(capped.content).toBe(
-      `${"é".repeat(25)}\n[output truncated: showing 50 of 200 bytes; narrow the request to see the rest]`,
+    // What the model sees (summary, separator, content) stays within the 200-byte cap, notice included.
+    const shown = Buffer.byteLength(`rewritten\n\n${capped.content}`);
+    expect(shown).toBeLessThanOrEqual(200);
+    expect(shown).toBeGreaterThan(190);
+    expect(capped.content).toMatch(
+      /^(é)+\n\[output truncated: showing \d+ of 400 bytes; narrow the request to see the rest\]$/,
     );
     const sent = VIEWS.google.toolResults(bodies(double)[1]);
     expect(sent.map((r) => r.text)).toEqual([

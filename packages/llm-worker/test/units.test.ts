@@ -1,26 +1,29 @@
 import { describe, expect, it } from "vitest";
-import {
-  backoffDelay,
-  capToolOutput,
-  DEFAULT_RETRY_POLICY,
-  ItemSchema,
-  isRetryableStatus,
-  LlmWorkerError,
-  ProviderError,
-  RequestConfigSchema,
-  retryAfterMs,
-} from "../src/index.js";
+import { DEFAULT_RETRY_POLICY, ItemSchema, RequestConfigSchema } from "../src/index.js";
+import { isRetryableStatus } from "../src/retry/classify-error.js";
+import { backoffDelay, retryAfterMs } from "../src/retry/retry-policy.js";
+import { capToolOutput } from "../src/tools/cap-output.js";
 
 describe("capToolOutput", () => {
   it("returns text within the cap unchanged", () => {
     expect(capToolOutput("short", 5)).toBe("short");
   });
 
-  it("never splits a multi-byte character and says how much was shown", () => {
-    const text = "a😀b"; // 1 + 4 + 1 bytes
-    for (const cap of [1, 2, 3, 4])
-      expect(capToolOutput(text, cap).startsWith("a\n[output truncated: showing 1 of 6")).toBe(true);
-    expect(capToolOutput(text, 5).startsWith("a😀\n[output truncated: showing 5 of 6")).toBe(true);
+  it("never splits a multi-byte character, says how much was shown, and keeps the notice within the cap", () => {
+    const text = "😀".repeat(50); // 200 bytes
+    for (const cap of [90, 91, 92, 93, 120]) {
+      const capped = capToolOutput(text, cap);
+      expect(Buffer.byteLength(capped)).toBeLessThanOrEqual(cap);
+      const [kept, notice] = capped.split("\n");
+      expect(kept).toBe("😀".repeat((kept ?? "").length / 2));
+      expect(notice).toBe(
+        `[output truncated: showing ${Buffer.byteLength(kept ?? "")} of 200 bytes; narrow the request to see the rest]`,
+      );
+    }
+  });
+
+  it("only cuts when the cap is too small for the notice", () => {
+    expect(capToolOutput("a😀b and more", 5)).toBe("a😀");
   });
 });
 
@@ -68,15 +71,5 @@ describe("items and config schemas", () => {
   it("rejects unknown request config keys", () => {
     expect(RequestConfigSchema.safeParse({ max_tokens: 10, reasoning: "high" }).success).toBe(true);
     expect(RequestConfigSchema.safeParse({ maxTokens: 10 }).success).toBe(false);
-  });
-
-  it("recognises errors of this package across copies through the Symbol.for marker", () => {
-    const foreign = Object.assign(new Error("x"), {
-      name: "ProviderError",
-      [Symbol.for("podkit.llm-worker.error")]: true,
-    });
-    expect(LlmWorkerError.isInstance(foreign)).toBe(true);
-    expect(ProviderError.isInstance(foreign)).toBe(true);
-    expect(LlmWorkerError.isInstance(new Error("plain"))).toBe(false);
   });
 });

@@ -18,7 +18,12 @@ describe.each(WIRES)("%s wire through the real adapter", (wire: Wire) => {
 
     const result = await worker.run("Say hello.");
 
-    expect(result).toEqual({ status: "finished", turns: 1, text: "Hello from the double." });
+    expect(result).toMatchObject({
+      status: "finished",
+      requests: 1,
+      text: "Hello from the double.",
+      stopReason: { kind: "stop" },
+    });
     expect(persisted).toEqual([
       { type: "message", role: "user", content: [{ type: "text", text: "Say hello." }] },
       expect.objectContaining({ type: "message", role: "assistant" }),
@@ -32,7 +37,7 @@ describe.each(WIRES)("%s wire through the real adapter", (wire: Wire) => {
     expect(deltas.length).toBeGreaterThan(1);
     const usage = events.flatMap((e) => (e.type === "usage" ? [e.usage] : []));
     expect(usage).toEqual([
-      expect.objectContaining({ history_len: 1, input_tokens: 120, cache_read_tokens: 100 }),
+      expect.objectContaining({ historyLen: 1, inputTokens: 120, cacheReadTokens: 100 }),
     ]);
   });
 

@@ -6,4 +6,3 @@ export {
   parseModelRef,
 } from "./create-model-adapter.js";
 export { adapterFromModel, type ModelAdapter, PROVIDERS, type ProviderName } from "./model-adapter.js";
-export { buildProviderOptions } from "./provider-options.js";

@@ -50,12 +50,54 @@ export const ReasoningItemSchema = z.object({
 });
 export type ReasoningItem = z.infer<typeof ReasoningItemSchema>;
 
+/**
+ * A tool call the provider executed itself (Anthropic web search / code execution / MCP connector,
+ * OpenAI Responses web search / MCP, Gemini code execution and server tools). Never executed
+ * locally; kept in history and sent back verbatim so the model's next request sees it.
+ */
+export const ProviderToolCallItemSchema = z.object({
+  type: z.literal("provider_tool_call"),
+  call_id: z.string(),
+  /** The tool name as the provider package reports it (`web_search`, `mcp.<tool>`, `code_execution`, …). */
+  name: z.string(),
+  /** The input as the provider reported it (a JSON string). */
+  arguments: z.string(),
+  provider_metadata: ProviderMetadataSchema.optional(),
+});
+export type ProviderToolCallItem = z.infer<typeof ProviderToolCallItemSchema>;
+
+/** The result of a provider-executed tool call, exactly as the provider returned it. */
+export const ProviderToolResultItemSchema = z.object({
+  type: z.literal("provider_tool_result"),
+  call_id: z.string(),
+  name: z.string(),
+  /** The provider's result (JSON), passed back untouched. */
+  result: z.unknown(),
+  is_error: z.boolean().optional(),
+  provider_metadata: ProviderMetadataSchema.optional(),
+});
+export type ProviderToolResultItem = z.infer<typeof ProviderToolResultItemSchema>;
+
+/**
+ * An Anthropic compaction block: the provider's own summary of earlier context. Not part of the
+ * answer text; sent back verbatim (its metadata marks it as a compaction block).
+ */
+export const CompactionItemSchema = z.object({
+  type: z.literal("compaction"),
+  text: z.string(),
+  provider_metadata: ProviderMetadataSchema.optional(),
+});
+export type CompactionItem = z.infer<typeof CompactionItemSchema>;
+
 /** One entry of a worker's history, tagged by `type`. */
 export const ItemSchema = z.discriminatedUnion("type", [
   MessageItemSchema,
   ToolCallItemSchema,
   ToolResultItemSchema,
   ReasoningItemSchema,
+  ProviderToolCallItemSchema,
+  ProviderToolResultItemSchema,
+  CompactionItemSchema,
 ]);
 export type Item = z.infer<typeof ItemSchema>;
 

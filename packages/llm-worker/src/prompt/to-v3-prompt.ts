@@ -5,7 +5,14 @@ import type {
   SharedV3ProviderOptions,
 } from "@ai-sdk/provider";
 import type { ModelAdapter } from "../adapters/model-adapter.js";
-import type { Item, ProviderMetadata, ToolResultItem } from "../items/item.js";
+import type {
+  CompactionItem,
+  Item,
+  ProviderMetadata,
+  ProviderToolCallItem,
+  ProviderToolResultItem,
+  ToolResultItem,
+} from "../items/item.js";
 
 type AssistantPart = Extract<LanguageModelV3Message, { role: "assistant" }>["content"][number];
 type ToolPart = Extract<LanguageModelV3Message, { role: "tool" }>["content"][number];
@@ -49,8 +56,52 @@ function parseArguments(text: string): unknown {
   }
 }
 
+/**
+ * Gemini's legacy code execution parts (`executableCode` / `codeExecutionResult`) have no
+ * prompt form in @ai-sdk/google 3.x: it would send them back as a client `functionCall` with no
+ * response, which Gemini rejects. They stay in history and are left out of requests; Gemini's
+ * server tool parts (`toolCall` / `toolResponse`, marked by `serverToolCallId`) go back verbatim.
+ */
+function omittedFromRequest(
+  item: ProviderToolCallItem | ProviderToolResultItem,
+  adapter: ModelAdapter,
+): boolean {
+  if (adapter.providerOptionsKey !== "google") return false;
+  return item.provider_metadata?.google?.serverToolCallId === undefined;
+}
+
 function asOptions(metadata: ProviderMetadata | undefined): SharedV3ProviderOptions | undefined {
   return metadata as SharedV3ProviderOptions | undefined;
+}
+
+/**
+ * The assistant-side part of a provider-executed call, its result or a compaction block, in the
+ * shape the AI SDK's own `streamText` sends them back: the call with `providerExecuted`, the
+ * result as JSON output inside the assistant message, compaction as text tagged by its metadata.
+ */
+function providerPart(item: ProviderToolCallItem | ProviderToolResultItem | CompactionItem): AssistantPart {
+  switch (item.type) {
+    case "provider_tool_call":
+      return {
+        type: "tool-call",
+        toolCallId: item.call_id,
+        toolName: item.name,
+        input: parseArguments(item.arguments),
+        providerExecuted: true,
+      };
+    case "provider_tool_result":
+      return {
+        type: "tool-result",
+        toolCallId: item.call_id,
+        toolName: item.name,
+        output: {
+          type: item.is_error ? "error-json" : "json",
+          value: (item.result ?? null) as never,
+        },
+      };
+    case "compaction":
+      return { type: "text", text: item.text };
+  }
 }
 
 /**
@@ -153,6 +204,20 @@ export function toV3Prompt(
               ? { providerOptions: options }
               : {}),
         });
+        return;
+      }
+      case "provider_tool_call":
+      case "provider_tool_result":
+      case "compaction": {
+        if (item.type !== "compaction" && omittedFromRequest(item, adapter)) return;
+        if (tool) flush();
+        assistant ??= [];
+        const options = asOptions(item.provider_metadata);
+        const providerOptions = cache ? withCacheControl(options, key) : options;
+        assistant.push({
+          ...providerPart(item),
+          ...(providerOptions ? { providerOptions } : {}),
+        } as AssistantPart);
         return;
       }
       case "tool_result": {

@@ -1,5 +1,5 @@
 import { APICallError, JSONParseError, TypeValidationError } from "@ai-sdk/provider";
-import { ProviderError } from "../errors.js";
+import { MalformedResponseError, ProviderError } from "../errors.js";
 
 /** HTTP statuses worth retrying before the first event. */
 export function isRetryableStatus(status: number): boolean {
@@ -37,12 +37,46 @@ function messageOf(error: unknown): string {
   return String(error);
 }
 
+/** Error codes of a network failure as undici and Node's sockets report them. */
+const NETWORK_CODE =
+  /^(E[A-Z]+|UND_ERR_(SOCKET|CONNECT_TIMEOUT|HEADERS_TIMEOUT|BODY_TIMEOUT|CLOSED|RESPONSE_STATUS_CODE))$/;
+
+function codeOf(error: unknown): string | undefined {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? code : undefined;
+}
+
+/**
+ * A broken connection: undici's `fetch failed` / `terminated` TypeError with a network `cause`,
+ * or a socket error itself. Any other TypeError is a bug or a parser crash, not a network fault.
+ */
+export function isNetworkFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (NETWORK_CODE.test(codeOf(error) ?? "")) return true;
+  if (error instanceof TypeError) {
+    return /^(fetch failed|terminated)$/.test(error.message) && NETWORK_CODE.test(codeOf(error.cause) ?? "");
+  }
+  return /terminated|socket|ECONNRESET|other side closed/i.test(error.message);
+}
+
+/** What a provider package's parser was reading when it crashed, from the JS error message. */
+function crashedOn(error: Error, lastPartType: string | undefined): string {
+  const property = /\((?:reading|setting) '([^']+)'\)/.exec(error.message)?.[1];
+  const where = lastPartType === undefined ? "before the first stream part" : `after a ${lastPartType} part`;
+  return property === undefined ? `the stream ${where}` : `the field "${property}" ${where}`;
+}
+
 /**
  * Turns whatever a provider call threw (or a stream's error part) into a `ProviderError` whose
  * `isRetryable` is decided here from data, not from the SDK: HTTP status, connection failure,
  * timeout, malformed frame, or an error event from the provider.
  */
-export function toProviderError(error: unknown, provider: string, attempts = 1): ProviderError {
+export function toProviderError(
+  error: unknown,
+  provider: string,
+  attempts = 1,
+  lastPartType?: string,
+): ProviderError {
   if (ProviderError.isInstance(error)) return error;
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
@@ -71,18 +105,28 @@ export function toProviderError(error: unknown, provider: string, attempts = 1):
     });
   }
   if (JSONParseError.isInstance(error) || TypeValidationError.isInstance(error)) {
-    return new ProviderError(
-      `${provider} sent a malformed stream frame (not the expected JSON): ${messageOf(error).slice(0, 300)}`,
-      { kind: "malformed", isRetryable: false, attempts, cause: error },
-    );
+    return new MalformedResponseError({
+      provider,
+      part: "a stream frame that is not the expected JSON",
+      detail: messageOf(error).slice(0, 300),
+      attempts,
+      cause: error,
+    });
   }
-  if (
-    error instanceof TypeError ||
-    (error instanceof Error && /terminated|socket|ECONNRESET|other side closed/i.test(error.message))
-  ) {
+  if (isNetworkFailure(error)) {
     return new ProviderError(`${provider}: the connection broke: ${messageOf(error)}`, {
       kind: "connection",
       isRetryable: true,
+      attempts,
+      cause: error,
+    });
+  }
+  if (error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError) {
+    // The provider package's own parser threw while reading the stream (seen behind proxies).
+    return new MalformedResponseError({
+      provider,
+      part: crashedOn(error, lastPartType),
+      detail: error.message,
       attempts,
       cause: error,
     });

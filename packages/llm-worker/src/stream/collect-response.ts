@@ -4,18 +4,30 @@ import type {
   LanguageModelV3Usage,
   SharedV3ProviderMetadata,
 } from "@ai-sdk/provider";
-import type { ProviderMetadata, ReasoningItem, TextPart, ToolCallItem } from "../items/item.js";
+import type {
+  CompactionItem,
+  Item,
+  MessageItem,
+  ProviderMetadata,
+  ReasoningItem,
+  TextPart,
+  ToolCallItem,
+} from "../items/item.js";
 
 /** What one streamed response produced, and whether the stream broke. */
 export interface CollectedResponse {
-  /** Reasoning blocks whose end was seen, in stream order. */
-  reasoning: ReasoningItem[];
-  /** Text blocks in stream order; a block cut off by a break keeps what arrived. */
-  text: TextPart[];
-  /** Tool calls whose final `tool-call` part arrived. */
+  /**
+   * Everything but client tool calls, in stream order: reasoning whose end was seen, assistant
+   * messages (consecutive text blocks form one; a block cut off by a break keeps what arrived),
+   * provider-executed tool calls and results, compaction blocks.
+   */
+  items: Item[];
+  /** The visible answer text of this response (compaction blocks excluded). */
+  text: string;
+  /** Client tool calls whose final `tool-call` part arrived. */
   toolCalls: ToolCallItem[];
-  /** A tool call had started streaming but never completed. */
-  partialToolCall: boolean;
+  /** Tool calls that had started streaming but never completed (dropped), by id and name. */
+  partialToolCalls: { id: string; name: string }[];
   /** Some content (text, reasoning or tool input) arrived. */
   began: boolean;
   usage: LanguageModelV3Usage | undefined;
@@ -23,6 +35,8 @@ export interface CollectedResponse {
   warnings: string[];
   /** Set when the stream broke (an error part or a failed read). */
   error: unknown;
+  /** The type of the last stream part read, to say where a parser crash happened. */
+  lastPartType: string | undefined;
 }
 
 /** Callbacks for live display while a response streams. */
@@ -34,6 +48,7 @@ export interface StreamObserver {
 }
 
 interface OpenBlock {
+  kind: "text" | "reasoning" | "compaction";
   text: string;
   metadata: ProviderMetadata | undefined;
   ended: boolean;
@@ -68,53 +83,57 @@ function isContentPart(part: LanguageModelV3StreamPart): boolean {
 }
 
 // Text and reasoning blocks stream the same way: start, deltas, end, each possibly carrying metadata.
-function openBlock(
-  blocks: Map<string, OpenBlock>,
-  id: string,
-  metadata: SharedV3ProviderMetadata | undefined,
-): void {
-  blocks.set(id, { text: "", metadata: mergeMetadata(undefined, metadata), ended: false });
+// Blocks and provider items are kept in one list in stream order so they go back in that order.
+type Entry = { block: OpenBlock } | { item: Item };
+
+class Blocks {
+  readonly entries: Entry[] = [];
+  private readonly open = new Map<string, OpenBlock>();
+
+  start(kind: OpenBlock["kind"], id: string, metadata: SharedV3ProviderMetadata | undefined): OpenBlock {
+    const block: OpenBlock = { kind, text: "", metadata: mergeMetadata(undefined, metadata), ended: false };
+    this.open.set(`${kind === "reasoning" ? "r" : "t"}:${id}`, block);
+    this.entries.push({ block });
+    return block;
+  }
+
+  get(kind: "text" | "reasoning", id: string): OpenBlock {
+    return this.open.get(`${kind === "reasoning" ? "r" : "t"}:${id}`) ?? this.start(kind, id, undefined);
+  }
 }
 
 function appendToBlock(
-  blocks: Map<string, OpenBlock>,
-  id: string,
+  block: OpenBlock,
   delta: string,
   metadata: SharedV3ProviderMetadata | undefined,
 ): void {
-  let block = blocks.get(id);
-  if (!block) {
-    block = { text: "", metadata: undefined, ended: false };
-    blocks.set(id, block);
-  }
   block.text += delta;
   block.metadata = mergeMetadata(block.metadata, metadata);
 }
 
-function endBlock(
-  blocks: Map<string, OpenBlock>,
-  id: string,
-  metadata: SharedV3ProviderMetadata | undefined,
-): void {
-  const block = blocks.get(id);
-  if (block) {
-    block.metadata = mergeMetadata(block.metadata, metadata);
-    block.ended = true;
-  }
+function endBlock(block: OpenBlock, metadata: SharedV3ProviderMetadata | undefined): void {
+  block.metadata = mergeMetadata(block.metadata, metadata);
+  block.ended = true;
+}
+
+/** Anthropic marks a compaction block as a text block whose metadata says `type: "compaction"`. */
+function isCompaction(metadata: SharedV3ProviderMetadata | undefined): boolean {
+  return (metadata?.anthropic as { type?: unknown } | undefined)?.type === "compaction";
 }
 
 /** A response that received nothing yet; with `error`, one that failed before its stream opened. */
 export function emptyResponse(error?: unknown): CollectedResponse {
   return {
-    reasoning: [],
-    text: [],
+    items: [],
+    text: "",
     toolCalls: [],
-    partialToolCall: false,
+    partialToolCalls: [],
     began: false,
     usage: undefined,
     finishReason: undefined,
     warnings: [],
     error,
+    lastPartType: undefined,
   };
 }
 
@@ -128,14 +147,14 @@ export async function collectResponse(
   observer: StreamObserver,
 ): Promise<CollectedResponse> {
   const result = emptyResponse();
-  const texts = new Map<string, OpenBlock>();
-  const reasonings = new Map<string, OpenBlock>();
-  const openToolInputs = new Set<string>();
+  const blocks = new Blocks();
+  const openToolInputs = new Map<string, string>();
   const reader = stream.getReader();
   try {
     for (;;) {
       const { done, value: part } = await reader.read();
       if (done) break;
+      result.lastPartType = part.type;
       observer.onPart();
       if (!result.began && isContentPart(part)) {
         result.began = true;
@@ -143,39 +162,74 @@ export async function collectResponse(
       }
       switch (part.type) {
         case "text-start":
-          openBlock(texts, part.id, part.providerMetadata);
+          blocks.start(
+            isCompaction(part.providerMetadata) ? "compaction" : "text",
+            part.id,
+            part.providerMetadata,
+          );
           break;
-        case "text-delta":
-          appendToBlock(texts, part.id, part.delta, part.providerMetadata);
-          if (part.delta !== "") observer.onTextDelta(part.delta);
+        case "text-delta": {
+          const block = blocks.get("text", part.id);
+          appendToBlock(block, part.delta, part.providerMetadata);
+          // Compaction text is the provider's summary of old context, never part of the answer.
+          if (part.delta !== "" && block.kind === "text") observer.onTextDelta(part.delta);
           break;
+        }
         case "text-end":
-          endBlock(texts, part.id, part.providerMetadata);
+          endBlock(blocks.get("text", part.id), part.providerMetadata);
           break;
         case "reasoning-start":
-          openBlock(reasonings, part.id, part.providerMetadata);
+          blocks.start("reasoning", part.id, part.providerMetadata);
           break;
         case "reasoning-delta":
-          appendToBlock(reasonings, part.id, part.delta, part.providerMetadata);
+          appendToBlock(blocks.get("reasoning", part.id), part.delta, part.providerMetadata);
           if (part.delta !== "") observer.onReasoningDelta(part.delta);
           break;
         case "reasoning-end":
-          endBlock(reasonings, part.id, part.providerMetadata);
+          endBlock(blocks.get("reasoning", part.id), part.providerMetadata);
           break;
         case "tool-input-start":
-          openToolInputs.add(part.id);
+          openToolInputs.set(part.id, part.toolName);
           break;
         case "tool-call": {
           openToolInputs.delete(part.toolCallId);
-          if (part.providerExecuted) break;
+          const metadata = mergeMetadata(undefined, part.providerMetadata);
+          if (part.providerExecuted) {
+            blocks.entries.push({
+              item: {
+                type: "provider_tool_call",
+                call_id: part.toolCallId,
+                name: part.toolName,
+                arguments: part.input,
+                ...(metadata ? { provider_metadata: metadata } : {}),
+              },
+            });
+            break;
+          }
           const call: ToolCallItem = {
             type: "tool_call",
             call_id: part.toolCallId,
             name: part.toolName,
             arguments: part.input,
           };
-          if (part.providerMetadata) call.provider_metadata = mergeMetadata(undefined, part.providerMetadata);
+          if (metadata) call.provider_metadata = metadata;
           result.toolCalls.push(call);
+          break;
+        }
+        case "tool-result": {
+          // Preliminary results are replaced by a final one; only that one is history.
+          if (part.preliminary) break;
+          const metadata = mergeMetadata(undefined, part.providerMetadata);
+          blocks.entries.push({
+            item: {
+              type: "provider_tool_result",
+              call_id: part.toolCallId,
+              name: part.toolName,
+              result: part.result,
+              ...(part.isError ? { is_error: true } : {}),
+              ...(metadata ? { provider_metadata: metadata } : {}),
+            },
+          });
           break;
         }
         case "finish":
@@ -186,7 +240,7 @@ export async function collectResponse(
           for (const warning of part.warnings) result.warnings.push(describeWarning(warning));
           break;
         case "error":
-          result.error = part.error;
+          result.error = part.error ?? new Error("the provider sent an error event without details");
           break;
         default:
           break;
@@ -199,21 +253,46 @@ export async function collectResponse(
     if (result.error !== undefined) reader.cancel().catch(() => {});
     reader.releaseLock();
   }
-  for (const block of reasonings.values()) {
-    // A reasoning block cut off before its end lacks its signature and cannot be sent back.
-    if (!block.ended && result.error !== undefined) continue;
-    const item: ReasoningItem = { type: "reasoning", text: block.text };
-    if (block.metadata) item.provider_metadata = block.metadata;
-    result.reasoning.push(item);
-  }
-  for (const block of texts.values()) {
-    if (block.text === "") continue;
-    const part: TextPart = { type: "text", text: block.text };
-    if (block.metadata) part.provider_metadata = block.metadata;
-    result.text.push(part);
-  }
-  result.partialToolCall = openToolInputs.size > 0;
+  sortOutput(blocks.entries, result);
+  result.partialToolCalls = [...openToolInputs].map(([id, name]) => ({ id, name }));
   return result;
+}
+
+/** Turns the entries into items: consecutive text blocks form one assistant message. */
+function sortOutput(entries: readonly Entry[], result: CollectedResponse): void {
+  let message: MessageItem | undefined;
+  for (const entry of entries) {
+    if ("item" in entry) {
+      message = undefined;
+      result.items.push(entry.item);
+      continue;
+    }
+    const { block } = entry;
+    if (block.kind === "text") {
+      if (block.text === "") continue;
+      const part: TextPart = { type: "text", text: block.text };
+      if (block.metadata) part.provider_metadata = block.metadata;
+      if (message === undefined) {
+        message = { type: "message", role: "assistant", content: [] };
+        result.items.push(message);
+      }
+      message.content.push(part);
+      result.text += block.text;
+      continue;
+    }
+    message = undefined;
+    // A reasoning or compaction block cut off before its end lacks its signature and cannot be sent back.
+    if (!block.ended && result.error !== undefined) continue;
+    if (block.kind === "compaction") {
+      const item: CompactionItem = { type: "compaction", text: block.text };
+      if (block.metadata) item.provider_metadata = block.metadata;
+      result.items.push(item);
+    } else {
+      const item: ReasoningItem = { type: "reasoning", text: block.text };
+      if (block.metadata) item.provider_metadata = block.metadata;
+      result.items.push(item);
+    }
+  }
 }
 
 function describeWarning(warning: unknown): string {

@@ -1,3 +1,2 @@
-export { capToolOutput } from "./cap-output.js";
 export { defineTool, type Tool, type ToolContext, type ToolFactory, type ToolOutput } from "./tool.js";
 export { DEFAULT_TOOL_OUTPUT_LIMITS, type ToolOutputLimits, ToolServer } from "./tool-server.js";

@@ -1,9 +1,9 @@
 import type { LanguageModelV3FunctionTool } from "@ai-sdk/provider";
 import { ToolError } from "../errors.js";
 import type { ToolCallItem } from "../items/item.js";
-import { capToolOutput } from "./cap-output.js";
+import { capToolOutput, SUMMARY_CONTENT_SEPARATOR_BYTES } from "./cap-output.js";
 import type { Tool, ToolFactory, ToolOutput } from "./tool.js";
-import { type CompiledToolSchema, compileToolSchema, describeIssues } from "./tool-schema.js";
+import { type CompiledToolSchema, compileToolSchema } from "./tool-schema.js";
 
 /** Byte caps for tool output; `perTool` overrides `defaultMaxBytes` by tool name. */
 export interface ToolOutputLimits {
@@ -144,6 +144,11 @@ export class ToolServer {
    * come back as error results the model can read.
    */
   async execute(call: ToolCallItem, signal: AbortSignal): Promise<ToolOutput> {
+    return this.cap(call.name, await this.executeUncapped(call, signal));
+  }
+
+  /** `execute` without the output cap (the worker caps after `postToolCall` may have rewritten it). */
+  async executeUncapped(call: ToolCallItem, signal: AbortSignal): Promise<ToolOutput> {
     const registered = this.tools.get(call.name);
     if (!registered) {
       return errorOutput(
@@ -158,13 +163,13 @@ export class ToolServer {
         `the arguments for "${call.name}" are not valid JSON (${(cause as Error).message}); send a JSON object matching the tool's input schema`,
       );
     }
-    const parsed = registered.schema.validator.safeParse(args);
-    if (!parsed.success) {
-      return errorOutput(`invalid arguments for "${call.name}": ${describeIssues(parsed.error)}`);
+    const parsed = registered.schema.check(args);
+    if (!parsed.ok) {
+      return errorOutput(`invalid arguments for "${call.name}": ${parsed.message}`);
     }
     let output: ToolOutput;
     try {
-      output = await registered.tool.execute(parsed.data, { signal, callId: call.call_id });
+      output = await registered.tool.execute(parsed.value, { signal, callId: call.call_id });
     } catch (cause) {
       if (signal.aborted) throw cause;
       return errorOutput(
@@ -174,14 +179,23 @@ export class ToolServer {
     if (typeof output !== "object" || output === null || typeof output.summary !== "string") {
       return errorOutput(`tool "${call.name}" returned no summary (expected {summary, content?})`);
     }
-    return this.cap(call.name, output);
+    return output;
   }
 
-  /** Applies the byte cap of `toolName` to an output's summary and content. */
+  /**
+   * Applies the byte cap of `toolName` to what the model sees of an output: summary and content
+   * together (the summary first, the content gets what is left). Capping a capped output
+   * changes nothing, so a rewritten result can be capped again.
+   */
   cap(toolName: string, output: ToolOutput): ToolOutput {
     const max = this.limits.perTool?.[toolName] ?? this.limits.defaultMaxBytes;
     const capped: ToolOutput = { summary: capToolOutput(output.summary, max) };
-    if (output.content !== undefined) capped.content = capToolOutput(output.content, max);
+    if (output.content !== undefined && output.content !== "") {
+      const left = max - Buffer.byteLength(capped.summary, "utf8") - SUMMARY_CONTENT_SEPARATOR_BYTES;
+      if (left > 0) capped.content = capToolOutput(output.content, left);
+    } else if (output.content !== undefined) {
+      capped.content = output.content;
+    }
     if (output.is_error) capped.is_error = true;
     return capped;
   }

@@ -1,31 +1,47 @@
 import type { Item } from "../items/item.js";
+import type { StopReason } from "../stream/stop-reason.js";
 import type { UsageRecord } from "./usage.js";
 
-/** Everything a worker reports while it runs, for display and telemetry (never for persistence). */
+/**
+ * Everything a worker reports while it runs, for display and telemetry (never for persistence).
+ * A *request* is one model call; `request` counts them within the run, from 1.
+ */
 export type WorkerEvent =
   | { type: "run_start"; mode: "run" | "resume" }
-  | { type: "request_start"; turn: number; attempt: number; continuation: number }
+  | { type: "request_start"; request: number; attempt: number; continuation: number }
   | { type: "retry"; attempt: number; delayMs: number; error: Error }
   | { type: "continuation"; continuation: number; error: Error }
   | { type: "text_delta"; delta: string }
   | { type: "reasoning_delta"; delta: string }
   | { type: "tool_call_start"; callId: string; name: string; arguments: string }
   | { type: "tool_call_end"; callId: string; name: string; summary: string; isError: boolean }
+  /** A tool call the stream began but never finished; it was dropped and did not run. */
+  | { type: "tool_call_dropped"; request: number; callId: string; name: string }
   | { type: "item_committed"; item: Item }
   | { type: "usage"; usage: UsageRecord }
-  | { type: "turn_end"; turn: number }
+  /** One model request ended (after its items were committed), with why the model stopped. */
+  | { type: "request_end"; request: number; stopReason: StopReason }
+  /** The final answer was cut off (`length`) or filtered (`content-filter`); `text` is what arrived. */
+  | { type: "answer_truncated"; request: number; stopReason: StopReason; text: string }
   | { type: "warning"; message: string }
   | { type: "run_end"; result: RunResult | undefined; error?: Error };
 
+/** How a run ended (the session log's `run_completed.result` uses the same union). */
 export type RunStatus = "finished" | "paused" | "limit_reached" | "yielded";
 
-/** How a run ended. */
+/** The outcome of one `run()`/`resume()` call. */
 export interface RunResult {
   status: RunStatus;
   /** Model requests made in this run. */
-  turns: number;
-  /** The text of the last assistant message of the run, if any. */
+  requests: number;
+  /** The text of the last assistant response of the run ("" when it had none). */
   text: string;
+  /**
+   * Why the model stopped on the last request of the run; undefined when the run made none
+   * (yielded or paused before its first request). `length` or `content-filter` on a finished
+   * run means the answer in `text` is incomplete.
+   */
+  stopReason: StopReason | undefined;
 }
 
 export type WorkerEventListener = (event: WorkerEvent) => void;

@@ -38,32 +38,38 @@ function toResultItem(call: ToolCallItem, output: ToolOutput): ToolResultItem {
   return item;
 }
 
-/** Caps the fields a rewrite changed; unchanged ones were capped already (capping twice would stack notices). */
-function capRewritten(
-  tools: ToolServer,
-  name: string,
-  before: ToolResultItem,
-  after: ToolOutput,
-): ToolOutput {
-  const capped = tools.cap(name, after);
-  const output: ToolOutput = { summary: after.summary === before.summary ? after.summary : capped.summary };
-  if (after.content !== undefined)
-    output.content = after.content === before.content ? after.content : capped.content;
-  if (after.is_error) output.is_error = true;
+/** A batch's results in call order; `cancelled` when `postToolCall` aborted after the tools ran. */
+export interface ToolBatchOutcome {
+  results: ToolResultItem[];
+  cancelled?: CancelledError;
+}
+
+/**
+ * A rewrite usually changes one field and passes the other back as it saw it (capped). Those
+ * unchanged fields get their original text again, so the joint cap is applied once to the
+ * whole output and no truncation notice is ever stacked on another.
+ */
+function uncapUnchanged(rewritten: ToolOutput, seen: ToolResultItem, original: ToolOutput): ToolOutput {
+  const output: ToolOutput = { ...rewritten };
+  if (rewritten.summary === seen.summary) output.summary = original.summary;
+  if (rewritten.content !== undefined && rewritten.content === seen.content)
+    output.content = original.content;
   return output;
 }
 
 /**
  * Runs one batch of tool calls and returns their results in call order, or `"paused"` when
  * `preToolCall` asked to pause. `preToolCall` is asked for every call first (in order; deny
- * gives a synthetic error result, abort throws `CancelledError`), then the allowed calls run
- * in parallel, then `postToolCall` may rewrite each result. Nothing is committed here: on
- * abort or cancellation no result exists, and the calls stay unanswered for the next run.
+ * gives a synthetic error result, abort throws `CancelledError` before anything ran), then the
+ * allowed calls run in parallel, then `postToolCall` may rewrite each result. A `postToolCall`
+ * abort comes back as `cancelled` with every result (the tools ran; their effects are real), so
+ * the caller commits them before stopping. Nothing is committed here; on an abort signal no
+ * result exists, and the calls stay unanswered for the next run.
  */
 export async function executeToolBatch(
   calls: readonly ToolCallItem[],
   ctx: ToolBatchContext,
-): Promise<ToolResultItem[] | "paused"> {
+): Promise<ToolBatchOutcome | "paused"> {
   const denied = new Map<string, ToolOutput>();
   for (const call of calls) {
     const decision = (await ctx.interceptor.preToolCall?.(call)) ?? { action: "continue" };
@@ -84,7 +90,7 @@ export async function executeToolBatch(
           name: call.name,
           arguments: call.arguments,
         });
-        const output = await ctx.tools.execute(call, ctx.signal);
+        const output = await ctx.tools.executeUncapped(call, ctx.signal);
         ctx.emit({
           type: "tool_call_end",
           callId: call.call_id,
@@ -97,14 +103,17 @@ export async function executeToolBatch(
     ),
     ctx.signal,
   );
-  const results: ToolResultItem[] = [];
+  const results = calls.map((call, index) =>
+    toResultItem(call, ctx.tools.cap(call.name, outputs[index] as ToolOutput)),
+  );
   for (const [index, call] of calls.entries()) {
-    let result = toResultItem(call, outputs[index] as ToolOutput);
+    const result = results[index] as ToolResultItem;
     const decision = (await ctx.interceptor.postToolCall?.(call, result)) ?? { action: "continue" };
-    if (decision.action === "abort") throw new CancelledError(decision.reason);
-    if (decision.action === "rewrite")
-      result = toResultItem(call, capRewritten(ctx.tools, call.name, result, decision.result));
-    results.push(result);
+    if (decision.action === "abort") return { results, cancelled: new CancelledError(decision.reason) };
+    if (decision.action === "rewrite") {
+      const rewritten = uncapUnchanged(decision.result, result, outputs[index] as ToolOutput);
+      results[index] = toResultItem(call, ctx.tools.cap(call.name, rewritten));
+    }
   }
-  return results;
+  return { results };
 }

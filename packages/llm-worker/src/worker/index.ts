@@ -1,3 +1,4 @@
+export type { StopReason, StopReasonKind } from "../stream/stop-reason.js";
 export type { RunResult, RunStatus, WorkerEvent, WorkerEventListener } from "./events.js";
 export type {
   AbortContext,

@@ -1,4 +1,5 @@
 import type { Item, ToolCallItem, ToolResultItem } from "../items/item.js";
+import type { StopReason } from "../stream/stop-reason.js";
 import type { ToolOutput } from "../tools/tool.js";
 
 /** What `preRequest` sees: the request-local copy of history about to be sent. */
@@ -7,7 +8,7 @@ export interface PreRequestContext {
   readonly items: readonly Item[];
   readonly systemPrompt: string | undefined;
   /** Model requests made so far in this run (0 before the first). */
-  readonly turn: number;
+  readonly requests: number;
   readonly signal: AbortSignal;
 }
 
@@ -20,12 +21,15 @@ export type PreRequestDecision =
   /** Stop the run with `CancelledError`. */
   | { action: "cancel"; reason?: string };
 
-/** What `onTurnEnd` sees: the model answered without tool calls. */
+/** What `onTurnEnd` sees: the model answered without tool calls, so the turn would end here. */
 export interface TurnEndContext {
   readonly history: readonly Item[];
   /** The items committed from this last response. */
   readonly response: readonly Item[];
-  readonly turn: number;
+  /** Model requests made so far in this run. */
+  readonly requests: number;
+  /** Why the model stopped (`length` / `content-filter`: the answer is incomplete). */
+  readonly stopReason: StopReason;
 }
 
 export type TurnEndDecision =
@@ -47,6 +51,10 @@ export type PostToolCallDecision =
   | { action: "continue" }
   /** Replace the result the model will see (the output cap applies to the new one too). */
   | { action: "rewrite"; result: ToolOutput }
+  /**
+   * Stop the run with `CancelledError`. The results of every tool in the batch are committed
+   * first (the tools ran and had their effects); the model sees them on the next run.
+   */
   | { action: "abort"; reason?: string };
 
 /** Why a run ended abnormally, for `onAbort`. */

@@ -12,7 +12,8 @@ export interface RequestContext {
   policy: RetryPolicy;
   signal: AbortSignal;
   emit(event: WorkerEvent): void;
-  turn: number;
+  /** The number of this request within the run (from 1). */
+  request: number;
   continuation: number;
 }
 
@@ -83,14 +84,19 @@ export async function requestWithRetry(
   const { policy } = ctx;
   const started = policy.clock.now();
   for (let attemptNo = 1; ; attemptNo++) {
-    ctx.emit({ type: "request_start", turn: ctx.turn, attempt: attemptNo, continuation: ctx.continuation });
+    ctx.emit({
+      type: "request_start",
+      request: ctx.request,
+      attempt: attemptNo,
+      continuation: ctx.continuation,
+    });
     const { response, timedOut } = await attempt(ctx, options);
     if (ctx.signal.aborted) throw new AbortedError(undefined, { cause: ctx.signal.reason });
     for (const warning of response.warnings) ctx.emit({ type: "warning", message: warning });
     if (response.error === undefined) return response;
     if (timedOut.aborted) response.error = timedOut.reason;
     if (response.began) return response;
-    const error = toProviderError(response.error, ctx.provider, attemptNo);
+    const error = toProviderError(response.error, ctx.provider, attemptNo, response.lastPartType);
     if (!error.isRetryable || attemptNo >= policy.maxAttempts) throw error;
     const headers = APICallError.isInstance(response.error) ? response.error.responseHeaders : undefined;
     const delay = retryAfterMs(headers, policy.clock.now()) ?? backoffDelay(policy, attemptNo);

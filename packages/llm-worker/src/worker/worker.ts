@@ -4,14 +4,18 @@ import type { ModelAdapter } from "../adapters/model-adapter.js";
 import {
   AbortedError,
   CancelledError,
+  ConfigurationError,
+  EmptyResponseError,
   HistoryAppendError,
   LlmWorkerError,
   ProviderError,
+  WorkerBusyError,
 } from "../errors.js";
-import { type Item, type MessageItem, messageText, textMessage, unansweredToolCalls } from "../items/item.js";
+import { type Item, type MessageItem, textMessage, unansweredToolCalls } from "../items/item.js";
 import { toProviderError } from "../retry/classify-error.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry/retry-policy.js";
 import type { CollectedResponse } from "../stream/collect-response.js";
+import { type StopReason, toStopReason } from "../stream/stop-reason.js";
 import { ToolServer } from "../tools/tool-server.js";
 import { buildCallOptions } from "./build-call-options.js";
 import type { RunResult, RunStatus, WorkerEvent, WorkerEventListener } from "./events.js";
@@ -43,8 +47,11 @@ export interface WorkerOptions {
   interceptor?: Interceptor;
   retry?: Partial<RetryPolicy>;
   cache?: Partial<CachePolicy>;
-  /** Model requests per run before the run ends with `limit_reached` (default 50). */
-  maxTurns?: number;
+  /**
+   * Model requests per run before the run ends with `limit_reached` (default 50). Every request
+   * counts, including the continuations of an Anthropic `pause_turn`.
+   */
+  maxRequests?: number;
   /**
    * The single persistence hook: awaited before an item enters history. A rejection stops
    * the turn with `HistoryAppendError`, and the item is not used (a tool call that could not
@@ -59,8 +66,8 @@ export interface WorkerOptions {
 
 export interface RunOptions {
   signal?: AbortSignal;
-  /** Overrides the worker's `maxTurns` for this run. */
-  maxTurns?: number;
+  /** Overrides the worker's `maxRequests` for this run. */
+  maxRequests?: number;
 }
 
 /**
@@ -82,7 +89,7 @@ export class Worker {
   private prompt: string | undefined;
   private requestConfig: RequestConfig;
   private interceptor: Interceptor;
-  private maxTurns: number;
+  private maxRequests: number;
   private interrupted: boolean;
   private running = false;
   private previousRequestLength: number | undefined;
@@ -97,13 +104,10 @@ export class Worker {
     this.interceptor = options.interceptor ?? {};
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.cache = { enabled: true, promptCacheKey: uuidv7(), ...options.cache };
-    this.maxTurns = options.maxTurns ?? 50;
+    this.maxRequests = checkMaxRequests(options.maxRequests ?? 50);
     this.onHistoryAppend = options.onHistoryAppend;
     this.onUsage = options.onUsage;
     this.interrupted = options.interrupted ?? false;
-    if (!Number.isInteger(this.maxTurns) || this.maxTurns < 1) {
-      throw new LlmWorkerError(`maxTurns must be an integer ≥ 1 (got ${options.maxTurns})`);
-    }
   }
 
   /** The system prompt string sent first on every request (undefined until set). */
@@ -136,7 +140,9 @@ export class Worker {
     return this.requestConfig;
   }
 
+  /** Replaces the request settings. Not allowed during a run (the next request would change mid-turn). */
   setConfig(config: RequestConfig): void {
+    this.assertIdle("setConfig");
     this.requestConfig = { ...config };
   }
 
@@ -145,11 +151,9 @@ export class Worker {
     this.interceptor = interceptor;
   }
 
-  setMaxTurns(maxTurns: number): void {
-    if (!Number.isInteger(maxTurns) || maxTurns < 1) {
-      throw new LlmWorkerError(`maxTurns must be an integer ≥ 1 (got ${maxTurns})`);
-    }
-    this.maxTurns = maxTurns;
+  /** Sets the per-run request limit (an integer ≥ 1). */
+  setMaxRequests(maxRequests: number): void {
+    this.maxRequests = checkMaxRequests(maxRequests);
   }
 
   /** Sets the OpenAI prompt cache key (the pod uses the session id). */
@@ -203,10 +207,10 @@ export class Worker {
    * `CancelledError`, `ProviderError` or `HistoryAppendError`.
    */
   run(input: string | MessageItem, options: RunOptions = {}): Promise<RunResult> {
-    return this.guard("run", options, async (signal, maxTurns) => {
+    return this.guard("run", options, async (signal, maxRequests) => {
       await this.closeUnansweredToolCalls();
       await this.commit(typeof input === "string" ? textMessage("user", input) : input);
-      return this.loop(signal, maxTurns);
+      return this.loop(signal, maxRequests);
     });
   }
 
@@ -215,20 +219,20 @@ export class Worker {
    * batch), then loops as `run()` does.
    */
   resume(options: RunOptions = {}): Promise<RunResult> {
-    return this.guard("resume", options, async (signal, maxTurns) => {
+    return this.guard("resume", options, async (signal, maxRequests) => {
       const open = unansweredToolCalls(this.items);
       if (open.length > 0) {
         const outcome = await this.runBatch(open, signal);
-        if (outcome === "paused") return this.result("paused", 0);
+        if (outcome === "paused") return this.result("paused", 0, undefined);
       }
-      return this.loop(signal, maxTurns);
+      return this.loop(signal, maxRequests);
     });
   }
 
   private async guard(
     mode: "run" | "resume",
     options: RunOptions,
-    body: (signal: AbortSignal, maxTurns: number) => Promise<RunResult>,
+    body: (signal: AbortSignal, maxRequests: number) => Promise<RunResult>,
   ): Promise<RunResult> {
     this.assertIdle(mode);
     this.running = true;
@@ -238,7 +242,10 @@ export class Worker {
     try {
       if (signal.aborted) throw new AbortedError(undefined, { cause: signal.reason });
       await this.tools.flushPending();
-      const result = await body(signal, options.maxTurns ?? this.maxTurns);
+      const result = await body(
+        signal,
+        options.maxRequests === undefined ? this.maxRequests : checkMaxRequests(options.maxRequests),
+      );
       this.interrupted = result.status === "paused";
       this.emit({ type: "run_end", result });
       return result;
@@ -266,13 +273,14 @@ export class Worker {
 
   private lastText = "";
 
-  private result(status: RunStatus, turns: number): RunResult {
-    return { status, turns, text: this.lastText };
+  private result(status: RunStatus, requests: number, stopReason: StopReason | undefined): RunResult {
+    return { status, requests, text: this.lastText, stopReason };
   }
 
-  private async loop(signal: AbortSignal, maxTurns: number): Promise<RunResult> {
-    let turns = 0;
+  private async loop(signal: AbortSignal, maxRequests: number): Promise<RunResult> {
+    let requests = 0;
     let continuations = 0;
+    let stopReason: StopReason | undefined;
     for (;;) {
       if (signal.aborted) throw new AbortedError(undefined, { cause: signal.reason });
       for (const item of (await this.interceptor.pendingHistoryAppends?.()) ?? []) await this.commit(item);
@@ -280,18 +288,18 @@ export class Worker {
       const decision = (await this.interceptor.preRequest?.({
         items: requestItems.slice(),
         systemPrompt: this.prompt,
-        turn: turns,
+        requests,
         signal,
       })) ?? { action: "continue" };
-      if (decision.action === "yield") return this.result("yielded", turns);
+      if (decision.action === "yield") return this.result("yielded", requests, stopReason);
       if (decision.action === "cancel") throw new CancelledError(decision.reason);
       if (decision.action === "continue_with") requestItems = decision.items;
 
       const historyLen = this.items.length;
-      const response = await this.request(requestItems, signal, turns, continuations);
+      const response = await this.request(requestItems, signal, requests + 1, continuations);
       if (response.error !== undefined && response.toolCalls.length === 0) {
         // The stream broke after output began: keep what completed, ask again (never blindly).
-        const error = toProviderError(response.error, this.adapter.provider);
+        const error = toProviderError(response.error, this.adapter.provider, 1, response.lastPartType);
         if (error.kind === "malformed") throw error;
         if (continuations >= this.policy.maxContinuations) {
           throw new ProviderError(
@@ -300,42 +308,72 @@ export class Worker {
           );
         }
         continuations++;
-        await this.commitResponse(response);
+        await this.commitResponse(response, false);
         this.emit({ type: "continuation", continuation: continuations, error });
         continue;
       }
       // A complete response, or a broken one whose finished tool calls are kept (partial ones dropped).
       continuations = 0;
-      turns++;
+      requests++;
+      const continuesPause = stopReason?.kind === "pause";
+      stopReason = toStopReason(response.finishReason, response.error !== undefined);
       if (response.usage !== undefined || response.error === undefined) {
         const usage = toUsageRecord(historyLen, response.usage);
         await this.onUsage?.(usage);
         this.emit({ type: "usage", usage });
       }
-      const committed = await this.commitResponse(response);
-      this.emit({ type: "turn_end", turn: turns });
+      this.reportDropped(response, requests);
+      const empty = response.items.length === 0 && response.toolCalls.length === 0;
+      if (empty && (stopReason.kind === "length" || stopReason.kind === "error")) {
+        throw new EmptyResponseError(this.adapter.provider, stopReason);
+      }
+      const committed = await this.commitResponse(response, continuesPause);
+      this.emit({ type: "request_end", request: requests, stopReason });
       if (response.toolCalls.length === 0) {
+        if (stopReason.kind === "pause") {
+          // Anthropic paused a long server-tool turn: sending the conversation back as it is
+          // lets the model continue where it stopped. Each continuation is a request.
+          if (requests >= maxRequests) return this.result("limit_reached", requests, stopReason);
+          continue;
+        }
+        if (stopReason.kind === "length" || stopReason.kind === "content-filter") {
+          this.emit({ type: "answer_truncated", request: requests, stopReason, text: this.lastText });
+          this.emit({
+            type: "warning",
+            message: `the answer is incomplete: the model stopped with ${stopReason.kind} (${stopReason.raw ?? "no provider value"})`,
+          });
+        }
         const end = (await this.interceptor.onTurnEnd?.({
           history: this.items,
           response: committed,
-          turn: turns,
-        })) ?? {
-          action: "finish",
-        };
-        if (end.action === "finish") return this.result("finished", turns);
-        if (end.action === "pause") return this.result("paused", turns);
+          requests,
+          stopReason,
+        })) ?? { action: "finish" };
+        if (end.action === "finish") return this.result("finished", requests, stopReason);
+        if (end.action === "pause") return this.result("paused", requests, stopReason);
         for (const item of end.items) await this.commit(item);
       } else if ((await this.runBatch(response.toolCalls, signal)) === "paused") {
-        return this.result("paused", turns);
+        return this.result("paused", requests, stopReason);
       }
-      if (turns >= maxTurns) return this.result("limit_reached", turns);
+      if (requests >= maxRequests) return this.result("limit_reached", requests, stopReason);
+    }
+  }
+
+  /** Reports tool calls whose input began streaming but never completed: they were dropped. */
+  private reportDropped(response: CollectedResponse, request: number): void {
+    for (const call of response.partialToolCalls) {
+      this.emit({ type: "tool_call_dropped", request, callId: call.id, name: call.name });
+      this.emit({
+        type: "warning",
+        message: `the response ended inside a call of tool "${call.name}" (${call.id}); the incomplete call was dropped and did not run`,
+      });
     }
   }
 
   private async request(
     items: readonly Item[],
     signal: AbortSignal,
-    turn: number,
+    request: number,
     continuation: number,
   ): Promise<CollectedResponse> {
     this.model ??= await this.adapter.load();
@@ -356,7 +394,7 @@ export class Worker {
         policy: this.policy,
         signal,
         emit: (event) => this.emit(event),
-        turn,
+        request,
         continuation,
       },
       options,
@@ -365,27 +403,28 @@ export class Worker {
     return response;
   }
 
-  /** Commits a response's reasoning, then its text, then its tool calls. */
-  private async commitResponse(response: CollectedResponse): Promise<Item[]> {
-    const committed: Item[] = [...response.reasoning];
-    if (response.text.length > 0) {
-      const message: MessageItem = { type: "message", role: "assistant", content: response.text };
-      committed.push(message);
-      this.lastText = messageText(message);
-    }
-    committed.push(...response.toolCalls);
+  /**
+   * Commits a response's items in stream order (reasoning, text, provider-executed calls and
+   * results, compaction), then its client tool calls. `appendText` joins the text to the answer
+   * of the previous response (the continuation of a paused turn).
+   */
+  private async commitResponse(response: CollectedResponse, appendText: boolean): Promise<Item[]> {
+    const committed: Item[] = [...response.items, ...response.toolCalls];
+    if (response.text !== "") this.lastText = appendText ? this.lastText + response.text : response.text;
     for (const item of committed) await this.commit(item);
     return committed;
   }
 
   private async runBatch(calls: readonly Item[], signal: AbortSignal): Promise<"done" | "paused"> {
-    const results = await executeToolBatch(
+    const outcome = await executeToolBatch(
       calls.filter((item) => item.type === "tool_call"),
       { tools: this.tools, interceptor: this.interceptor, signal, emit: (event) => this.emit(event) },
     );
-    if (results === "paused") return "paused";
+    if (outcome === "paused") return "paused";
     if (signal.aborted) throw new AbortedError(undefined, { cause: signal.reason });
-    for (const result of results) await this.commit(result);
+    // Results of tools that ran are kept even when postToolCall aborts: their effects happened.
+    for (const result of outcome.results) await this.commit(result);
+    if (outcome.cancelled) throw outcome.cancelled;
     return "done";
   }
 
@@ -410,6 +449,15 @@ export class Worker {
   }
 
   private assertIdle(what: string): void {
-    if (this.running) throw new LlmWorkerError(`${what}() is not allowed while a run is in progress`);
+    if (this.running) throw new WorkerBusyError(what);
   }
+}
+
+function checkMaxRequests(value: number): number {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new ConfigurationError(
+      `maxRequests must be an integer ≥ 1 (got ${String(value)}): it is the number of model requests one run may make`,
+    );
+  }
+  return value;
 }
