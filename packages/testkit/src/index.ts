@@ -1,4 +1,4 @@
-export { TestkitError } from "./errors.js";
+export { ListenError, OptionsError, RecordingError, ScriptError, TestkitError } from "./errors.js";
 export type { PromptCacheReport, PromptCacheRequestReport } from "./prompt-cache/report.js";
 export { simulatePromptCache } from "./prompt-cache/simulate-prompt-cache.js";
 export { loadRecordedChunks, RECORDINGS_DIR } from "./recordings.js";

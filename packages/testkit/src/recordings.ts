@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { TestkitError } from "./errors.js";
+import { RecordingError } from "./errors.js";
 
 /**
  * Reads a recorded stream (`*.chunks.txt`: one SSE payload per line, as the provider sent it) into the
@@ -11,7 +11,7 @@ export function loadRecordedChunks(file: string): string[] {
   try {
     text = readFileSync(file, "utf8");
   } catch (cause) {
-    throw new TestkitError(`cannot read recorded chunks ${file}: ${(cause as Error).message}`, { cause });
+    throw new RecordingError(file, cause);
   }
   return text.split(/\r?\n/).filter((line) => line.trim().length > 0);
 }

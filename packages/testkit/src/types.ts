@@ -25,7 +25,52 @@ export type ScriptedPart =
       arguments: string | Record<string, unknown>;
       chunkSize?: number;
       thoughtSignature?: string;
-    };
+    }
+  /**
+   * A tool the provider runs itself. Anthropic: a `server_tool_use` block (`mcp_tool_use` with
+   * `mcpServer`); OpenAI Responses: a `web_search_call` or (with `mcpServer`) `mcp_call` output
+   * item opened here and completed by the matching result; Gemini: `executableCode` for
+   * `code_execution`, else a server `toolCall` part. Chat Completions has none.
+   */
+  | {
+      type: "server_tool_call";
+      id?: string;
+      name: string;
+      input: Record<string, unknown>;
+      mcpServer?: string;
+      chunkSize?: number;
+    }
+  /**
+   * The provider's result of a server tool call, in the wire's own shape: Anthropic, the
+   * `content` of the `<name>_tool_result` (or `mcp_tool_result`) block; OpenAI Responses, the
+   * fields that complete the output item (`action`, or an MCP `output`); Gemini, the
+   * `codeExecutionResult` or the server `toolResponse.response`. `toolCallId` defaults to the
+   * last server tool call of the script.
+   */
+  | {
+      type: "server_tool_result";
+      toolCallId?: string;
+      name: string;
+      result: unknown;
+      isError?: boolean;
+      mcpServer?: string;
+    }
+  /** An Anthropic compaction block (the API's summary of earlier context), streamed as `compaction_delta`s. */
+  | { type: "compaction"; text: string; chunkSize?: number }
+  /**
+   * An error object inside the stream, in the wire's own shape (Anthropic `error` event,
+   * Responses `error` event, `{"error": …}` in a normal Chat or Gemini chunk). The stream ends
+   * after it, without a finish event.
+   */
+  | { type: "error"; error: Record<string, unknown> }
+  /** One event sent exactly as given (`data` is JSON-encoded unless it is a string), e.g. an out-of-order event. */
+  | { type: "raw"; event?: string; data: unknown };
+
+/**
+ * Why a scripted response ends, in the double's vocabulary; each wire sends its own value
+ * (`content_filter` is Anthropic `refusal`, Gemini `SAFETY`; `pause_turn` exists only on Anthropic).
+ */
+export type ScriptedFinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "pause_turn";
 
 /** A fault injected into one response. `afterEvents` counts SSE events written before the fault. */
 export type Fault =
@@ -39,7 +84,7 @@ export type ScriptedResponse =
   | {
       parts: ScriptedPart[];
       usage?: ScriptedUsage;
-      finishReason?: "stop" | "tool_calls" | "length";
+      finishReason?: ScriptedFinishReason;
       id?: string;
       fault?: Fault;
     }

@@ -217,7 +217,7 @@ describe("the response queue", () => {
       "anthropic script part 0 (text): chunkSize must be a positive integer, got 0",
     );
     expect(() => double.enqueue({ parts: [{ type: "image" } as never] })).toThrow(
-      'scripted response #1.parts[0].type must be one of text, reasoning, redacted_reasoning, tool_call, got "image"',
+      'scripted response #1.parts[0].type must be one of text, reasoning, redacted_reasoning, tool_call, server_tool_call, server_tool_result, compaction, error, raw, got "image"',
     );
     expect(() => double.enqueue({ parts: [], fault: { kind: "reset", afterEvents: -1 } })).toThrow(
       "scripted response #1.fault.afterEvents must be a non-negative integer, got -1",

@@ -1,4 +1,4 @@
-import { TestkitError } from "../errors.js";
+import { OptionsError } from "../errors.js";
 import type { CapturedRequest, Wire } from "../types.js";
 import { createAnthropicCache } from "./anthropic-rule.js";
 import { createAutomaticPrefixCache } from "./prefix-rule.js";
@@ -19,7 +19,7 @@ export function simulatePromptCache(requests: readonly CapturedRequest[], wire: 
       : wire === "openai-chat" || wire === "openai-responses" || wire === "google"
         ? createAutomaticPrefixCache()
         : undefined;
-  if (bill === undefined) throw new TestkitError(`simulatePromptCache: unknown wire ${JSON.stringify(wire)}`);
+  if (bill === undefined) throw new OptionsError(`simulatePromptCache: unknown wire ${JSON.stringify(wire)}`);
   const reports = requests.map((request) => bill(promptShape(request, wire)));
   const totals: PromptCacheRequestReport = {
     inputTokens: 0,

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { TestkitError } from "../errors.js";
+import { ListenError, OptionsError } from "../errors.js";
 import type { CapturedRequest, ScriptedResponse, Wire } from "../types.js";
 import { renderScript } from "../wire/render.js";
 import { createIdSource } from "../wire/render-context.js";
@@ -24,7 +24,7 @@ export interface ProviderDouble {
   readonly origin: string;
   /** Every request received, in order, including those answered with faults or errors. */
   readonly requests: CapturedRequest[];
-  /** Queues responses; each request takes the next one. Throws TestkitError on a malformed script. */
+  /** Queues responses; each request takes the next one. Throws ScriptError on a malformed script. */
   enqueue(...responses: ScriptedResponse[]): void;
   /** How many responses are still queued. */
   pending(): number;
@@ -54,7 +54,7 @@ export interface ProviderDoubleOptions {
 export async function startProviderDouble(options: ProviderDoubleOptions): Promise<ProviderDouble> {
   const { wire } = options;
   if (!wires.includes(wire)) {
-    throw new TestkitError(
+    throw new OptionsError(
       `startProviderDouble: wire must be one of ${wires.join(", ")}, got ${JSON.stringify(wire)}`,
     );
   }
@@ -151,7 +151,7 @@ export async function startProviderDouble(options: ProviderDoubleOptions): Promi
   await new Promise<void>((resolve, reject) => {
     const fail = (cause: Error) =>
       reject(
-        new TestkitError(
+        new ListenError(
           `provider double cannot listen on ${listenHost}:${listenPort}: ${cause.message} (pass port: 0 for a free port)`,
           { cause },
         ),

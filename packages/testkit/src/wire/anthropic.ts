@@ -3,13 +3,21 @@ import {
   data,
   type PartsResponse,
   type RenderContext,
+  rawData,
   resolveFinishReason,
   resolveUsage,
+  resultCallId,
   splitIntoChunks,
   toolArgumentsJson,
 } from "./render-context.js";
 
-const stopReasons = { stop: "end_turn", tool_calls: "tool_use", length: "max_tokens" } as const;
+const stopReasons = {
+  stop: "end_turn",
+  tool_calls: "tool_use",
+  length: "max_tokens",
+  content_filter: "refusal",
+  pause_turn: "pause_turn",
+} as const;
 
 function event(payload: { type: string } & Record<string, unknown>): SseEvent {
   return { event: payload.type, data: data(payload) };
@@ -42,7 +50,8 @@ export function renderAnthropic(response: PartsResponse, ctx: RenderContext): Ss
       },
     }),
   ];
-  response.parts.forEach((part, index) => {
+  let lastServerCall: string | undefined;
+  for (const [index, part] of response.parts.entries()) {
     const where = `anthropic script part ${index} (${part.type})`;
     switch (part.type) {
       case "text":
@@ -110,9 +119,64 @@ export function renderAnthropic(response: PartsResponse, ctx: RenderContext): Ss
           );
         }
         break;
+      case "server_tool_call": {
+        const id = part.id ?? ctx.nextId(part.mcpServer ? "mcptoolu_double_" : "srvtoolu_double_");
+        lastServerCall = id;
+        if (part.mcpServer !== undefined) {
+          // The MCP connector's block arrives whole: its input is in the start event.
+          const block = {
+            type: "mcp_tool_use",
+            id,
+            name: part.name,
+            server_name: part.mcpServer,
+            input: part.input,
+          };
+          events.push(event({ type: "content_block_start", index, content_block: block }));
+          break;
+        }
+        events.push(
+          event({
+            type: "content_block_start",
+            index,
+            content_block: { type: "server_tool_use", id, name: part.name, input: {} },
+          }),
+        );
+        for (const partial_json of splitIntoChunks(JSON.stringify(part.input), part.chunkSize, where)) {
+          events.push(
+            event({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } }),
+          );
+        }
+        break;
+      }
+      case "server_tool_result": {
+        const tool_use_id = resultCallId(part, lastServerCall, where);
+        const block =
+          part.mcpServer !== undefined
+            ? { type: "mcp_tool_result", tool_use_id, is_error: part.isError ?? false, content: part.result }
+            : { type: `${part.name}_tool_result`, tool_use_id, content: part.result };
+        events.push(event({ type: "content_block_start", index, content_block: block }));
+        break;
+      }
+      case "compaction":
+        events.push(
+          event({ type: "content_block_start", index, content_block: { type: "compaction", content: "" } }),
+        );
+        for (const content of splitIntoChunks(part.text, part.chunkSize, where)) {
+          events.push(
+            event({ type: "content_block_delta", index, delta: { type: "compaction_delta", content } }),
+          );
+        }
+        break;
+      case "error":
+        // An overloaded or failing API sends an error event mid-stream and closes it.
+        events.push(event({ type: "error", error: part.error }));
+        return events;
+      case "raw":
+        events.push({ ...(part.event !== undefined ? { event: part.event } : {}), data: rawData(part) });
+        continue;
     }
     events.push(event({ type: "content_block_stop", index }));
-  });
+  }
   events.push(
     event({
       type: "message_delta",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TestkitError } from "../errors.js";
+import { ScriptError } from "../errors.js";
 import { flattenToPartialArgs } from "./google-partial-args.js";
 
 describe("flattenToPartialArgs", () => {
@@ -20,7 +20,7 @@ describe("flattenToPartialArgs", () => {
 
   it("refuses arguments that are not an object", () => {
     expect(() => flattenToPartialArgs([1], 2, "google script part 0 (tool_call)")).toThrow(
-      new TestkitError(
+      new ScriptError(
         "google script part 0 (tool_call): google tool call arguments must be a JSON object to be streamed in pieces",
       ),
     );

@@ -1,4 +1,4 @@
-import { TestkitError } from "../errors.js";
+import { ScriptError } from "../errors.js";
 import { splitIntoChunks } from "./render-context.js";
 
 /** One entry of Vertex's streamed function-call arguments (`functionCall.partialArgs[]`). */
@@ -21,7 +21,7 @@ export function flattenToPartialArgs(
   where: string,
 ): PartialArg[] {
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    throw new TestkitError(
+    throw new ScriptError(
       `${where}: google tool call arguments must be a JSON object to be streamed in pieces`,
     );
   }

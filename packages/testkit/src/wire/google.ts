@@ -1,14 +1,17 @@
-import { TestkitError } from "../errors.js";
+import { ScriptError } from "../errors.js";
 import type { ScriptedPart, SseEvent } from "../types.js";
 import { flattenToPartialArgs } from "./google-partial-args.js";
 import {
   data,
   type PartsResponse,
   type RenderContext,
+  rawData,
   resolveFinishReason,
   resolveUsage,
+  resultCallId,
   splitIntoChunks,
   toolArgumentsJson,
+  unsupported,
 } from "./render-context.js";
 
 type GooglePart = Record<string, unknown>;
@@ -19,7 +22,13 @@ interface ChunkExtras {
   usageMetadata?: Record<string, unknown>;
 }
 
-const finishReasons = { stop: "STOP", tool_calls: "STOP", length: "MAX_TOKENS" } as const;
+const finishReasons = {
+  stop: "STOP",
+  tool_calls: "STOP",
+  length: "MAX_TOKENS",
+  content_filter: "SAFETY",
+  pause_turn: undefined,
+} as const;
 
 /**
  * Renders a scripted turn as Gemini `streamGenerateContent?alt=sse` chunks: text and `thought: true` parts
@@ -47,7 +56,10 @@ export function renderGoogle(response: PartsResponse, ctx: RenderContext): SseEv
     pendingCalls = [];
   };
 
-  response.parts.forEach((part, index) => {
+  const finishReason = finishReasons[resolveFinishReason(response)];
+  if (finishReason === undefined) unsupported("google", 'finish reason "pause_turn"');
+  let lastServerCall: string | undefined;
+  for (const [index, part] of response.parts.entries()) {
     const where = `google script part ${index} (${part.type})`;
     if (part.type !== "tool_call") flushCalls();
     switch (part.type) {
@@ -74,14 +86,51 @@ export function renderGoogle(response: PartsResponse, ctx: RenderContext): SseEv
           for (const parts of streamedCall(part, where)) events.push(chunk(parts));
         }
         break;
+      case "server_tool_call": {
+        const id = part.id ?? ctx.nextId("double-server-call-");
+        lastServerCall = id;
+        // Code execution is Gemini's executableCode part; other server tools are toolCall parts.
+        events.push(
+          chunk([
+            part.name === "code_execution"
+              ? { executableCode: { language: "PYTHON", ...part.input } }
+              : { toolCall: { toolType: part.name, args: part.input, id } },
+          ]),
+        );
+        break;
+      }
+      case "server_tool_result":
+        events.push(
+          chunk([
+            part.name === "code_execution"
+              ? { codeExecutionResult: part.result }
+              : {
+                  toolResponse: {
+                    toolType: part.name,
+                    response: part.result,
+                    id: resultCallId(part, lastServerCall, where),
+                  },
+                },
+          ]),
+        );
+        break;
+      case "error":
+        // Gemini reports a failure after the stream began as a JSON error object in place of a chunk.
+        events.push({ data: data({ error: part.error }) });
+        return events;
+      case "raw":
+        events.push({ ...(part.event !== undefined ? { event: part.event } : {}), data: rawData(part) });
+        break;
+      case "compaction":
+        unsupported("google", part.type, index);
     }
-  });
+  }
   flushCalls();
 
   const visibleOutput = Math.max(0, usage.outputTokens - usage.reasoningTokens);
   events.push(
     chunk([{ text: "" }], {
-      candidate: { finishReason: finishReasons[resolveFinishReason(response)] },
+      candidate: { finishReason },
       usageMetadata: {
         promptTokenCount: usage.inputTokens,
         candidatesTokenCount: visibleOutput,
@@ -121,7 +170,7 @@ function streamedCall(part: ToolCallPart, where: string): GooglePart[][] {
     try {
       args = JSON.parse(args);
     } catch (cause) {
-      throw new TestkitError(`${where}: arguments must be valid JSON to be streamed in pieces`, { cause });
+      throw new ScriptError(`${where}: arguments must be valid JSON to be streamed in pieces`, { cause });
     }
   }
   const parts: GooglePart[][] = [

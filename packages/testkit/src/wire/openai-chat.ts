@@ -3,10 +3,12 @@ import {
   data,
   type PartsResponse,
   type RenderContext,
+  rawData,
   resolveFinishReason,
   resolveUsage,
   splitIntoChunks,
   toolArgumentsJson,
+  unsupported,
 } from "./render-context.js";
 
 /**
@@ -33,7 +35,9 @@ export function renderOpenAIChat(response: PartsResponse, ctx: RenderContext): S
   });
   const events: SseEvent[] = [chunk({ role: "assistant", content: "", refusal: null })];
   let toolIndex = 0;
-  response.parts.forEach((part, partIndex) => {
+  const finishReason = resolveFinishReason(response);
+  if (finishReason === "pause_turn") unsupported("openai-chat", 'finish reason "pause_turn"');
+  for (const [partIndex, part] of response.parts.entries()) {
     const where = `openai-chat script part ${partIndex} (${part.type})`;
     switch (part.type) {
       case "text":
@@ -60,9 +64,21 @@ export function renderOpenAIChat(response: PartsResponse, ctx: RenderContext): S
         }
         break;
       }
+      case "error":
+        // OpenAI-compatible gateways put an error object in an otherwise normal chunk, then end.
+        events.push({ data: data({ error: part.error }) });
+        events.push({ data: "[DONE]" });
+        return events;
+      case "raw":
+        events.push({ ...(part.event !== undefined ? { event: part.event } : {}), data: rawData(part) });
+        break;
+      case "server_tool_call":
+      case "server_tool_result":
+      case "compaction":
+        unsupported("openai-chat", part.type, partIndex);
     }
-  });
-  events.push(chunk({}, resolveFinishReason(response)));
+  }
+  events.push(chunk({}, finishReason));
   events.push({
     data: data({
       ...envelope,

@@ -1,12 +1,16 @@
+import { ScriptError } from "../errors.js";
 import type { SseEvent } from "../types.js";
 import {
   data,
   type PartsResponse,
   type RenderContext,
+  rawData,
   resolveFinishReason,
   resolveUsage,
+  resultCallId,
   splitIntoChunks,
   toolArgumentsJson,
+  unsupported,
 } from "./render-context.js";
 
 /**
@@ -33,8 +37,12 @@ export function renderOpenAIResponses(response: PartsResponse, ctx: RenderContex
   emit({ type: "response.created", response: inProgress });
   emit({ type: "response.in_progress", response: inProgress });
 
+  if (finishReason === "pause_turn") unsupported("openai-responses", 'finish reason "pause_turn"');
   const output: Record<string, unknown>[] = [];
-  response.parts.forEach((part, output_index) => {
+  // A server tool call and its result are one output item: opened by the call, completed by the result.
+  const openServerItems = new Map<string, { item: Record<string, unknown>; output_index: number }>();
+  let lastServerCall: string | undefined;
+  for (const [output_index, part] of response.parts.entries()) {
     const where = `openai-responses script part ${output_index} (${part.type})`;
     switch (part.type) {
       case "text": {
@@ -115,16 +123,94 @@ export function renderOpenAIResponses(response: PartsResponse, ctx: RenderContex
         output.push(done);
         break;
       }
+      case "server_tool_call": {
+        const isMcp = part.mcpServer !== undefined;
+        if (!isMcp && part.name !== "web_search") {
+          unsupported(
+            "openai-responses",
+            `server tool "${part.name}" (only web_search and MCP calls are scripted)`,
+            output_index,
+          );
+        }
+        const id = part.id ?? ctx.nextId(isMcp ? "mcp_double_" : "ws_double_");
+        lastServerCall = id;
+        const item: Record<string, unknown> = isMcp
+          ? {
+              id,
+              type: "mcp_call",
+              server_label: part.mcpServer,
+              name: part.name,
+              arguments: JSON.stringify(part.input),
+            }
+          : { id, type: "web_search_call" };
+        emit({ type: "response.output_item.added", output_index, item: { ...item, status: "in_progress" } });
+        if (isMcp) {
+          emit({
+            type: "response.mcp_call_arguments.done",
+            item_id: id,
+            output_index,
+            arguments: item.arguments,
+          });
+          emit({ type: "response.mcp_call.in_progress", item_id: id, output_index });
+        } else {
+          emit({ type: "response.web_search_call.in_progress", item_id: id, output_index });
+          emit({ type: "response.web_search_call.searching", item_id: id, output_index });
+        }
+        openServerItems.set(id, { item, output_index });
+        break;
+      }
+      case "server_tool_result": {
+        const id = resultCallId(part, lastServerCall, where);
+        const open = openServerItems.get(id);
+        if (open === undefined) {
+          throw new ScriptError(
+            `${where}: no open server_tool_call with id ${JSON.stringify(id)} before this result`,
+          );
+        }
+        openServerItems.delete(id);
+        const isMcp = open.item.type === "mcp_call";
+        emit({
+          type: isMcp
+            ? part.isError
+              ? "response.mcp_call.failed"
+              : "response.mcp_call.completed"
+            : "response.web_search_call.completed",
+          item_id: id,
+          output_index: open.output_index,
+        });
+        const fields = typeof part.result === "object" && part.result !== null ? part.result : {};
+        const done = { ...open.item, status: part.isError ? "failed" : "completed", ...fields };
+        emit({ type: "response.output_item.done", output_index: open.output_index, item: done });
+        output.push(done);
+        break;
+      }
+      case "error":
+        // The Responses API reports a failure mid-stream as an `error` event, then closes the stream.
+        emit({ ...part.error, type: "error" });
+        return events;
+      case "raw":
+        events.push({ ...(part.event !== undefined ? { event: part.event } : {}), data: rawData(part) });
+        break;
+      case "compaction":
+        unsupported("openai-responses", part.type, output_index);
     }
-  });
+  }
+  const [unclosed] = openServerItems.keys();
+  if (unclosed !== undefined) {
+    throw new ScriptError(
+      `openai-responses script: server_tool_call ${unclosed} has no server_tool_result; on this wire the call and its result are one output item`,
+    );
+  }
 
-  const incomplete = finishReason === "length";
+  const incomplete = finishReason === "length" || finishReason === "content_filter";
   emit({
     type: incomplete ? "response.incomplete" : "response.completed",
     response: {
       ...base,
       status: incomplete ? "incomplete" : "completed",
-      incomplete_details: incomplete ? { reason: "max_output_tokens" } : null,
+      incomplete_details: incomplete
+        ? { reason: finishReason === "length" ? "max_output_tokens" : "content_filter" }
+        : null,
       output,
       usage: {
         input_tokens: usage.inputTokens,

@@ -1,5 +1,5 @@
-import { TestkitError } from "../errors.js";
-import type { ScriptedPart, ScriptedResponse, ScriptedUsage } from "../types.js";
+import { ScriptError } from "../errors.js";
+import type { ScriptedFinishReason, ScriptedPart, ScriptedResponse, ScriptedUsage } from "../types.js";
 
 /** A scripted (parts-based) response, the shape every wire renderer consumes. */
 export type PartsResponse = Extract<ScriptedResponse, { parts: ScriptedPart[] }>;
@@ -26,7 +26,7 @@ export function createIdSource(): (prefix: string) => string {
 export function splitIntoChunks(text: string, chunkSize: number | undefined, where: string): string[] {
   if (chunkSize === undefined || text.length === 0) return [text];
   if (!Number.isInteger(chunkSize) || chunkSize < 1) {
-    throw new TestkitError(`${where}: chunkSize must be a positive integer, got ${String(chunkSize)}`);
+    throw new ScriptError(`${where}: chunkSize must be a positive integer, got ${String(chunkSize)}`);
   }
   const pieces: string[] = [];
   for (let start = 0; start < text.length; start += chunkSize)
@@ -74,14 +74,15 @@ export function resolveUsage(response: PartsResponse): ResolvedUsage {
 function outputLength(response: PartsResponse): number {
   let length = 0;
   for (const part of response.parts) {
-    if (part.type === "text" || part.type === "reasoning") length += part.text.length;
+    if (part.type === "text" || part.type === "reasoning" || part.type === "compaction")
+      length += part.text.length;
     else if (part.type === "tool_call") length += toolArgumentsJson(part).length;
   }
   return length;
 }
 
 /** The finish reason: scripted, else `tool_calls` when the turn calls a tool, else `stop`. */
-export function resolveFinishReason(response: PartsResponse): "stop" | "tool_calls" | "length" {
+export function resolveFinishReason(response: PartsResponse): ScriptedFinishReason {
   if (response.finishReason) return response.finishReason;
   return response.parts.some((part) => part.type === "tool_call") ? "tool_calls" : "stop";
 }
@@ -89,4 +90,30 @@ export function resolveFinishReason(response: PartsResponse): "stop" | "tool_cal
 /** JSON-encodes one event payload. */
 export function data(payload: unknown): string {
   return JSON.stringify(payload);
+}
+
+/** Fails validation for a part or finish reason the wire has no form for. */
+export function unsupported(wire: string, what: string, index?: number): never {
+  const where = index === undefined ? `${wire} script` : `${wire} script part ${index}`;
+  throw new ScriptError(`${where}: ${what} does not exist on the ${wire} wire; script it for another wire`);
+}
+
+/** The id a server tool result refers to: its own, else the last server tool call's. */
+export function resultCallId(
+  part: Extract<ScriptedPart, { type: "server_tool_result" }>,
+  lastCallId: string | undefined,
+  where: string,
+): string {
+  const id = part.toolCallId ?? lastCallId;
+  if (id === undefined) {
+    throw new ScriptError(
+      `${where}: a server_tool_result needs a toolCallId or a server_tool_call before it`,
+    );
+  }
+  return id;
+}
+
+/** The `data:` text of a raw part. */
+export function rawData(part: Extract<ScriptedPart, { type: "raw" }>): string {
+  return typeof part.data === "string" ? part.data : JSON.stringify(part.data);
 }
