@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AbortedError, CancelledError, DEFAULT_INTERRUPTED_TOOL_SUMMARY, type Tool } from "../src/index.js";
+import {
+  AbortedError,
+  CancelledError,
+  DEFAULT_INTERRUPTED_TOOL_SUMMARY,
+  type Tool,
+  WorkerBusyError,
+} from "../src/index.js";
 import { bodies, recordingTool, startDouble, toolServer, waitFor, workerFor } from "./helpers.js";
 import { VIEWS } from "./wire-views.js";
 
@@ -148,5 +154,69 @@ describe("cancellation", () => {
     expect([...echo.executions.values()]).toEqual([1]);
     expect(VIEWS["openai-responses"].toolResults(bodies(double)[1])).toHaveLength(1);
     expect(worker.lastRunInterrupted).toBe(false);
+  });
+
+  it("a postToolCall abort keeps the results of the tools that already ran, then stops the run", async () => {
+    const double = await startDouble("anthropic");
+    const write = recordingTool("write");
+    double.enqueue(
+      {
+        parts: [
+          { type: "tool_call", id: "toolu_a", name: "write", arguments: { text: "a" } },
+          { type: "tool_call", id: "toolu_b", name: "write", arguments: { text: "b" } },
+        ],
+      },
+      { parts: [{ type: "text", text: "saw both results" }] },
+    );
+    const { worker, persisted } = workerFor(double, {
+      tools: toolServer(write.tool),
+      interceptor: {
+        postToolCall: (call) =>
+          call.call_id === "toolu_a" ? { action: "abort", reason: "policy" } : { action: "continue" },
+      },
+    });
+
+    const error = await worker.run("write both").catch((e: unknown) => e);
+
+    expect(CancelledError.isInstance(error)).toBe(true);
+    // Both tools ran (their effects happened), so both results are history, not "interrupted" notes.
+    expect(write.calls.sort()).toEqual(["a", "b"]);
+    const results = persisted.filter((item) => item.type === "tool_result");
+    expect(results).toEqual([
+      { type: "tool_result", call_id: "toolu_a", summary: "write: a" },
+      { type: "tool_result", call_id: "toolu_b", summary: "write: b" },
+    ]);
+    await worker.run("continue");
+    expect(VIEWS.anthropic.toolResults(bodies(double)[1]).map((r) => r.text)).toEqual([
+      "write: a",
+      "write: b",
+    ]);
+  });
+
+  it("setConfig, like setHistory, is refused while a run is in progress", async () => {
+    const double = await startDouble("anthropic");
+    const slow = recordingTool("slow", { delayMs: 100 });
+    double.enqueue(
+      { parts: [{ type: "tool_call", name: "slow", arguments: { text: "x" } }] },
+      { parts: [{ type: "text", text: "done" }] },
+    );
+    const { worker } = workerFor(double, { tools: toolServer(slow.tool), config: { max_tokens: 100 } });
+
+    const running = worker.run("go");
+    await waitFor(() => slow.calls.length === 1);
+    const refused = (() => {
+      try {
+        worker.setConfig({ max_tokens: 5 });
+      } catch (error) {
+        return error;
+      }
+    })();
+    await running;
+
+    expect(WorkerBusyError.isInstance(refused)).toBe(true);
+    expect((refused as Error).message).toMatch(/^setConfig\(\) is not allowed while a run is in progress/);
+    expect(bodies(double).map((body) => body.max_tokens)).toEqual([100, 100]);
+    worker.setConfig({ max_tokens: 5 });
+    expect(worker.config).toEqual({ max_tokens: 5 });
   });
 });
