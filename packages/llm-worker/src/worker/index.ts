@@ -12,10 +12,10 @@ export type {
 } from "./interceptor.js";
 export { type RequestConfig, RequestConfigSchema } from "./request-config.js";
 export type { UsageRecord } from "./usage.js";
+export { Worker } from "./worker.js";
 export {
   type CachePolicy,
   DEFAULT_INTERRUPTED_TOOL_SUMMARY,
   type RunOptions,
-  Worker,
   type WorkerOptions,
-} from "./worker.js";
+} from "./worker-options.js";

@@ -23,52 +23,13 @@ import { executeToolBatch } from "./execute-tool-batch.js";
 import type { Interceptor } from "./interceptor.js";
 import type { RequestConfig } from "./request-config.js";
 import { requestWithRetry } from "./request-with-retry.js";
-import { toUsageRecord, type UsageRecord } from "./usage.js";
-
-/** The summary the worker gives a tool call left unanswered by an interrupted run. */
-export const DEFAULT_INTERRUPTED_TOOL_SUMMARY =
-  "This tool call was interrupted before it produced a result; it did not run to completion.";
-
-/** Caching behaviour of a worker. */
-export interface CachePolicy {
-  /** Send cache hints (Anthropic breakpoints, OpenAI cache key). Default true. */
-  enabled: boolean;
-  /** OpenAI `prompt_cache_key`; the pod sets the session id. Default: a fresh UUIDv7 per worker. */
-  promptCacheKey: string;
-}
-
-export interface WorkerOptions {
-  model: ModelAdapter;
-  systemPrompt?: string;
-  /** Initial history (a restored or compacted session); not passed through `onHistoryAppend`. */
-  history?: readonly Item[];
-  config?: RequestConfig;
-  tools?: ToolServer;
-  interceptor?: Interceptor;
-  retry?: Partial<RetryPolicy>;
-  cache?: Partial<CachePolicy>;
-  /**
-   * Model requests per run before the run ends with `limit_reached` (default 50). Every request
-   * counts, including the continuations of an Anthropic `pause_turn`.
-   */
-  maxRequests?: number;
-  /**
-   * The single persistence hook: awaited before an item enters history. A rejection stops
-   * the turn with `HistoryAppendError`, and the item is not used (a tool call that could not
-   * be persisted never runs).
-   */
-  onHistoryAppend?: (item: Item) => void | Promise<void>;
-  /** Awaited once per model call with its token usage (the pod persists `llm_usage`). */
-  onUsage?: (usage: UsageRecord) => void | Promise<void>;
-  /** Restored interrupted flag. */
-  interrupted?: boolean;
-}
-
-export interface RunOptions {
-  signal?: AbortSignal;
-  /** Overrides the worker's `maxRequests` for this run. */
-  maxRequests?: number;
-}
+import { toUsageRecord } from "./usage.js";
+import {
+  type CachePolicy,
+  DEFAULT_INTERRUPTED_TOOL_SUMMARY,
+  type RunOptions,
+  type WorkerOptions,
+} from "./worker-options.js";
 
 /**
  * The model loop. It owns the history, sends it one request at a time through the model
