@@ -11,6 +11,7 @@ export {
 export type {
   CapturedRequest,
   Fault,
+  ScriptedFinishReason,
   ScriptedPart,
   ScriptedResponse,
   ScriptedUsage,
