@@ -152,6 +152,36 @@ describe("provider-executed tools", () => {
     expect(double.requests).toHaveLength(2);
   });
 
+  it("anthropic: the code-execution container of a paused turn is named on the continuation, until it expires", async () => {
+    const double = await startDouble("anthropic");
+    const paused = {
+      parts: [
+        {
+          type: "server_tool_call" as const,
+          id: "srvtoolu_1",
+          name: "bash_code_execution",
+          input: { command: "ls" },
+        },
+        { type: "server_tool_result" as const, name: "bash_code_execution", result: BASH_RESULT },
+      ],
+      finishReason: "pause_turn" as const,
+    };
+    double.enqueue(
+      { ...paused, container: { id: "container_live", expiresAt: "2999-01-01T00:00:00Z" } },
+      {
+        parts: [{ type: "text", text: "Listed." }],
+        container: { id: "container_old", expiresAt: "2000-01-01T00:00:00Z" },
+      },
+      { parts: [{ type: "text", text: "Next." }] },
+    );
+    const { worker } = workerFor(double);
+
+    await worker.run("List the files");
+    await worker.run("And now?");
+
+    expect(bodies(double).map((body) => body.container)).toEqual([undefined, "container_live", undefined]);
+  });
+
   it("openai-responses: web search and MCP calls become items; the web search goes back as its output item", async () => {
     const double = await startDouble("openai-responses");
     double.enqueue(

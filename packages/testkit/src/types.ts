@@ -85,6 +85,8 @@ export type ScriptedResponse =
       parts: ScriptedPart[];
       usage?: ScriptedUsage;
       finishReason?: ScriptedFinishReason;
+      /** Anthropic only: the code-execution container the response ran in (`message_delta.delta.container`). */
+      container?: { id: string; expiresAt: string };
       id?: string;
       fault?: Fault;
     }

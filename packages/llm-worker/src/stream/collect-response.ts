@@ -32,6 +32,8 @@ export interface CollectedResponse {
   began: boolean;
   usage: LanguageModelV3Usage | undefined;
   finishReason: LanguageModelV3FinishReason | undefined;
+  /** Provider metadata of the finish part (e.g. Anthropic's code-execution `container`). */
+  finishMetadata: SharedV3ProviderMetadata | undefined;
   warnings: string[];
   /** Set when the stream broke (an error part or a failed read). */
   error: unknown;
@@ -131,6 +133,7 @@ export function emptyResponse(error?: unknown): CollectedResponse {
     began: false,
     usage: undefined,
     finishReason: undefined,
+    finishMetadata: undefined,
     warnings: [],
     error,
     lastPartType: undefined,
@@ -235,6 +238,7 @@ export async function collectResponse(
         case "finish":
           result.usage = part.usage;
           result.finishReason = part.finishReason;
+          result.finishMetadata = part.providerMetadata;
           break;
         case "stream-start":
           for (const warning of part.warnings) result.warnings.push(describeWarning(warning));

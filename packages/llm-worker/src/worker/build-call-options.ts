@@ -15,8 +15,10 @@ export interface CallInputs {
   /** Undefined when caching hints are off. */
   promptCacheKey: string | undefined;
   cacheEnabled: boolean;
-  /** Item count of the previous request, for the "previous turn" breakpoint. */
+  /** Item count of the previous request, for the "previous request" breakpoint. */
   previousRequestLength: number | undefined;
+  /** Anthropic code-execution container to keep using (from an earlier response). */
+  containerId?: string | undefined;
 }
 
 /** Builds the `doStream()` options of one request: prompt with cache hints, sorted tools, sampling, provider options. */
@@ -30,13 +32,17 @@ export function buildCallOptions(inputs: CallInputs): LanguageModelV3CallOptions
           inputs.previousRequestLength === undefined ? undefined : inputs.previousRequestLength - 1,
         )
       : undefined;
+  const providerOptions = buildProviderOptions(
+    adapter,
+    config,
+    inputs.cacheEnabled ? inputs.promptCacheKey : undefined,
+  );
+  if (inputs.containerId !== undefined && adapter.providerOptionsKey === "anthropic") {
+    providerOptions.anthropic = { ...providerOptions.anthropic, container: { id: inputs.containerId } };
+  }
   const options: LanguageModelV3CallOptions = {
     prompt: toV3Prompt(inputs.systemPrompt, items, adapter, breakpoints),
-    providerOptions: buildProviderOptions(
-      adapter,
-      config,
-      inputs.cacheEnabled ? inputs.promptCacheKey : undefined,
-    ),
+    providerOptions,
   };
   if (inputs.tools.length > 0) options.tools = inputs.tools as LanguageModelV3FunctionTool[];
   if (config.max_tokens !== undefined) options.maxOutputTokens = config.max_tokens;

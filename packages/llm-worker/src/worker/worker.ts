@@ -21,6 +21,7 @@ import { buildCallOptions } from "./build-call-options.js";
 import type { RunResult, RunStatus, WorkerEvent, WorkerEventListener } from "./events.js";
 import { executeToolBatch } from "./execute-tool-batch.js";
 import type { Interceptor } from "./interceptor.js";
+import { containerOf, liveContainerId, type ProviderContainer } from "./provider-container.js";
 import type { RequestConfig } from "./request-config.js";
 import { requestWithRetry } from "./request-with-retry.js";
 import { toUsageRecord } from "./usage.js";
@@ -54,6 +55,7 @@ export class Worker {
   private interrupted: boolean;
   private running = false;
   private previousRequestLength: number | undefined;
+  private container: ProviderContainer | undefined;
   private model: LanguageModelV3 | undefined;
 
   constructor(options: WorkerOptions) {
@@ -94,6 +96,7 @@ export class Worker {
     this.assertIdle("setHistory");
     this.items = [...items];
     this.previousRequestLength = undefined;
+    this.container = undefined;
   }
 
   /** The request settings (max tokens, sampling, reasoning). */
@@ -347,6 +350,7 @@ export class Worker {
       promptCacheKey: this.cache.promptCacheKey,
       cacheEnabled: this.cache.enabled,
       previousRequestLength: this.previousRequestLength,
+      containerId: liveContainerId(this.container, this.policy.clock.now()),
     });
     const response = await requestWithRetry(
       {
@@ -361,6 +365,7 @@ export class Worker {
       options,
     );
     this.previousRequestLength = items.length;
+    this.container = containerOf(response.finishMetadata) ?? this.container;
     return response;
   }
 

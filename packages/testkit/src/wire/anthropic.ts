@@ -180,7 +180,13 @@ export function renderAnthropic(response: PartsResponse, ctx: RenderContext): Ss
   events.push(
     event({
       type: "message_delta",
-      delta: { stop_reason: stopReasons[resolveFinishReason(response)], stop_sequence: null },
+      delta: {
+        stop_reason: stopReasons[resolveFinishReason(response)],
+        stop_sequence: null,
+        ...(response.container
+          ? { container: { id: response.container.id, expires_at: response.container.expiresAt } }
+          : {}),
+      },
       usage: {
         ...promptUsage,
         output_tokens: usage.outputTokens,
