@@ -154,4 +154,34 @@ describe("stop reasons", () => {
     expect(echo.calls).toEqual([]);
     expect(result).toMatchObject({ status: "finished", text: "Let me check." });
   });
+
+  it("anthropic: a call cut by a broken stream is reported as dropped, and only the re-sent call runs", async () => {
+    const double = await startDouble("anthropic");
+    const echo = recordingTool("echo");
+    double.enqueue(
+      {
+        parts: [
+          {
+            type: "tool_call",
+            id: "toolu_cut",
+            name: "echo",
+            arguments: { text: "a long argument" },
+            chunkSize: 4,
+          },
+        ],
+        fault: { kind: "reset", afterEvents: 5 },
+      },
+      { parts: [{ type: "tool_call", id: "toolu_whole", name: "echo", arguments: { text: "again" } }] },
+      { parts: [{ type: "text", text: "done" }] },
+    );
+    const { worker, events } = workerFor(double, { tools: toolServer(echo.tool) });
+
+    const result = await worker.run("go");
+
+    expect(ofType(events, "tool_call_dropped")).toEqual([
+      { type: "tool_call_dropped", request: 1, callId: "toolu_cut", name: "echo" },
+    ]);
+    expect(echo.calls).toEqual(["again"]);
+    expect(result).toMatchObject({ status: "finished", text: "done" });
+  });
 });

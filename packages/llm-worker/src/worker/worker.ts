@@ -272,6 +272,7 @@ export class Worker {
           );
         }
         continuations++;
+        this.reportDropped(response, requests + 1);
         await this.commitResponse(response, false);
         this.emit({ type: "continuation", continuation: continuations, error });
         continue;
