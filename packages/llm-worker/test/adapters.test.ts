@@ -32,6 +32,14 @@ describe("model adapters from refs", () => {
     });
   });
 
+  it("answers a missing ref or model with a ConfigurationError, never a bare TypeError", () => {
+    expect(configError(() => createModelAdapter(undefined as never)).message).toMatch(/must be a string/);
+    expect(configError(() => new Worker({} as never)).message).toMatch(/needs a model adapter/);
+    expect(
+      configError(() => new Worker({ model: createModelAdapter("ollama/x"), maxRequests: 0 })).message,
+    ).toMatch(/maxRequests must be an integer ≥ 1 \(got 0\)/);
+  });
+
   it("names the environment variable when the API key is missing", () => {
     expect(configError(() => createModelAdapter("anthropic/claude-sonnet-4-5", { env: {} })).message).toMatch(
       /set the environment variable ANTHROPIC_API_KEY/,

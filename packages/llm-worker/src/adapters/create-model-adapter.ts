@@ -32,6 +32,11 @@ export const OLLAMA_DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1";
 
 /** Splits `"<provider>/<model id>"`; the model id may itself contain slashes. */
 export function parseModelRef(ref: string): { provider: ProviderName; modelId: string } {
+  if (typeof ref !== "string") {
+    throw new ConfigurationError(
+      `a model ref must be a string "<provider>/<model id>" (e.g. "anthropic/claude-sonnet-4-5"), got ${typeof ref}`,
+    );
+  }
   const slash = ref.indexOf("/");
   const provider = slash > 0 ? ref.slice(0, slash) : "";
   const modelId = slash > 0 ? ref.slice(slash + 1) : "";

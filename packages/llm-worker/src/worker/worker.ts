@@ -59,6 +59,11 @@ export class Worker {
   private model: LanguageModelV3 | undefined;
 
   constructor(options: WorkerOptions) {
+    if (typeof options?.model?.load !== "function") {
+      throw new ConfigurationError(
+        'new Worker() needs a model adapter: pass { model: createModelAdapter("<provider>/<model id>") } or adapterFromModel(model)',
+      );
+    }
     this.adapter = options.model;
     this.prompt = options.systemPrompt;
     this.items = [...(options.history ?? [])];
