@@ -83,4 +83,10 @@ describe("the error scheme of @podkit/testkit", () => {
       expect(cls.isInstance(impostor)).toBe(name === "TestkitError");
     },
   );
+
+  it("answers missing arguments with an OptionsError, never a bare TypeError", async () => {
+    const missing = await api.startProviderDouble(undefined as never).catch((e: unknown) => e);
+    expect(api.OptionsError.isInstance(missing)).toBe(true);
+    expect(() => api.simulatePromptCache(undefined as never, "anthropic")).toThrow(api.OptionsError);
+  });
 });

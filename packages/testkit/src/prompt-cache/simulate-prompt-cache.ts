@@ -20,6 +20,11 @@ export function simulatePromptCache(requests: readonly CapturedRequest[], wire: 
         ? createAutomaticPrefixCache()
         : undefined;
   if (bill === undefined) throw new OptionsError(`simulatePromptCache: unknown wire ${JSON.stringify(wire)}`);
+  if (!Array.isArray(requests)) {
+    throw new OptionsError(
+      "simulatePromptCache: pass the captured requests (double.requests) as the first argument",
+    );
+  }
   const reports = requests.map((request) => bill(promptShape(request, wire)));
   const totals: PromptCacheRequestReport = {
     inputTokens: 0,

@@ -52,6 +52,9 @@ export interface ProviderDoubleOptions {
  * test that calls the model more often than it scripted fails loudly.
  */
 export async function startProviderDouble(options: ProviderDoubleOptions): Promise<ProviderDouble> {
+  if (typeof options !== "object" || options === null) {
+    throw new OptionsError('startProviderDouble: pass an options object, e.g. { wire: "anthropic" }');
+  }
   const { wire } = options;
   if (!wires.includes(wire)) {
     throw new OptionsError(
