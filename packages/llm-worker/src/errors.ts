@@ -225,7 +225,7 @@ export class EmptyResponseError extends ProviderError {
     const raw = stopReason.raw === undefined ? "" : ` (provider value "${stopReason.raw}")`;
     super(
       stopReason.kind === "length"
-        ? `${provider} ended the response at its output limit before producing anything${raw}; raise max_tokens (or lower the reasoning budget) and run again`
+        ? `${provider} ended the response at its output limit before producing an answer${raw}; raise max_tokens (or lower the reasoning budget) and run again`
         : `${provider} ended the response with an error and no content${raw}; the request can be tried again`,
       { kind: "empty", isRetryable: stopReason.kind !== "length" },
     );

@@ -93,6 +93,20 @@ describe("stop reasons", () => {
     expect(worker.lastRunInterrupted).toBe(true);
   });
 
+  it("anthropic: a response that spent its whole output limit thinking is an empty answer too", async () => {
+    const double = await startDouble("anthropic");
+    double.enqueue({
+      parts: [{ type: "reasoning", text: "Let me think about this for a very long time", signature: "sig" }],
+      finishReason: "length",
+    });
+    const { worker, persisted } = workerFor(double, { config: { max_tokens: 64, reasoning: 1024 } });
+
+    const error = await worker.run("Think hard").catch((e: unknown) => e);
+
+    expect(EmptyResponseError.isInstance(error)).toBe(true);
+    expect(persisted.map((item) => item.type)).toEqual(["message"]);
+  });
+
   it.each(WIRES)(
     "%s: an error object inside the stream fails the run and commits no answer",
     async (wire) => {

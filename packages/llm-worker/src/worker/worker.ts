@@ -293,7 +293,9 @@ export class Worker {
         this.emit({ type: "usage", usage });
       }
       this.reportDropped(response, requests);
-      const empty = response.items.length === 0 && response.toolCalls.length === 0;
+      // Reasoning alone is no answer: a model that spent its whole budget thinking answered nothing.
+      const empty =
+        response.toolCalls.length === 0 && response.items.every((item) => item.type === "reasoning");
       if (empty && (stopReason.kind === "length" || stopReason.kind === "error")) {
         throw new EmptyResponseError(this.adapter.provider, stopReason);
       }
