@@ -99,9 +99,16 @@ describe.each(allWires)("%s faults as the client sees them", (wire) => {
       wire,
       responses: [streamFault({ kind: "stall", afterEvents: 0, ms: 600_000 })],
     });
-    const error = await rejection(
-      modelFor(wire, double.baseUrl).doStream(basicCall({ abortSignal: AbortSignal.timeout(150) })),
+    // The client gives up only after the double has the request and has held it (a fixed timeout
+    // could fire before a loaded machine even delivered the request).
+    const client = new AbortController();
+    const call = rejection(
+      modelFor(wire, double.baseUrl).doStream(basicCall({ abortSignal: client.signal })),
     );
+    while (double.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    client.abort(new DOMException("the client timed out", "TimeoutError"));
+    const error = await call;
     expect((error as Error).name).toMatch(/AbortError|TimeoutError/);
     expect(double.requests).toHaveLength(1);
   });
