@@ -30,7 +30,7 @@ describe("a pack key named __proto__", () => {
   it("warns for a top-level [__proto__] table too", () => {
     const { warnings, sink } = collectWarnings();
     parsePromptPack("[prompt]\n[__proto__]\na = 1\n", { layer: "user", file: "/u/prompts.toml" }, sink);
-    expect(warnings.map((w) => w.key)).toEqual(["__proto__"]);
+    expect(warnings).toMatchObject([{ code: "prompt_pack.unknown_key", key: "__proto__" }]);
   });
 
   it("is an error in the builtin layer, like any unknown key", async () => {
