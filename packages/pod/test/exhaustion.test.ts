@@ -129,11 +129,9 @@ describe("positive controls: without the budget the attacks do blow up", () => {
     30_000,
   );
 
-  it.each([
-    ["~ 'a'", "{{ 'a'" + " ~ 'a'".repeat(5000) + " }}"],
-    ["+ 1", "{{ 1" + " + 1".repeat(5000) + " }}"],
-    ["|trim", "{{ 'a'" + "|trim".repeat(5000) + " }}"],
-  ])("a chain of 5000 `%s` overflows the stack of a recursive compiler (stock nunjucks)", (_, source) => {
+  const chains = CORPUS.filter((c) => c.name.startsWith("a chain of"));
+
+  it.each(chains)("$name overflows the stack of a recursive compiler (stock nunjucks)", ({ source }) => {
     let error: unknown;
     try {
       new nunjucks.Template(source, new nunjucks.Environment(), "chain", true);
