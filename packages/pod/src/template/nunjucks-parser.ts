@@ -115,8 +115,10 @@ function checkNesting(root: AstNode): void {
   for (let entry = stack.pop(); entry; entry = stack.pop()) {
     const [node, depth] = entry;
     if (depth > MAX_TEMPLATE_NESTING) throw new ParseFailure(tooDeep(), node.lineno + 1, node.colno + 1);
-    for (const field of (node as { fields?: readonly string[] }).fields ?? []) {
-      const value = node[field];
+    // Every property, not only the node's declared `fields`: `{% set x %}…{% endset %}` keeps
+    // its body in an undeclared `body` property.
+    for (const key of Object.keys(node)) {
+      const value = node[key];
       if (Array.isArray(value)) {
         for (const item of value) if (isNode(item)) stack.push([item, depth + 1]);
       } else if (isNode(value)) {
