@@ -10,7 +10,8 @@ export interface RenderLimits {
   /**
    * Work of one render, in steps: a loop iteration, macro or `caller` call, include or import
    * costs `CALL_STEPS` plus the number of template nodes it runs; a filter, test, function or
-   * operator costs one plus one per list item (and per 64 characters) it reads.
+   * operator costs one plus one per list item or character it reads (filters that match or
+   * split words, such as `title` or `wordcount`, cost `HEAVY_TEXT_STEPS` per character).
    */
   readonly maxSteps: number;
   /** Longest string (characters) or list (items) any operator, filter or function may produce. */
@@ -53,13 +54,16 @@ export class LimitExceeded extends TemplateValueError {
   }
 }
 
-// One step per this many characters a filter or operator reads: string work is cheap per character.
-const CHARS_PER_STEP = 64;
+/**
+ * Steps per character of text filters that run a regular expression or a callback per word
+ * (`title`, `wordcount`, `replace`, …): they take up to a few hundred nanoseconds per character,
+ * where copying or case-mapping takes a few.
+ */
+export const HEAVY_TEXT_STEPS = 4;
 
-/** The steps reading `value` costs: its items, or its characters / 64. */
+/** The steps reading `value` costs: its items or characters. */
 export function workOf(value: unknown): number {
-  if (typeof value === "string") return Math.floor(value.length / CHARS_PER_STEP);
-  if (Array.isArray(value)) return value.length;
+  if (typeof value === "string" || Array.isArray(value)) return value.length;
   return 0;
 }
 
@@ -88,9 +92,9 @@ export class RenderBudget {
     this.step(1 + workOf(value));
   }
 
-  /** Charges reading `chars` characters. */
-  readChars(chars: number): void {
-    this.step(1 + Math.floor(chars / CHARS_PER_STEP));
+  /** Charges reading `chars` characters, `perChar` steps each. */
+  readChars(chars: number, perChar = 1): void {
+    this.step(1 + chars * perChar);
   }
 
   /**

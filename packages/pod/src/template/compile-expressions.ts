@@ -247,7 +247,7 @@ function compileCompare(node: AstNode, cx: CompilerContext): Expr {
       else if (type === "!=" || type === "!==") holds = !valuesEqual(left, right, s.state.budget);
       else {
         try {
-          holds = compareOrdered(type, left, right);
+          holds = compareOrdered(type, left, right, s.state.budget);
         } catch (error) {
           throw located(error, s, line, column);
         }

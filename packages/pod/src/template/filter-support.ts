@@ -84,7 +84,15 @@ export function attributeGetter(path: unknown, filter: string): (item: unknown) 
 }
 
 /** Sort key comparison shared by sort/dictsort/groupby/unique/min/max. */
-export function compareKeys(a: unknown, b: unknown, caseSensitive: boolean, filter: string): number {
+export function compareKeys(
+  a: unknown,
+  b: unknown,
+  caseSensitive: boolean,
+  filter: string,
+  budget: RenderBudget,
+): number {
+  // Lower-casing and comparing strings walks their characters.
+  if (typeof a === "string" && typeof b === "string") budget.step(a.length + b.length);
   let x = a;
   let y = b;
   if (!caseSensitive) {

@@ -1,4 +1,4 @@
-import { checkValueNesting, type RenderBudget } from "./budget.js";
+import { checkValueNesting, HEAVY_TEXT_STEPS, type RenderBudget } from "./budget.js";
 import { TemplateValueError } from "./errors.js";
 import {
   attributeGetter,
@@ -88,7 +88,7 @@ const sort = bound(
   ([v, rev, cs, attribute], budget) => {
     const get = attribute === null ? (x: unknown) => x : attributeGetter(attribute, "sort");
     const sorted = [...sortable(items(v, "sort"), budget)].sort((a, b) =>
-      compareKeys(get(a), get(b), Boolean(cs), "sort"),
+      compareKeys(get(a), get(b), Boolean(cs), "sort", budget),
     );
     return frozenList(rev ? sorted.reverse() : sorted);
   },
@@ -106,7 +106,7 @@ const dictsort = bound(
       throw new TemplateValueError(`dictsort: 'by' must be "key" or "value"`);
     const at = by === "key" ? 0 : 1;
     const pairs = sortable(Object.entries(v), budget).sort((a, b) =>
-      compareKeys(a[at], b[at], Boolean(cs), "dictsort"),
+      compareKeys(a[at], b[at], Boolean(cs), "dictsort", budget),
     );
     return frozenList((rev ? pairs.reverse() : pairs).map((pair) => Object.freeze(pair)));
   },
@@ -117,8 +117,11 @@ const itemsFilter = bound([], ([v]) => {
   return frozenList(Object.entries(v).map((pair) => Object.freeze(pair)));
 });
 
-const reverse = bound([], ([v]) => {
-  if (typeof v === "string") return Array.from(v).reverse().join("");
+const reverse = bound([], ([v], budget) => {
+  if (typeof v === "string") {
+    budget.readChars(v.length, HEAVY_TEXT_STEPS - 1);
+    return Array.from(v).reverse().join("");
+  }
   return frozenList([...items(v, "reverse")].reverse());
 });
 
@@ -127,12 +130,13 @@ const unique = bound(
     ["case_sensitive", false],
     ["attribute", null],
   ],
-  ([v, cs, attribute]) => {
+  ([v, cs, attribute], budget) => {
     const get = attribute === null ? (x: unknown) => x : attributeGetter(attribute, "unique");
     const seen = new Set<unknown>();
     const out: unknown[] = [];
     for (const item of items(v, "unique")) {
       let key = get(item);
+      if (typeof key === "string") budget.step(key.length); // hashing (and lower-casing) it
       if (!cs && typeof key === "string") key = key.toLowerCase();
       if (!seen.has(key)) {
         seen.add(key);
@@ -149,12 +153,12 @@ function extreme(name: string, pick: (order: number) => boolean): FilterDefiniti
       ["case_sensitive", false],
       ["attribute", null],
     ],
-    ([v, cs, attribute]) => {
+    ([v, cs, attribute], budget) => {
       const get = attribute === null ? (x: unknown) => x : attributeGetter(attribute, name);
       const list = items(v, name);
       if (list.length === 0) throw new TemplateValueError(`${name}: the sequence is empty`);
       return list.reduce((best, item) =>
-        pick(compareKeys(get(item), get(best), Boolean(cs), name)) ? item : best,
+        pick(compareKeys(get(item), get(best), Boolean(cs), name, budget)) ? item : best,
       );
     },
   );
@@ -177,10 +181,7 @@ const sum = bound(
 
 const batch = bound(["linecount", ["fill_with", null]], ([v, count, fill], budget) => {
   const size = intArg(count, "batch", "linecount");
-  const max = budget.limits.maxLength;
-  if (size < 1 || size > max) {
-    throw new TemplateValueError(`batch: 'linecount' must be between 1 and ${max}`);
-  }
+  if (size < 1) throw new TemplateValueError("batch: 'linecount' must be at least 1");
   const list = items(v, "batch");
   const rows = Math.ceil(list.length / size);
   budget.reserve(rows + (fill === null ? list.length : rows * size), "batch");
@@ -206,13 +207,14 @@ const groupby = bound(
       }
     };
     const sorted = [...sortable(items(v, "groupby"), budget)].sort((a, b) =>
-      compareKeys(get(a), get(b), Boolean(cs), "groupby"),
+      compareKeys(get(a), get(b), Boolean(cs), "groupby", budget),
     );
     const groups: { grouper: unknown; list: unknown[] }[] = [];
     for (const item of sorted) {
       const key = get(item);
       const group = groups.at(-1);
-      if (group && compareKeys(group.grouper, key, Boolean(cs), "groupby") === 0) group.list.push(item);
+      if (group && compareKeys(group.grouper, key, Boolean(cs), "groupby", budget) === 0)
+        group.list.push(item);
       else groups.push({ grouper: key, list: [item] });
     }
     return frozenList(

@@ -1,4 +1,4 @@
-import type { RenderBudget } from "./budget.js";
+import { HEAVY_TEXT_STEPS, type RenderBudget } from "./budget.js";
 import { TemplateValueError } from "./errors.js";
 import { bound, type FilterDefinition, intArg, stringArg, textOf } from "./filter-support.js";
 import { typeName } from "./values.js";
@@ -8,6 +8,12 @@ function widthArg(value: unknown, filter: string, budget: RenderBudget): number 
   const width = intArg(value, filter, "width");
   budget.reserve(width, `${filter}(${width})`);
   return width;
+}
+
+/** Charges the extra steps of a word-by-word text filter over `text`; returns it. */
+function heavy(text: string, budget: RenderBudget): string {
+  budget.readChars(text.length, HEAVY_TEXT_STEPS - 1);
+  return text;
 }
 
 const HTML_ESCAPES: Readonly<Record<string, string>> = {
@@ -27,7 +33,7 @@ const capitalize = bound([], ([v], budget) => {
 });
 
 const title = bound([], ([v], budget) =>
-  textOf(v, "title", budget).replace(
+  heavy(textOf(v, "title", budget), budget).replace(
     /[A-Za-z0-9\u00C0-\uFFFF]+/g,
     (w) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase(),
   ),
@@ -36,6 +42,7 @@ const title = bound([], ([v], budget) =>
 const trim = bound([["chars", null]], ([v, chars], budget) => {
   const s = textOf(v, "trim", budget);
   if (chars === null) return s.trim();
+  heavy(s, budget);
   const set = new Set(Array.from(stringArg(chars, "trim", "chars")));
   const list = Array.from(s);
   let start = 0;
@@ -51,7 +58,7 @@ const replace = bound(["old", "new", ["count", null]], ([v, oldArg, newArg, coun
   const to = textOf(newArg, "replace", budget);
   const limit = count === null ? Number.POSITIVE_INFINITY : intArg(count, "replace", "count");
   if (from === "") return s;
-  const parts = s.split(from);
+  const parts = heavy(s, budget).split(from);
   const replaced = Math.max(0, Math.min(parts.length - 1, limit));
   budget.reserve(s.length + replaced * (to.length - from.length), "replace");
   if (parts.length - 1 <= limit) return parts.join(to);
@@ -104,7 +111,10 @@ const truncate = bound(
   },
 );
 
-const wordcount = bound([], ([v], budget) => textOf(v, "wordcount", budget).match(/\w+/gu)?.length ?? 0);
+const wordcount = bound(
+  [],
+  ([v], budget) => heavy(textOf(v, "wordcount", budget), budget).match(/\w+/gu)?.length ?? 0,
+);
 
 const escapeHtml = bound([], ([v], budget) =>
   textOf(v, "escape", budget).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c),

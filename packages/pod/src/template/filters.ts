@@ -20,6 +20,8 @@ export function applyFilter(
   budget: RenderBudget,
 ): unknown {
   budget.read(value);
+  for (const arg of rest.positional) budget.read(arg);
+  if (rest.keywords !== null) for (const arg of rest.keywords.values()) budget.read(arg);
   let result: unknown;
   if (definition.kind === "variadic") result = definition.impl(value, rest, budget);
   else {

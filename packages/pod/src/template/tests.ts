@@ -32,8 +32,8 @@ const isString = (v: unknown): v is string => typeof v === "string";
 
 const eq = binary("other", valuesEqual);
 const ne = binary("other", (v, o, budget) => !valuesEqual(v, o, budget));
-const lt = binary("other", (v, o) => compareOrdered("<", v, o));
-const gt = binary("other", (v, o) => compareOrdered(">", v, o));
+const lt = binary("other", (v, o, budget) => compareOrdered("<", v, o, budget));
+const gt = binary("other", (v, o, budget) => compareOrdered(">", v, o, budget));
 
 /** Every test a template may use; `defined`/`undefined` get their operand leniently. */
 export const TEMPLATE_TESTS: ReadonlyMap<string, TestDefinition> = new Map([
@@ -64,8 +64,8 @@ export const TEMPLATE_TESTS: ReadonlyMap<string, TestDefinition> = new Map([
   ["lessthan", lt],
   ["gt", gt],
   ["greaterthan", gt],
-  ["le", binary("other", (v, o) => compareOrdered("<=", v, o))],
-  ["ge", binary("other", (v, o) => compareOrdered(">=", v, o))],
+  ["le", binary("other", (v, o, budget) => compareOrdered("<=", v, o, budget))],
+  ["ge", binary("other", (v, o, budget) => compareOrdered(">=", v, o, budget))],
   ["in", binary("seq", (v, seq, budget) => containsValue(seq, v, budget))],
   ["sameas", binary("other", (v, o) => v === o)],
   ["lower", unary((v) => isString(v) && v === v.toLowerCase())],
@@ -78,7 +78,8 @@ export const TEMPLATE_TESTS: ReadonlyMap<string, TestDefinition> = new Map([
 export function runTest(name: string, value: unknown, extra: CallArguments, budget: RenderBudget): boolean {
   const definition = TEMPLATE_TESTS.get(name);
   if (!definition) throw new TemplateValueError(`unknown test '${name}'`);
-  budget.step(1);
+  budget.read(value);
+  for (const arg of extra.positional) budget.read(arg);
   const bound = bindArguments(`test '${name}'`, definition.specs, {
     positional: [value, ...extra.positional],
     keywords: extra.keywords,

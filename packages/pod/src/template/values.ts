@@ -72,7 +72,9 @@ export function getAttribute(target: unknown, key: unknown): unknown {
 
 function indexSequence(target: string | readonly unknown[], key: string | number): unknown {
   if (key === "length") return target.length;
-  const index = typeof key === "number" ? key : /^-?\d+$/.test(key) ? Number(key) : Number.NaN;
+  // No index has more than 16 digits: longer keys are not scanned (a render may look one up often).
+  const index =
+    typeof key === "number" ? key : key.length <= 16 && /^-?\d+$/.test(key) ? Number(key) : Number.NaN;
   if (!Number.isInteger(index)) return undefined;
   const at = index < 0 ? target.length + index : index;
   if (at < 0 || at >= target.length) return undefined;
@@ -144,6 +146,8 @@ function listText(list: readonly unknown[], budget: RenderBudget, depth: number)
  * containers is charged to `budget` (shared sub-lists could otherwise make it exponential).
  */
 export function valuesEqual(a: unknown, b: unknown, budget: RenderBudget, depth = 1): boolean {
+  // Equal-length strings are compared character by character.
+  if (typeof a === "string" && typeof b === "string" && a.length === b.length) budget.step(a.length);
   if (a === b) return true;
   if (Array.isArray(a) && Array.isArray(b)) {
     if (a.length !== b.length) return false;
@@ -163,12 +167,13 @@ export function valuesEqual(a: unknown, b: unknown, budget: RenderBudget, depth 
 }
 
 /** Ordering (`<`, `>`, …) is defined for two numbers or two strings only. */
-export function compareOrdered(op: string, a: unknown, b: unknown): boolean {
+export function compareOrdered(op: string, a: unknown, b: unknown, budget: RenderBudget): boolean {
   const bothNumbers = typeof a === "number" && typeof b === "number";
   const bothStrings = typeof a === "string" && typeof b === "string";
   if (!bothNumbers && !bothStrings) {
     throw new TemplateValueError(`cannot compare a ${typeName(a)} with a ${typeName(b)} using ${op}`);
   }
+  if (bothStrings) budget.step(Math.min(a.length, b.length));
   const x = a as number | string;
   const y = b as number | string;
   switch (op) {

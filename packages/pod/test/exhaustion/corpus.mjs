@@ -106,6 +106,33 @@ export const CORPUS = [
     kind: "limit",
     source: "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
   },
+  {
+    name: "comparing two long equal strings in a loop",
+    kind: "limit",
+    source:
+      "{% set a = 'x' * 1000000 %}{% set b = ('x' * 999999) ~ 'x' %}{% for i in range(1000000) %}{{ a == b }}{% endfor %}",
+  },
+  {
+    name: "testing a million references to a long string",
+    kind: "limit",
+    source: "{% set s = 'x' * 1000000 %}{{ ([s] * 1000000) | select('lower') | list | length }}",
+  },
+  {
+    name: "unique over a million references to a long string",
+    kind: "limit",
+    source: "{% set s = 'X' * 1000000 %}{{ ([s] * 1000000) | unique | length }}",
+  },
+  {
+    name: "a long numeric key looked up in a loop",
+    kind: "limit",
+    source:
+      "{% set k = '1' * 1000000 %}{% set l = [1] %}{% for i in range(1000000) %}{{ l[k] is defined }}{% endfor %}",
+  },
+  {
+    name: "trim with a long argument in a loop",
+    kind: "limit",
+    source: "{% set c = 'x' * 1000000 %}{% for i in range(1000000) %}{{ 'a' | trim(c) }}{% endfor %}",
+  },
   // Output: the rendered text is capped.
   {
     name: "a million iterations of 500-byte strings",
@@ -118,6 +145,11 @@ export const CORPUS = [
   { name: "a chain of 5000 and terms", kind: "syntax", source: chain("1", " and 1", 5000) },
   { name: "a chain of 5000 trim filters", kind: "syntax", source: chain("'a'", "|trim", 5000) },
   { name: "a chain of 5000 batch filters", kind: "syntax", source: chain("[1]", "|batch(1)", 5000) },
+  {
+    name: "a chain of 5000 + terms in a set block",
+    kind: "syntax",
+    source: `{% set x %}${chain("1", " + 1", 5000)}{% endset %}{{ x }}`,
+  },
   {
     name: "5000 nested parentheses",
     kind: "syntax",
