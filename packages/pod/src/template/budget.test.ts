@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RENDER_LIMITS, MAX_TEMPLATE_NESTING, type RenderLimits } from "./budget.js";
+import {
+  DEFAULT_RENDER_LIMITS,
+  MAX_TEMPLATE_NESTING,
+  MAX_TEMPLATE_SOURCE,
+  type RenderLimits,
+} from "./budget.js";
 import { linkStandalone, TemplateEnvironment } from "./environment.js";
 import { TemplateLimitError, TemplateRenderError, TemplateSyntaxError } from "./errors.js";
 
@@ -128,6 +133,18 @@ describe("the nesting guard of the compiler", () => {
     expect(TemplateSyntaxError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ template: "chain", line: 3 });
     expect((error as Error).message).toContain(`nests more than ${MAX_TEMPLATE_NESTING} levels deep`);
+  });
+
+  it(`refuses template sources over ${MAX_TEMPLATE_SOURCE} characters before parsing them`, () => {
+    const env = new TemplateEnvironment();
+    let error: unknown;
+    try {
+      env.compile("huge", "{{ x }}".repeat(MAX_TEMPLATE_SOURCE / 7 + 1));
+    } catch (e) {
+      error = e;
+    }
+    expect(TemplateSyntaxError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain(`at most ${MAX_TEMPLATE_SOURCE}`);
   });
 
   it("accepts chains well below the limit", () => {

@@ -35,6 +35,9 @@ export const DEFAULT_RENDER_LIMITS: RenderLimits = Object.freeze({
 /** Steps a loop iteration, macro call, include or import costs besides the nodes it runs. */
 export const CALL_STEPS = 2;
 
+/** Longest template source (characters) that is compiled at all: parsing time grows with it. */
+export const MAX_TEMPLATE_SOURCE = 1_000_000;
+
 /** How deep a template's syntax tree may nest (checked at compile time, before any recursion). */
 export const MAX_TEMPLATE_NESTING = 200;
 

@@ -1,4 +1,4 @@
-import { DEFAULT_RENDER_LIMITS, type RenderLimits } from "./budget.js";
+import { DEFAULT_RENDER_LIMITS, MAX_TEMPLATE_SOURCE, type RenderLimits } from "./budget.js";
 import { compileBlock } from "./compile-statements.js";
 import { CompilerContext, located } from "./compile-support.js";
 import { TemplateRenderError, TemplateSyntaxError } from "./errors.js";
@@ -113,6 +113,13 @@ export function linkStandalone(compiled: CompiledTemplate, file?: string): Linke
 }
 
 function compileTemplate(name: string, source: string, file: string | undefined): CompiledTemplate {
+  if (source.length > MAX_TEMPLATE_SOURCE) {
+    throw new TemplateSyntaxError(
+      `the template source has ${source.length} characters; templates may hold at most ${MAX_TEMPLATE_SOURCE}`,
+      { template: name, file, line: 1, column: 1 },
+      { hint: "Prompt templates are a few kilobytes; keep large texts in data, not in the template." },
+    );
+  }
   const normalized = normalizeTemplateSource(source);
   let ast: ReturnType<typeof parseTemplateSource>;
   try {
