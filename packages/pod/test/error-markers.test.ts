@@ -21,7 +21,7 @@ import {
 // `isInstance` built on it, so it works across duplicated copies of the package and never
 // depends on the mutable `name`.
 const at = { template: "t", file: undefined, line: 1, column: 1 };
-const escape = { link: "/ws/.podkit", target: "/elsewhere", owner: "/ws" };
+const breach = { link: "/ws/.podkit", target: "/elsewhere", owner: "/ws" };
 
 const CASES = [
   { kind: "template-syntax", make: () => new TemplateSyntaxError("p", at), is: TemplateSyntaxError },
@@ -55,8 +55,8 @@ const CASES = [
   },
   { kind: "prompt-io", make: () => new PromptIoError("$x/y", "/f", "p", undefined), is: PromptIoError },
   {
-    kind: "prompt-root-escape",
-    make: () => new PromptRootEscapeError("$workspace/y", "workspace", escape, undefined),
+    kind: "prompt-root-breach",
+    make: () => new PromptRootEscapeError("$workspace/y", "workspace", breach, undefined),
     is: PromptRootEscapeError,
   },
 ] as const;
@@ -91,7 +91,7 @@ describe("template and prompt-ref errors carry per-class markers", () => {
   it("a limit error is a render error; every ref error is a PromptRefError", () => {
     expect(TemplateRenderError.isInstance(new TemplateLimitError("p", "output", at))).toBe(true);
     expect(TemplateLimitError.isInstance(new TemplateRenderError("p", at))).toBe(false);
-    expect(PromptRefError.isInstance(new PromptRootEscapeError("$w/y", "workspace", escape, undefined))).toBe(
+    expect(PromptRefError.isInstance(new PromptRootEscapeError("$w/y", "workspace", breach, undefined))).toBe(
       true,
     );
   });

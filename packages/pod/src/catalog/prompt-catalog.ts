@@ -178,12 +178,12 @@ async function readPackFiles(loader: PromptLoader, options: PromptCatalogOptions
 
 // A cloned repository may ship `.podkit` (or the pack itself) as a link to somewhere else.
 async function refuseEscapingPack(layer: PromptLayer, owner: string, file: string): Promise<void> {
-  const escape = await findRootEscape(owner, file);
-  if (escape === null) return;
+  const breach = await findRootEscape(owner, file);
+  if (breach === null) return;
   throw new PromptCatalogError(
-    `the pack is refused: ${describeRootEscape(escape)}`,
+    `the pack is refused: ${describeRootEscape(breach)}`,
     { layer, file },
-    { hint: `Make ${escape.link} a real file or directory inside ${escape.owner}, or remove the link.` },
+    { hint: `Make ${breach.link} a real file or directory inside ${breach.owner}, or remove the link.` },
   );
 }
 

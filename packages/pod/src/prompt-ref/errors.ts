@@ -124,17 +124,17 @@ export class PromptRootEscapeError extends PromptRefError {
   constructor(
     ref: string,
     prefix: string,
-    escape: { link: string; target: string; owner: string },
+    breach: { link: string; target: string; owner: string },
     site: RefSite | undefined,
   ) {
     super(
-      `the $${prefix} prompt root is refused, so ${ref} cannot be read: ${escape.link} resolves to ${escape.target} (through a symbolic link), outside ${escape.owner} that owns it`,
+      `the $${prefix} prompt root is refused, so ${ref} cannot be read: ${breach.link} resolves to ${breach.target} (through a symbolic link), outside ${breach.owner} that owns it`,
       ref,
       site,
-      { hint: `Make ${escape.link} a real directory inside ${escape.owner}, or remove the link.` },
+      { hint: `Make ${breach.link} a real directory inside ${breach.owner}, or remove the link.` },
     );
-    this.link = escape.link;
-    this.target = escape.target;
+    this.link = breach.link;
+    this.target = breach.target;
   }
 
   static override isInstance(error: unknown): error is PromptRootEscapeError {

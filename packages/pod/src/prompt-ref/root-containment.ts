@@ -43,6 +43,6 @@ export async function findRootEscape(owner: string, path: string): Promise<RootE
 }
 
 /** One sentence for a refusal: which component points where, and what it had to stay inside. */
-export function describeRootEscape(escape: RootEscape): string {
-  return `${escape.link} resolves to ${escape.target} (through a symbolic link), outside ${escape.owner} that owns it`;
+export function describeRootEscape(breach: RootEscape): string {
+  return `${breach.link} resolves to ${breach.target} (through a symbolic link), outside ${breach.owner} that owns it`;
 }
