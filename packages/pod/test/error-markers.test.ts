@@ -55,7 +55,7 @@ const CASES = [
   },
   { kind: "prompt-io", make: () => new PromptIoError("$x/y", "/f", "p", undefined), is: PromptIoError },
   {
-    kind: "prompt-root-breach",
+    kind: "prompt-root-escape",
     make: () => new PromptRootEscapeError("$workspace/y", "workspace", breach, undefined),
     is: PromptRootEscapeError,
   },
