@@ -95,6 +95,14 @@ describe("the render budget", () => {
     }
   });
 
+  it("sums numbers only, so a sum cannot become a concatenation", () => {
+    expect(render("{{ range(5) | sum(start=10) }}")).toBe("20");
+    const env = new TemplateEnvironment();
+    expect(() => env.render(linkStandalone(env.compile("s", "{{ range(9) | sum(start='x') }}")), {})).toThrow(
+      "'start' must be a number",
+    );
+  });
+
   it("caps the total a render produces", () => {
     const error = limitFailure("{{ range(100) | map('center', 900000) | map('length') | sum }}");
     expect(error.limit).toBe("produced");

@@ -171,11 +171,13 @@ const sum = bound(
   ],
   ([v, attribute, start]) => {
     const get = attribute === null ? (x: unknown) => x : attributeGetter(attribute, "sum");
+    // A string start would turn the sum into a concatenation of every item.
+    if (typeof start !== "number") throw new TemplateValueError(`sum: 'start' must be a number`);
     return items(v, "sum").reduce((total: number, item) => {
       const n = get(item);
       if (typeof n !== "number") throw new TemplateValueError(`sum: cannot add a ${typeName(n)}`);
       return total + n;
-    }, start as number);
+    }, start);
   },
 );
 
