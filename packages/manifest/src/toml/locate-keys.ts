@@ -1,30 +1,64 @@
-import { formatKeyPath, type KeySegment } from "../key-path.js";
+import type { KeySegment } from "../key-path.js";
+
+/** How deep a key path may nest (table header and dotted key segments together). */
+export const MAX_KEY_DEPTH = 64;
+
+/** One key of the document: the line that first defines it and the keys below it. */
+interface KeyNode {
+  line?: number;
+  children?: Map<KeySegment, KeyNode>;
+  /** For arrays of tables: the index of the latest element. */
+  latest?: number;
+}
+
+function childOf(node: KeyNode, segment: KeySegment): KeyNode {
+  node.children ??= new Map();
+  let next = node.children.get(segment);
+  if (next === undefined) {
+    next = {};
+    node.children.set(segment, next);
+  }
+  return next;
+}
+
+/** Where a key path deeper than `MAX_KEY_DEPTH` starts (1-based). */
+export interface TooDeepKey {
+  readonly line: number;
+  readonly column: number;
+}
 
 /**
- * Maps key paths (as `formatKeyPath` spells them) to the 1-based line that defines them, by a
- * light scan of the TOML source. It understands table headers, arrays of tables (counting their
- * elements), dotted and quoted keys, multi-line strings and multi-line arrays; keys inside inline
- * tables are not indexed, so a lookup falls back to the line of the enclosing key. Only used to
- * point error messages at a line — never to interpret the document.
+ * Maps key paths to the 1-based line that defines them, by a light scan of the TOML source. It
+ * understands table headers, arrays of tables (counting their elements), dotted and quoted keys,
+ * multi-line strings and multi-line arrays; keys inside inline tables are not indexed, so a
+ * lookup falls back to the line of the enclosing key. Only used to point error messages at a
+ * line — never to interpret the document. Keys are kept as a tree, so building it and looking a
+ * path up are linear in the path's depth; paths deeper than `MAX_KEY_DEPTH` are not indexed
+ * (`findTooDeepKey` reports them).
  */
 export class KeyLocator {
-  private readonly lines = new Map<string, number>();
+  private readonly root: KeyNode = {};
 
   constructor(source: string) {
-    scan(source, (path, line) => {
-      const key = formatKeyPath(path);
-      if (!this.lines.has(key)) this.lines.set(key, line);
-    });
+    scan(source, this.root);
   }
 
   /** Line of `path`, else of its nearest ancestor that has one, else `undefined`. */
   lineOf(path: readonly KeySegment[]): number | undefined {
-    for (let n = path.length; n > 0; n--) {
-      const line = this.lines.get(formatKeyPath(path.slice(0, n)));
-      if (line !== undefined) return line;
+    let node: KeyNode | undefined = this.root;
+    let line: number | undefined;
+    for (const segment of path) {
+      node = node.children?.get(segment);
+      if (node === undefined) break;
+      if (node.line !== undefined) line = node.line;
     }
-    return undefined;
+    return line;
   }
+}
+
+/** The first key path of `source` deeper than `MAX_KEY_DEPTH`, or `null`. */
+export function findTooDeepKey(source: string): TooDeepKey | null {
+  return scan(source, {});
 }
 
 interface ValueState {
@@ -34,9 +68,9 @@ interface ValueState {
   depth: number;
 }
 
-function scan(source: string, record: (path: KeySegment[], line: number) => void): void {
-  const arrayCounts = new Map<string, number>();
-  let table: KeySegment[] = [];
+function scan(source: string, root: KeyNode): TooDeepKey | null {
+  let table = root;
+  let tableDepth = 0;
   const state: ValueState = { string: null, depth: 0 };
   const lines = source.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
@@ -45,41 +79,49 @@ function scan(source: string, record: (path: KeySegment[], line: number) => void
       scanValue(text, 0, state);
       continue;
     }
-    let pos = skipSpace(text, 0);
+    const pos = skipSpace(text, 0);
     if (pos >= text.length || text[pos] === "#") continue;
     if (text[pos] === "[") {
       const isArray = text[pos + 1] === "[";
-      const key = parseDottedKey(text, pos + (isArray ? 2 : 1));
+      const key = parseDottedKey(text, pos + (isArray ? 2 : 1), MAX_KEY_DEPTH);
       if (!key) continue;
-      table = withArrayIndices(key.parts, arrayCounts);
-      if (isArray) {
-        const id = formatKeyPath(table);
-        const index = (arrayCounts.get(id) ?? -1) + 1;
-        arrayCounts.set(id, index);
-        record(table, i + 1);
-        table = [...table, index];
-      }
-      record(table, i + 1);
+      if (key.parts.length > MAX_KEY_DEPTH) return { line: i + 1, column: pos + 1 };
+      table = tableNode(root, key.parts, isArray, i + 1);
+      tableDepth = key.parts.length;
       continue;
     }
-    const key = parseDottedKey(text, pos);
+    const key = parseDottedKey(text, pos, MAX_KEY_DEPTH - tableDepth);
     if (!key) continue;
-    pos = skipSpace(text, key.end);
-    if (text[pos] !== "=") continue;
-    for (let n = 1; n <= key.parts.length; n++) record([...table, ...key.parts.slice(0, n)], i + 1);
-    scanValue(text, pos + 1, state);
+    if (tableDepth + key.parts.length > MAX_KEY_DEPTH) return { line: i + 1, column: pos + 1 };
+    const end = skipSpace(text, key.end);
+    if (text[end] !== "=") continue;
+    let node = table;
+    for (const part of key.parts) {
+      node = childOf(node, part);
+      node.line ??= i + 1;
+    }
+    scanValue(text, end + 1, state);
   }
+  return null;
 }
 
-/** A header path whose prefixes name arrays of tables refers to their latest element. */
-function withArrayIndices(parts: string[], arrayCounts: Map<string, number>): KeySegment[] {
-  const out: KeySegment[] = [];
-  for (const [n, part] of parts.entries()) {
-    out.push(part);
-    const index = n < parts.length - 1 ? arrayCounts.get(formatKeyPath(out)) : undefined;
-    if (index !== undefined) out.push(index);
+/**
+ * The node of a `[header]` or `[[header]]`: a path whose prefixes name arrays of tables refers
+ * to their latest element, and `[[…]]` starts a new element.
+ */
+function tableNode(root: KeyNode, parts: readonly string[], isArray: boolean, line: number): KeyNode {
+  let node = root;
+  parts.forEach((part, n) => {
+    node = childOf(node, part);
+    if (n < parts.length - 1 && node.latest !== undefined) node = childOf(node, node.latest);
+  });
+  if (isArray) {
+    node.line ??= line;
+    node.latest = (node.latest ?? -1) + 1;
+    node = childOf(node, node.latest);
   }
-  return out;
+  node.line ??= line;
+  return node;
 }
 
 function skipSpace(text: string, pos: number): number {
@@ -87,8 +129,13 @@ function skipSpace(text: string, pos: number): number {
   return pos;
 }
 
-/** Parses `a."b c".'d'` starting at `pos`; `null` when no key starts there. */
-function parseDottedKey(text: string, pos: number): { parts: string[]; end: number } | null {
+const BARE_KEY = /[A-Za-z0-9_-]+/y;
+
+/**
+ * Parses `a."b c".'d'` starting at `pos`; `null` when no key starts there. Stops after
+ * `max + 1` parts: the caller only needs to know that the key is too deep.
+ */
+function parseDottedKey(text: string, pos: number, max: number): { parts: string[]; end: number } | null {
   const parts: string[] = [];
   for (;;) {
     pos = skipSpace(text, pos);
@@ -100,13 +147,14 @@ function parseDottedKey(text: string, pos: number): { parts: string[]; end: numb
       parts.push(quote === '"' ? unescapeBasic(raw) : raw);
       pos = close + 1;
     } else {
-      const match = /^[A-Za-z0-9_-]+/.exec(text.slice(pos));
+      BARE_KEY.lastIndex = pos;
+      const match = BARE_KEY.exec(text);
       if (!match) return null;
       parts.push(match[0]);
       pos += match[0].length;
     }
     const next = skipSpace(text, pos);
-    if (text[next] !== ".") return { parts, end: pos };
+    if (text[next] !== "." || parts.length > max) return { parts, end: pos };
     pos = next + 1;
   }
 }

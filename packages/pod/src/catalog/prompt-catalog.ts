@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { PromptRefError } from "../prompt-ref/errors.js";
 import { PromptLoader, type PromptLocations } from "../prompt-ref/prompt-loader.js";
+import { describeRootEscape, findRootEscape } from "../prompt-ref/root-containment.js";
 import { formatLocation, TemplateSyntaxError } from "../template/errors.js";
 import type { LinkedTemplate } from "../template/scope.js";
 import { processWarningSink, type WarningSink } from "../warnings.js";
@@ -160,17 +161,30 @@ async function readPackFiles(loader: PromptLoader, options: PromptCatalogOptions
     });
   }
   const packs: PackFile[] = [{ layer: "builtin", file: builtinFile, text: builtin }];
-  const optional: [PromptLayer, string | undefined][] = [
-    ["user", options.userConfigDir && join(options.userConfigDir, "prompts.toml")],
-    ["workspace", options.workspace && join(options.workspace, ".podkit", "prompts.toml")],
+  const optional: [PromptLayer, string | undefined, string | undefined][] = [
+    ["user", options.userConfigDir, options.userConfigDir && join(options.userConfigDir, "prompts.toml")],
+    ["workspace", options.workspace, options.workspace && join(options.workspace, ".podkit", "prompts.toml")],
   ];
-  for (const [layer, file] of optional) {
-    const text = file ? await readOptional(file, layer) : null;
-    if (file && text !== null) packs.push({ layer, file, text });
+  for (const [layer, owner, file] of optional) {
+    if (!owner || !file) continue;
+    await refuseEscapingPack(layer, owner, file);
+    const text = await readOptional(file, layer);
+    if (text !== null) packs.push({ layer, file, text });
   }
   if (options.promptPack !== undefined)
     packs.push(await readManifestPack(loader, options.promptPack, options.manifestDir));
   return packs;
+}
+
+// A cloned repository may ship `.podkit` (or the pack itself) as a link to somewhere else.
+async function refuseEscapingPack(layer: PromptLayer, owner: string, file: string): Promise<void> {
+  const breach = await findRootEscape(owner, file);
+  if (breach === null) return;
+  throw new PromptCatalogError(
+    `the pack is refused: ${describeRootEscape(breach)}`,
+    { layer, file },
+    { hint: `Make ${breach.link} a real file or directory inside ${breach.owner}, or remove the link.` },
+  );
 }
 
 async function readOptional(file: string, layer: PromptLayer): Promise<string | null> {

@@ -48,12 +48,15 @@ export function parsePromptPack(
       line: findLine(text, null, "prompt"),
     });
   }
-  for (const name of Object.keys(shape.data)) {
+  // smol-toml's tables have null prototypes, so `__proto__` is an ordinary key there; zod's
+  // output objects would drop it silently. Keys are read from the document itself.
+  const raw = document as Record<string, unknown>;
+  for (const name of Object.keys(raw)) {
     if (name !== "prompt")
       unknownKey(site, name, `unknown top-level key '${name}' (only [prompt] is read)`, warn);
   }
   const entries: PromptPackEntry[] = [];
-  for (const [key, value] of Object.entries(shape.data.prompt ?? {})) {
+  for (const [key, value] of Object.entries((raw.prompt ?? {}) as Record<string, unknown>)) {
     const line = findLine(text, "prompt", key);
     if (typeof value !== "string") {
       const got = Array.isArray(value)

@@ -3,10 +3,18 @@ export {
   PromptIoError,
   PromptNotFoundError,
   PromptRefError,
+  PromptRootEscapeError,
   UnconfiguredPromptPrefixError,
   UnknownPromptPrefixError,
 } from "./errors.js";
-export { PromptLoader, type PromptLocations, type PromptRoots, promptRootsFor } from "./prompt-loader.js";
+export {
+  PromptLoader,
+  type PromptLocations,
+  type PromptRootOwners,
+  type PromptRoots,
+  promptRootOwnersFor,
+  promptRootsFor,
+} from "./prompt-loader.js";
 export {
   PROMPT_PREFIXES,
   type PromptOrigin,

@@ -7,6 +7,7 @@ import {
   InvalidPromptRefError,
   PromptIoError,
   PromptNotFoundError,
+  PromptRootEscapeError,
   type RefSite,
   UnconfiguredPromptPrefixError,
 } from "./errors.js";
@@ -17,6 +18,7 @@ import {
   type PromptRef,
   parsePromptRef,
 } from "./prompt-ref.js";
+import { findRootEscape, type RootEscape } from "./root-containment.js";
 
 /** Root directory of each prefix; an absent entry makes the prefix "unconfigured". */
 export interface PromptRoots {
@@ -24,6 +26,12 @@ export interface PromptRoots {
   readonly user?: string;
   readonly workspace?: string;
 }
+
+/**
+ * The directory each root must stay inside once symbolic links are resolved: the user config
+ * dir for `$user`, the workspace for `$workspace`. A root that escapes its owner is refused.
+ */
+export type PromptRootOwners = Readonly<Partial<Record<PromptPrefix, string>>>;
 
 /** Where podkit looks for prompt files, from which the three roots are derived. */
 export interface PromptLocations {
@@ -41,6 +49,14 @@ export function promptRootsFor(locations: PromptLocations): PromptRoots {
     podkit: locations.builtinDir ?? builtinPromptsDir(),
     ...(locations.userConfigDir ? { user: join(locations.userConfigDir, "prompts") } : {}),
     ...(locations.workspace ? { workspace: join(locations.workspace, ".podkit", "prompts") } : {}),
+  };
+}
+
+/** The owning directories of the roots `promptRootsFor` derives. */
+export function promptRootOwnersFor(locations: PromptLocations): PromptRootOwners {
+  return {
+    ...(locations.userConfigDir ? { user: locations.userConfigDir } : {}),
+    ...(locations.workspace ? { workspace: locations.workspace } : {}),
   };
 }
 
@@ -64,17 +80,23 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 export class PromptLoader {
   readonly environment: TemplateEnvironment;
   readonly roots: Readonly<PromptRoots>;
+  readonly owners: PromptRootOwners;
   private readonly nodes = new Map<string, Promise<Node>>();
-  private readonly realRoots = new Map<PromptPrefix, Promise<string>>();
+  private readonly realRoots = new Map<PromptPrefix, Promise<string | RootEscape>>();
 
-  constructor(options: { roots: PromptRoots; environment?: TemplateEnvironment }) {
+  constructor(options: { roots: PromptRoots; owners?: PromptRootOwners; environment?: TemplateEnvironment }) {
     this.roots = Object.freeze({ ...options.roots });
+    this.owners = Object.freeze({ ...options.owners });
     this.environment = options.environment ?? new TemplateEnvironment();
   }
 
   /** A loader for the standard roots of a user config dir and a workspace. */
   static create(locations: PromptLocations, options?: { environment?: TemplateEnvironment }): PromptLoader {
-    return new PromptLoader({ roots: promptRootsFor(locations), environment: options?.environment });
+    return new PromptLoader({
+      roots: promptRootsFor(locations),
+      owners: promptRootOwnersFor(locations),
+      environment: options?.environment,
+    });
   }
 
   /** Parses a reference (no I/O); see `parsePromptRef`. */
@@ -163,12 +185,13 @@ export class PromptLoader {
     }
     let pending = this.realRoots.get(ref.prefix);
     if (!pending) {
-      pending = realpath(root);
+      pending = this.checkedRealRoot(ref.prefix, root);
       this.realRoots.set(ref.prefix, pending);
       pending.catch(() => this.realRoots.delete(ref.prefix));
     }
+    let checked: string | RootEscape;
     try {
-      return await pending;
+      checked = await pending;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT" || code === "ENOTDIR") {
@@ -181,6 +204,15 @@ export class PromptLoader {
       }
       throw new PromptIoError(ref.ref, root, (error as Error).message, site, error);
     }
+    if (typeof checked !== "string") throw new PromptRootEscapeError(ref.ref, ref.prefix, checked, site);
+    return checked;
+  }
+
+  /** The real path of `root`, or where it escapes the directory that owns it. */
+  private async checkedRealRoot(prefix: PromptPrefix, root: string): Promise<string | RootEscape> {
+    const real = await realpath(root);
+    const owner = this.owners[prefix];
+    return (owner === undefined ? null : await findRootEscape(owner, root)) ?? real;
   }
 
   private node(ref: PromptRef, site: RefSite | undefined): Promise<Node> {

@@ -1,4 +1,5 @@
 import { bindArguments } from "./arguments.js";
+import { CALL_STEPS } from "./budget.js";
 import { compileExpr, compileLenient } from "./compile-expressions.js";
 import { compileBlock } from "./compile-statements.js";
 import {
@@ -15,7 +16,7 @@ import {
 import { TemplateValueError } from "./errors.js";
 import { applyFilter, TEMPLATE_FILTERS } from "./filters.js";
 import type { AstNode } from "./nunjucks-parser.js";
-import { MAX_RENDER_DEPTH, type Scope } from "./scope.js";
+import type { Scope } from "./scope.js";
 import { TEMPLATE_TESTS } from "./tests.js";
 import { type CallArguments, TemplateCallable, typeName } from "./values.js";
 
@@ -55,7 +56,7 @@ export function compileCall(node: AstNode, cx: CompilerContext): Expr {
     }
     const a = args(s);
     try {
-      return fn.invoke(a);
+      return fn.invoke(a, s.state.budget);
     } catch (error) {
       throw located(error, s, line, column);
     }
@@ -83,7 +84,7 @@ export function compileFilter(node: AstNode, cx: CompilerContext): Expr {
       for (const arg of r.positional) state.noteWholeRead(arg);
     }
     try {
-      return applyFilter(definition, name, v, r);
+      return applyFilter(definition, name, v, r, state.budget);
     } catch (error) {
       throw located(error, s, line, column);
     }
@@ -106,11 +107,13 @@ export function compileIs(node: AstNode, cx: CompilerContext): Expr {
     const v = value(s);
     const a = args(s);
     try {
+      const budget = s.state.budget;
+      budget.read(v);
       const bound = bindArguments(`test '${name}'`, definition.specs, {
         positional: [v, ...a.positional],
         keywords: a.keywords,
       });
-      return definition.impl(bound);
+      return definition.impl(bound, budget);
     } catch (error) {
       throw located(error, s, line, column);
     }
@@ -126,6 +129,8 @@ interface MacroSpec {
   readonly name: string;
   readonly params: readonly MacroParam[];
   readonly body: Block;
+  /** Steps one call costs: `CALL_STEPS` plus the nodes of the body. */
+  readonly cost: number;
 }
 
 /** A macro or `caller` block bound to the scope it was defined in. */
@@ -151,11 +156,9 @@ class Macro extends TemplateCallable {
       }
     }
     const scope = this.definitionScope.child();
-    const state = scope.state;
-    if (++state.depth > MAX_RENDER_DEPTH) {
-      state.depth--;
-      throw new TemplateValueError(`macro calls nest deeper than ${MAX_RENDER_DEPTH} levels`);
-    }
+    const budget = scope.state.budget;
+    budget.step(this.spec.cost);
+    budget.enter("macro calls");
     try {
       for (let i = 0; i < params.length; i++) {
         const param = params[i] as MacroParam;
@@ -166,7 +169,7 @@ class Macro extends TemplateCallable {
       if (keywords?.has("caller")) scope.set("caller", keywords.get("caller"));
       return body(scope);
     } finally {
-      state.depth--;
+      budget.leave();
     }
   }
 }
@@ -190,7 +193,9 @@ function compileMacroSpec(node: AstNode, name: string, cx: CompilerContext): Mac
     if (seen.has(p.name)) cx.fail(node, `parameter '${p.name}' is declared twice in macro '${name}'`);
     seen.add(p.name);
   }
-  return { name, params, body: compileBlock(child(node, "body"), cx) };
+  const before = cx.nodes;
+  const body = compileBlock(child(node, "body"), cx);
+  return { name, params, body, cost: CALL_STEPS + cx.nodes - before };
 }
 
 /** `{% macro name(…) %}`: binds the macro in the current scope when the statement runs. */

@@ -1,3 +1,4 @@
+import type { RenderBudget } from "./budget.js";
 import { compileCall, compileCallerBlock, compileFilter, compileIs } from "./compile-calls.js";
 import { compileBlock } from "./compile-statements.js";
 import {
@@ -35,6 +36,7 @@ const ARITHMETIC: Readonly<Record<string, string>> = {
 
 /** Compiles an expression with strict undefined semantics: every missing name is an error. */
 export function compileExpr(node: AstNode, cx: CompilerContext): Expr {
+  cx.nodes++;
   switch (node.typename) {
     case "Literal":
       return compileLiteral(node, cx);
@@ -222,7 +224,7 @@ function compileIn(node: AstNode, cx: CompilerContext): Expr {
   const [line, column] = position(node);
   return (s) => {
     try {
-      return containsValue(haystack(s), needle(s));
+      return containsValue(haystack(s), needle(s), s.state.budget);
     } catch (error) {
       throw located(error, s, line, column);
     }
@@ -241,11 +243,11 @@ function compileCompare(node: AstNode, cx: CompilerContext): Expr {
     for (const { type, operand } of ops) {
       const right = operand(s);
       let holds: boolean;
-      if (type === "==" || type === "===") holds = valuesEqual(left, right);
-      else if (type === "!=" || type === "!==") holds = !valuesEqual(left, right);
+      if (type === "==" || type === "===") holds = valuesEqual(left, right, s.state.budget);
+      else if (type === "!=" || type === "!==") holds = !valuesEqual(left, right, s.state.budget);
       else {
         try {
-          holds = compareOrdered(type, left, right);
+          holds = compareOrdered(type, left, right, s.state.budget);
         } catch (error) {
           throw located(error, s, line, column);
         }
@@ -258,7 +260,11 @@ function compileCompare(node: AstNode, cx: CompilerContext): Expr {
 }
 
 /** `left <op> right` where the operation may throw a value error (located at the operator). */
-function compileBinary(node: AstNode, cx: CompilerContext, apply: (a: unknown, b: unknown) => unknown): Expr {
+function compileBinary(
+  node: AstNode,
+  cx: CompilerContext,
+  apply: (a: unknown, b: unknown, budget: RenderBudget) => unknown,
+): Expr {
   const left = compileExpr(child(node, "left"), cx);
   const right = compileExpr(child(node, "right"), cx);
   const [line, column] = position(node);
@@ -266,7 +272,7 @@ function compileBinary(node: AstNode, cx: CompilerContext, apply: (a: unknown, b
     const a = left(s);
     const b = right(s);
     try {
-      return apply(a, b);
+      return apply(a, b, s.state.budget);
     } catch (error) {
       throw located(error, s, line, column);
     }
@@ -275,11 +281,16 @@ function compileBinary(node: AstNode, cx: CompilerContext, apply: (a: unknown, b
 
 function compileArithmetic(node: AstNode, cx: CompilerContext): Expr {
   const op = ARITHMETIC[node.typename] as string;
-  return compileBinary(node, cx, (a, b) => arithmetic(op, a, b));
+  return compileBinary(node, cx, (a, b, budget) => arithmetic(op, a, b, budget));
 }
 
 function compileConcat(node: AstNode, cx: CompilerContext): Expr {
-  return compileBinary(node, cx, (a, b) => toText(a) + toText(b));
+  return compileBinary(node, cx, (a, b, budget) => {
+    const left = toText(a, budget);
+    const right = toText(b, budget);
+    budget.reserve(left.length + right.length, "~");
+    return left + right;
+  });
 }
 
 function compileUnary(node: AstNode, cx: CompilerContext): Expr {

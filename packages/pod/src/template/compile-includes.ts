@@ -1,6 +1,15 @@
-import { type Block, type CompilerContext, checkName, child, children, position } from "./compile-support.js";
+import { CALL_STEPS } from "./budget.js";
+import {
+  type Block,
+  type CompilerContext,
+  checkName,
+  child,
+  children,
+  located,
+  position,
+} from "./compile-support.js";
 import type { AstNode } from "./nunjucks-parser.js";
-import { type LinkedTemplate, MAX_RENDER_DEPTH, Scope, type TemplateReference } from "./scope.js";
+import { type LinkedTemplate, Scope, type TemplateReference } from "./scope.js";
 
 /**
  * Includes and imports name their target with a string literal, so every template a render can
@@ -29,21 +38,19 @@ function linked(s: Scope, ref: string, line: number, column: number): LinkedTemp
   return target;
 }
 
-/** Runs `target` in `scope`, counting the nesting depth. */
+/** Runs `target` in `scope`, charging its size and counting the nesting depth. */
 function runNested(s: Scope, target: LinkedTemplate, scope: Scope, line: number, column: number): string {
-  const state = s.state;
-  if (++state.depth > MAX_RENDER_DEPTH) {
-    state.depth--;
-    throw s.error(
-      `includes and imports nest deeper than ${MAX_RENDER_DEPTH} levels (a cycle?)`,
-      line,
-      column,
-    );
+  const budget = s.state.budget;
+  try {
+    budget.step(CALL_STEPS + target.compiled.weight);
+    budget.enter("includes and imports", " (a cycle?)");
+  } catch (error) {
+    throw located(error, s, line, column);
   }
   try {
     return target.compiled.run(scope);
   } finally {
-    state.depth--;
+    budget.leave();
   }
 }
 

@@ -1,3 +1,4 @@
+import { CALL_STEPS } from "./budget.js";
 import { compileMacroDefinition } from "./compile-calls.js";
 import { compileExpr } from "./compile-expressions.js";
 import { compileFromImport, compileImport, compileInclude } from "./compile-includes.js";
@@ -13,7 +14,7 @@ import {
 } from "./compile-support.js";
 import { TemplateValueError } from "./errors.js";
 import type { AstNode } from "./nunjucks-parser.js";
-import { MAX_LOOP_ITERATIONS, type Scope } from "./scope.js";
+import type { Scope } from "./scope.js";
 import { isPlainObject, isTruthy, toText, typeName, valuesEqual } from "./values.js";
 
 type Part = string | Block;
@@ -33,12 +34,16 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
 export function compileBlock(node: AstNode | null | undefined, cx: CompilerContext): Block {
   if (!node) return () => "";
   const parts: Part[] = [];
+  const at: [number, number][] = []; // where each part starts, for output-limit errors
   const list = node.typename === "NodeList" || node.typename === "Root" ? children(node) : [node];
   for (const statement of list) {
     for (const part of compileStatement(statement, cx)) {
       const previous = parts.at(-1);
       if (typeof part === "string" && typeof previous === "string") parts[parts.length - 1] = previous + part;
-      else if (part !== "") parts.push(part);
+      else if (part !== "") {
+        parts.push(part);
+        at.push(position(statement));
+      }
     }
   }
   if (parts.length === 0) return () => "";
@@ -47,16 +52,22 @@ export function compileBlock(node: AstNode | null | undefined, cx: CompilerConte
     return typeof only === "string" ? () => only : only;
   }
   return (s) => {
+    const max = s.state.budget.limits.maxOutput;
     let out = "";
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i] as Part;
       out += typeof part === "string" ? part : part(s);
+      if (out.length > max) {
+        const [line, column] = at[i] as [number, number];
+        throw located(s.state.budget.outputExceeded(), s, line, column);
+      }
     }
     return out;
   };
 }
 
 function compileStatement(node: AstNode, cx: CompilerContext): Part[] {
+  cx.nodes++;
   switch (node.typename) {
     case "Output":
       return children(node).map((n) => compileOutput(n, cx));
@@ -91,7 +102,7 @@ function compileOutput(node: AstNode, cx: CompilerContext): Part {
     const value = expr(s);
     if (typeof value === "string") return value;
     try {
-      return toText(value);
+      return toText(value, s.state.budget);
     } catch (error) {
       throw located(error, s, line, column);
     }
@@ -120,7 +131,9 @@ function compileFor(node: AstNode, cx: CompilerContext): Block {
       ? children(target).map((n) => checkName(cx, n, "loop variable"))
       : [checkName(cx, target, "loop variable")];
   const iterable = compileExpr(child(node, "arr"), cx);
+  const before = cx.nodes;
   const body = compileBlock(child(node, "body"), cx);
+  const perIteration = CALL_STEPS + cx.nodes - before;
   const otherwise = compileBlock(child(node, "else_"), cx);
   const [line, column] = position(node);
   const single = names.length === 1 ? (names[0] as string) : null;
@@ -135,10 +148,14 @@ function compileFor(node: AstNode, cx: CompilerContext): Block {
     }
     const length = list.length;
     if (length === 0) return otherwise(s);
-    s.state.iterations += length;
-    if (s.state.iterations > MAX_LOOP_ITERATIONS) {
-      throw s.error(`the template ran more than ${MAX_LOOP_ITERATIONS} loop iterations`, line, column);
+    const budget = s.state.budget;
+    try {
+      // The whole loop is paid for before it starts, so a runaway loop fails at once.
+      budget.step(length * perIteration);
+    } catch (error) {
+      throw located(error, s, line, column);
     }
+    const max = budget.limits.maxOutput;
     let out = "";
     for (let i = 0; i < length; i++) {
       const iteration = s.child();
@@ -158,6 +175,7 @@ function compileFor(node: AstNode, cx: CompilerContext): Block {
         }),
       );
       out += body(iteration);
+      if (out.length > max) throw located(s.state.budget.outputExceeded(), s, line, column);
     }
     return out;
   };
@@ -207,7 +225,7 @@ function compileSwitch(node: AstNode, cx: CompilerContext): Block {
     const value = subject(s);
     let matched = false;
     for (const c of cases) {
-      if (!matched && valuesEqual(value, c.cond(s))) matched = true;
+      if (!matched && valuesEqual(value, c.cond(s), s.state.budget)) matched = true;
       if (matched && !c.empty) return c.body(s); // empty cases fall through, as in nunjucks
     }
     return fallback(s);

@@ -1,3 +1,4 @@
+import { LimitExceeded } from "./budget.js";
 import { TemplateRenderError, TemplateSyntaxError, TemplateValueError } from "./errors.js";
 import type { AstNode } from "./nunjucks-parser.js";
 import type { Scope, TemplateReference } from "./scope.js";
@@ -11,6 +12,8 @@ export type Block = (scope: Scope) => string;
 /** State of compiling one template: its name (for errors) and the references it makes. */
 export class CompilerContext {
   readonly references: TemplateReference[] = [];
+  /** Nodes compiled so far: the step cost of running what was compiled (see `RenderLimits`). */
+  nodes = 0;
 
   constructor(
     readonly template: string,
@@ -86,13 +89,15 @@ export function position(node: AstNode): [line: number, column: number] {
  */
 export function located(error: unknown, scope: Scope, line: number, column: number): TemplateRenderError {
   if (TemplateRenderError.isInstance(error)) return error;
+  if (error instanceof LimitExceeded) return scope.limitError(error.message, error.limit, line, column);
   if (error instanceof TemplateValueError) return scope.error(error.message, line, column);
   if (error instanceof RangeError) {
-    // V8 throws RangeError both for an exhausted call stack and for a string over its size limit.
-    const problem = /string length/i.test(error.message)
-      ? "the output grew beyond the largest possible string"
-      : "the template recursed too deeply (call stack exhausted)";
-    return scope.error(problem, line, column, { cause: error });
+    // V8 throws RangeError both for an exhausted call stack and for a string over its size limit;
+    // the budget stops both long before, so this is a last line of defence.
+    const [problem, limit] = /string length/i.test(error.message)
+      ? ["the output grew beyond the largest possible string", "output" as const]
+      : ["the template recursed too deeply (call stack exhausted)", "depth" as const];
+    return scope.limitError(problem, limit, line, column, error);
   }
   const message = error instanceof Error ? error.message : String(error);
   return scope.error(`internal error while rendering: ${message}`, line, column, { cause: error });

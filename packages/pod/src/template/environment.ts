@@ -1,3 +1,4 @@
+import { DEFAULT_RENDER_LIMITS, MAX_TEMPLATE_SOURCE, type RenderLimits } from "./budget.js";
 import { compileBlock } from "./compile-statements.js";
 import { CompilerContext, located } from "./compile-support.js";
 import { TemplateRenderError, TemplateSyntaxError } from "./errors.js";
@@ -40,6 +41,12 @@ export function normalizeTemplateSource(source: string): string {
  */
 export class TemplateEnvironment {
   private readonly cache = new Map<string, CompiledTemplate>();
+  /** What each render may spend; see `RenderLimits` and docs/prompts.md. */
+  readonly limits: RenderLimits;
+
+  constructor(options?: { limits?: Partial<RenderLimits> }) {
+    this.limits = Object.freeze({ ...DEFAULT_RENDER_LIMITS, ...options?.limits });
+  }
 
   /** How many distinct templates this environment compiled (cache misses). */
   get compiledCount(): number {
@@ -71,14 +78,15 @@ export class TemplateEnvironment {
     const frozen = freezeTemplateData(data);
     const watched = options?.watch ? frozen[options.watch.variable] : undefined;
     const state = isPlainObject(watched)
-      ? new RenderState(watched, options?.watch?.attribute ?? null)
-      : new RenderState(null, null);
+      ? new RenderState(this.limits, watched, options?.watch?.attribute ?? null)
+      : new RenderState(this.limits, null, null);
     const dataScope = new Scope(null, template, state, TEMPLATE_GLOBALS);
     for (const key of Object.keys(frozen)) dataScope.set(key, frozen[key]);
     const root = dataScope.child();
     let text: string;
     try {
       text = template.compiled.run(root);
+      state.budget.output(text.length);
     } catch (error) {
       if (TemplateRenderError.isInstance(error)) throw error;
       throw located(error, root, 1, 1);
@@ -105,6 +113,13 @@ export function linkStandalone(compiled: CompiledTemplate, file?: string): Linke
 }
 
 function compileTemplate(name: string, source: string, file: string | undefined): CompiledTemplate {
+  if (source.length > MAX_TEMPLATE_SOURCE) {
+    throw new TemplateSyntaxError(
+      `the template source has ${source.length} characters; templates may hold at most ${MAX_TEMPLATE_SOURCE}`,
+      { template: name, file, line: 1, column: 1 },
+      { hint: "Prompt templates are a few kilobytes; keep large texts in data, not in the template." },
+    );
+  }
   const normalized = normalizeTemplateSource(source);
   let ast: ReturnType<typeof parseTemplateSource>;
   try {
@@ -120,5 +135,5 @@ function compileTemplate(name: string, source: string, file: string | undefined)
   }
   const cx = new CompilerContext(name, file);
   const run = compileBlock(ast, cx);
-  return Object.freeze({ name, source, references: Object.freeze(cx.references), run });
+  return Object.freeze({ name, source, references: Object.freeze(cx.references), weight: cx.nodes, run });
 }

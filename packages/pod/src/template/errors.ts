@@ -1,4 +1,5 @@
-import { isPodErrorNamed, PodkitPodError } from "../errors.js";
+import { hasMarker, PodkitPodError } from "../errors.js";
+import type { RenderLimitName } from "./budget.js";
 
 /** Where in which template something went wrong; lines and columns are 1-based. */
 export interface TemplateLocation {
@@ -16,8 +17,11 @@ export function formatLocation(at: TemplateLocation): string {
   return `${at.template}${file}, line ${at.line}, column ${at.column}`;
 }
 
+const SYNTAX_MARKER = Symbol.for("podkit.pod.error.template-syntax");
+
 /** A template does not parse, or uses a construct the hardened environment refuses. */
 export class TemplateSyntaxError extends PodkitPodError {
+  readonly [SYNTAX_MARKER] = true;
   override name = "TemplateSyntaxError";
   readonly template: string;
   readonly file: string | undefined;
@@ -26,10 +30,10 @@ export class TemplateSyntaxError extends PodkitPodError {
   /** The problem alone, without the location. */
   readonly problem: string;
 
-  constructor(problem: string, at: TemplateLocation, options?: { cause?: unknown }) {
+  constructor(problem: string, at: TemplateLocation, options?: { cause?: unknown; hint?: string }) {
     super(`template syntax error: ${problem} in ${formatLocation(at)}`, {
       cause: options?.cause,
-      hint: "Fix the template source at that line (nunjucks/Jinja2 syntax).",
+      hint: options?.hint ?? "Fix the template source at that line (nunjucks/Jinja2 syntax).",
     });
     this.template = at.template;
     this.file = at.file;
@@ -39,12 +43,15 @@ export class TemplateSyntaxError extends PodkitPodError {
   }
 
   static override isInstance(error: unknown): error is TemplateSyntaxError {
-    return isPodErrorNamed(error, ["TemplateSyntaxError"]);
+    return hasMarker(error, SYNTAX_MARKER);
   }
 }
 
+const RENDER_MARKER = Symbol.for("podkit.pod.error.template-render");
+
 /** Rendering failed: an undefined variable, a type error, a refused access, and so on. */
 export class TemplateRenderError extends PodkitPodError {
+  readonly [RENDER_MARKER] = true;
   override name = "TemplateRenderError";
   readonly template: string;
   readonly file: string | undefined;
@@ -54,12 +61,18 @@ export class TemplateRenderError extends PodkitPodError {
   /** For undefined values: the expression as written, e.g. `scope.ghost`. */
   readonly variable: string | undefined;
 
-  constructor(problem: string, at: TemplateLocation, options?: { cause?: unknown; variable?: string }) {
+  constructor(
+    problem: string,
+    at: TemplateLocation,
+    options?: { cause?: unknown; variable?: string; hint?: string },
+  ) {
     super(`template render error: ${problem} in ${formatLocation(at)}`, {
       cause: options?.cause,
-      hint: options?.variable
-        ? `Define \`${options.variable}\` or guard it with \`is defined\` / \`| default(…)\`.`
-        : "Fix the template at that line.",
+      hint:
+        options?.hint ??
+        (options?.variable
+          ? `Define \`${options.variable}\` or guard it with \`is defined\` / \`| default(…)\`.`
+          : "Fix the template at that line."),
     });
     this.template = at.template;
     this.file = at.file;
@@ -70,7 +83,56 @@ export class TemplateRenderError extends PodkitPodError {
   }
 
   static override isInstance(error: unknown): error is TemplateRenderError {
-    return isPodErrorNamed(error, ["TemplateRenderError"]);
+    return hasMarker(error, RENDER_MARKER);
+  }
+}
+
+const LIMIT_MARKER = Symbol.for("podkit.pod.error.template-limit");
+
+/**
+ * A render exceeded one of its limits (steps, value length, output length, total produced,
+ * nesting depth). Also a `TemplateRenderError`, naming the template and line that hit it.
+ */
+export class TemplateLimitError extends TemplateRenderError {
+  readonly [LIMIT_MARKER] = true;
+  override name = "TemplateLimitError";
+  readonly limit: RenderLimitName;
+
+  constructor(problem: string, limit: RenderLimitName, at: TemplateLocation, options?: { cause?: unknown }) {
+    super(problem, at, {
+      cause: options?.cause,
+      hint: "The template does far more work than a prompt needs (a runaway loop, recursion or doubling?); simplify it. The limits are listed in docs/prompts.md.",
+    });
+    this.limit = limit;
+  }
+
+  static override isInstance(error: unknown): error is TemplateLimitError {
+    return hasMarker(error, LIMIT_MARKER);
+  }
+}
+
+const ENGINE_MARKER = Symbol.for("podkit.pod.error.template-engine-version");
+
+/** The installed nunjucks is not the exact version whose parser the template engine was built on. */
+export class TemplateEngineVersionError extends PodkitPodError {
+  readonly [ENGINE_MARKER] = true;
+  override name = "TemplateEngineVersionError";
+  readonly expected: string;
+  readonly found: string;
+
+  constructor(expected: string, found: string) {
+    super(
+      `@podkit/pod needs nunjucks ${expected} exactly (its template engine uses nunjucks' private parser modules), but nunjucks ${found} is installed`,
+      {
+        hint: `Install nunjucks ${expected} (the exact version @podkit/pod depends on); do not override it.`,
+      },
+    );
+    this.expected = expected;
+    this.found = found;
+  }
+
+  static override isInstance(error: unknown): error is TemplateEngineVersionError {
+    return hasMarker(error, ENGINE_MARKER);
   }
 }
 

@@ -1,21 +1,33 @@
 import { type ParamShorthand, type ParamSpec, params } from "./arguments.js";
+import { LimitExceeded, type RenderBudget } from "./budget.js";
 import { TemplateValueError } from "./errors.js";
 import { type CallArguments, getAttribute, isPlainObject, toText, typeName } from "./values.js";
 
-/** A builtin filter: either a fixed signature (`value` first) or its raw arguments. */
+/**
+ * A builtin filter: either a fixed signature (`value` first) or its raw arguments. Filters whose
+ * result can be much larger than their input check its size with `budget` before building it.
+ */
 export type FilterDefinition =
   | {
       readonly kind: "bound";
       readonly specs: readonly ParamSpec[];
-      readonly impl: (bound: unknown[]) => unknown;
+      readonly impl: (bound: unknown[], budget: RenderBudget) => unknown;
     }
-  | { readonly kind: "variadic"; readonly impl: (value: unknown, rest: CallArguments) => unknown };
+  | {
+      readonly kind: "variadic";
+      readonly impl: (value: unknown, rest: CallArguments, budget: RenderBudget) => unknown;
+    };
 
-export function bound(specs: ParamShorthand[], impl: (bound: unknown[]) => unknown): FilterDefinition {
+export function bound(
+  specs: ParamShorthand[],
+  impl: (bound: unknown[], budget: RenderBudget) => unknown,
+): FilterDefinition {
   return Object.freeze({ kind: "bound", specs: params("value", ...specs), impl });
 }
 
-export function variadic(impl: (value: unknown, rest: CallArguments) => unknown): FilterDefinition {
+export function variadic(
+  impl: (value: unknown, rest: CallArguments, budget: RenderBudget) => unknown,
+): FilterDefinition {
   return Object.freeze({ kind: "variadic", impl });
 }
 
@@ -27,11 +39,13 @@ export function items(value: unknown, filter: string): readonly unknown[] {
   throw new TemplateValueError(`${filter}: expected a list, string or mapping, got a ${typeName(value)}`);
 }
 
-export function textOf(value: unknown, filter: string): string {
+export function textOf(value: unknown, filter: string, budget: RenderBudget): string {
+  if (typeof value === "string") return value;
   try {
-    return toText(value);
+    return toText(value, budget);
   } catch (error) {
-    throw new TemplateValueError(`${filter}: ${(error as Error).message}`);
+    if (!(error instanceof TemplateValueError) || error instanceof LimitExceeded) throw error;
+    throw new TemplateValueError(`${filter}: ${error.message}`);
   }
 }
 
@@ -70,7 +84,15 @@ export function attributeGetter(path: unknown, filter: string): (item: unknown) 
 }
 
 /** Sort key comparison shared by sort/dictsort/groupby/unique/min/max. */
-export function compareKeys(a: unknown, b: unknown, caseSensitive: boolean, filter: string): number {
+export function compareKeys(
+  a: unknown,
+  b: unknown,
+  caseSensitive: boolean,
+  filter: string,
+  budget: RenderBudget,
+): number {
+  // Lower-casing and comparing strings walks their characters.
+  if (typeof a === "string" && typeof b === "string") budget.step(a.length + b.length);
   let x = a;
   let y = b;
   if (!caseSensitive) {

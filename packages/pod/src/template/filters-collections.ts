@@ -1,3 +1,4 @@
+import { checkValueNesting, HEAVY_TEXT_STEPS, type RenderBudget } from "./budget.js";
 import { TemplateValueError } from "./errors.js";
 import {
   attributeGetter,
@@ -18,14 +19,24 @@ import {
   getAttribute,
   isPlainObject,
   isTruthy,
-  MAX_BUILT_LENGTH,
   TemplateCallable,
   TemplateObject,
   typeName,
 } from "./values.js";
 
 /** Applies a filter by name on behalf of `map`; provided by the filter table. */
-export type FilterApplier = (name: string, value: unknown, rest: CallArguments) => unknown;
+export type FilterApplier = (
+  name: string,
+  value: unknown,
+  rest: CallArguments,
+  budget: RenderBudget,
+) => unknown;
+
+/** Charges sorting `list` (n·log n comparisons) before it happens; returns the list. */
+function sortable<T>(list: T[] | readonly T[], budget: RenderBudget): T[] {
+  budget.step(list.length * Math.ceil(Math.log2(list.length + 1)));
+  return list as T[];
+}
 
 const first = bound([], ([v]) => {
   const list = items(v, "first");
@@ -50,12 +61,21 @@ const join = bound(
     ["d", ""],
     ["attribute", null],
   ],
-  ([v, sep, attribute]) => {
+  ([v, sep, attribute], budget) => {
     const get = attribute === null ? null : attributeGetter(attribute, "join");
-    const separator = textOf(sep, "join");
-    return items(v, "join")
-      .map((item) => textOf(get ? get(item) : item, "join"))
-      .join(separator);
+    const separator = textOf(sep, "join", budget);
+    const list = items(v, "join");
+    // The length is known before joining: a list of a million references to one long string
+    // must not be joined first and measured after.
+    let length = Math.max(0, list.length - 1) * separator.length;
+    const parts = list.map((item) => {
+      const text = textOf(get ? get(item) : item, "join", budget);
+      length += text.length;
+      if (length > budget.limits.maxLength) budget.reserve(length, "join");
+      return text;
+    });
+    budget.reserve(length, "join");
+    return parts.join(separator);
   },
 );
 
@@ -65,9 +85,11 @@ const sort = bound(
     ["case_sensitive", false],
     ["attribute", null],
   ],
-  ([v, rev, cs, attribute]) => {
+  ([v, rev, cs, attribute], budget) => {
     const get = attribute === null ? (x: unknown) => x : attributeGetter(attribute, "sort");
-    const sorted = [...items(v, "sort")].sort((a, b) => compareKeys(get(a), get(b), Boolean(cs), "sort"));
+    const sorted = [...sortable(items(v, "sort"), budget)].sort((a, b) =>
+      compareKeys(get(a), get(b), Boolean(cs), "sort", budget),
+    );
     return frozenList(rev ? sorted.reverse() : sorted);
   },
 );
@@ -78,12 +100,14 @@ const dictsort = bound(
     ["by", "key"],
     ["reverse", false],
   ],
-  ([v, cs, by, rev]) => {
+  ([v, cs, by, rev], budget) => {
     if (!isPlainObject(v)) throw new TemplateValueError(`dictsort: expected a mapping, got a ${typeName(v)}`);
     if (by !== "key" && by !== "value")
       throw new TemplateValueError(`dictsort: 'by' must be "key" or "value"`);
     const at = by === "key" ? 0 : 1;
-    const pairs = Object.entries(v).sort((a, b) => compareKeys(a[at], b[at], Boolean(cs), "dictsort"));
+    const pairs = sortable(Object.entries(v), budget).sort((a, b) =>
+      compareKeys(a[at], b[at], Boolean(cs), "dictsort", budget),
+    );
     return frozenList((rev ? pairs.reverse() : pairs).map((pair) => Object.freeze(pair)));
   },
 );
@@ -93,8 +117,11 @@ const itemsFilter = bound([], ([v]) => {
   return frozenList(Object.entries(v).map((pair) => Object.freeze(pair)));
 });
 
-const reverse = bound([], ([v]) => {
-  if (typeof v === "string") return Array.from(v).reverse().join("");
+const reverse = bound([], ([v], budget) => {
+  if (typeof v === "string") {
+    budget.readChars(v.length, HEAVY_TEXT_STEPS - 1);
+    return Array.from(v).reverse().join("");
+  }
   return frozenList([...items(v, "reverse")].reverse());
 });
 
@@ -103,12 +130,13 @@ const unique = bound(
     ["case_sensitive", false],
     ["attribute", null],
   ],
-  ([v, cs, attribute]) => {
+  ([v, cs, attribute], budget) => {
     const get = attribute === null ? (x: unknown) => x : attributeGetter(attribute, "unique");
     const seen = new Set<unknown>();
     const out: unknown[] = [];
     for (const item of items(v, "unique")) {
       let key = get(item);
+      if (typeof key === "string") budget.step(key.length); // hashing (and lower-casing) it
       if (!cs && typeof key === "string") key = key.toLowerCase();
       if (!seen.has(key)) {
         seen.add(key);
@@ -125,12 +153,12 @@ function extreme(name: string, pick: (order: number) => boolean): FilterDefiniti
       ["case_sensitive", false],
       ["attribute", null],
     ],
-    ([v, cs, attribute]) => {
+    ([v, cs, attribute], budget) => {
       const get = attribute === null ? (x: unknown) => x : attributeGetter(attribute, name);
       const list = items(v, name);
       if (list.length === 0) throw new TemplateValueError(`${name}: the sequence is empty`);
       return list.reduce((best, item) =>
-        pick(compareKeys(get(item), get(best), Boolean(cs), name)) ? item : best,
+        pick(compareKeys(get(item), get(best), Boolean(cs), name, budget)) ? item : best,
       );
     },
   );
@@ -143,20 +171,22 @@ const sum = bound(
   ],
   ([v, attribute, start]) => {
     const get = attribute === null ? (x: unknown) => x : attributeGetter(attribute, "sum");
+    // A string start would turn the sum into a concatenation of every item.
+    if (typeof start !== "number") throw new TemplateValueError(`sum: 'start' must be a number`);
     return items(v, "sum").reduce((total: number, item) => {
       const n = get(item);
       if (typeof n !== "number") throw new TemplateValueError(`sum: cannot add a ${typeName(n)}`);
       return total + n;
-    }, start as number);
+    }, start);
   },
 );
 
-const batch = bound(["linecount", ["fill_with", null]], ([v, count, fill]) => {
+const batch = bound(["linecount", ["fill_with", null]], ([v, count, fill], budget) => {
   const size = intArg(count, "batch", "linecount");
-  if (size < 1 || size > MAX_BUILT_LENGTH) {
-    throw new TemplateValueError(`batch: 'linecount' must be between 1 and ${MAX_BUILT_LENGTH}`);
-  }
+  if (size < 1) throw new TemplateValueError("batch: 'linecount' must be at least 1");
   const list = items(v, "batch");
+  const rows = Math.ceil(list.length / size);
+  budget.reserve(rows + (fill === null ? list.length : rows * size), "batch");
   const out: (readonly unknown[])[] = [];
   for (let i = 0; i < list.length; i += size) {
     const row = list.slice(i, i + size);
@@ -168,7 +198,7 @@ const batch = bound(["linecount", ["fill_with", null]], ([v, count, fill]) => {
 
 const groupby = bound(
   ["attribute", ["default", null], ["case_sensitive", false]],
-  ([v, attribute, fallback, cs]) => {
+  ([v, attribute, fallback, cs], budget) => {
     const strict = attributeGetter(attribute, "groupby");
     const get = (item: unknown) => {
       try {
@@ -178,14 +208,15 @@ const groupby = bound(
         throw error;
       }
     };
-    const sorted = [...items(v, "groupby")].sort((a, b) =>
-      compareKeys(get(a), get(b), Boolean(cs), "groupby"),
+    const sorted = [...sortable(items(v, "groupby"), budget)].sort((a, b) =>
+      compareKeys(get(a), get(b), Boolean(cs), "groupby", budget),
     );
     const groups: { grouper: unknown; list: unknown[] }[] = [];
     for (const item of sorted) {
       const key = get(item);
       const group = groups.at(-1);
-      if (group && compareKeys(group.grouper, key, Boolean(cs), "groupby") === 0) group.list.push(item);
+      if (group && compareKeys(group.grouper, key, Boolean(cs), "groupby", budget) === 0)
+        group.list.push(item);
       else groups.push({ grouper: key, list: [item] });
     }
     return frozenList(
@@ -205,7 +236,7 @@ const groupby = bound(
  * and its arguments; without a test, truthiness decides.
  */
 function selectFilter(name: string, keep: boolean, byAttribute: boolean): FilterDefinition {
-  return variadic((v, rest) => {
+  return variadic((v, rest, budget) => {
     const [attribute, ...afterAttribute] = byAttribute ? rest.positional : [null, ...rest.positional];
     const get = byAttribute ? attributeGetter(attribute, name) : (item: unknown) => item;
     const [testName, ...testArgs] = afterAttribute;
@@ -213,16 +244,18 @@ function selectFilter(name: string, keep: boolean, byAttribute: boolean): Filter
       testName === undefined
         ? isTruthy
         : (value: unknown) =>
-            runTest(stringArg(testName, name, "test"), value, {
-              positional: testArgs,
-              keywords: rest.keywords,
-            });
+            runTest(
+              stringArg(testName, name, "test"),
+              value,
+              { positional: testArgs, keywords: rest.keywords },
+              budget,
+            );
     return frozenList(items(v, name).filter((item) => predicate(get(item)) === keep));
   });
 }
 
 function mapFilter(apply: FilterApplier): FilterDefinition {
-  return variadic((v, rest) => {
+  return variadic((v, rest, budget) => {
     const list = items(v, "map");
     if (rest.keywords?.has("attribute")) {
       const get = attributeGetter(rest.keywords.get("attribute"), "map");
@@ -241,23 +274,38 @@ function mapFilter(apply: FilterApplier): FilterDefinition {
     const [filterName, ...filterArgs] = rest.positional;
     const name = stringArg(filterName, "map", "filter");
     const args: CallArguments = { positional: filterArgs, keywords: rest.keywords };
-    return frozenList(list.map((item) => apply(name, item, args)));
+    return frozenList(list.map((item) => apply(name, item, args, budget)));
   });
 }
 
-const tojson = bound([["indent", null]], ([v, indent]) => {
+const tojson = bound([["indent", null]], ([v, indent], budget) => {
   const space = indent === null ? undefined : intArg(indent, "tojson", "indent");
-  return JSON.stringify(
-    v,
-    (_key, value) => {
-      if (value instanceof TemplateCallable || value instanceof TemplateObject) {
-        throw new TemplateValueError("tojson: cannot serialize a callable or host object");
-      }
-      return value;
-    },
-    space,
-  );
+  // Measured (and charged) before serializing: shared sub-lists make the text far larger than
+  // the value, and JSON.stringify would build all of it first.
+  budget.reserve(jsonSizeAtLeast(v, budget, 1), "tojson");
+  return JSON.stringify(v, undefined, space);
 });
+
+/** A lower bound of the length of `value` as JSON; refuses callables and host objects. */
+function jsonSizeAtLeast(value: unknown, budget: RenderBudget, depth: number): number {
+  if (typeof value === "string") return value.length + 2;
+  if (typeof value !== "object" || value === null) return 4;
+  if (value instanceof TemplateCallable || value instanceof TemplateObject) {
+    throw new TemplateValueError("tojson: cannot serialize a callable or host object");
+  }
+  checkValueNesting(depth);
+  const max = budget.limits.maxLength;
+  let size = 2;
+  const entries: [string | null, unknown][] = Array.isArray(value)
+    ? value.map((item) => [null, item])
+    : Object.entries(value);
+  budget.step(1 + entries.length);
+  for (const [key, item] of entries) {
+    size += 1 + (key === null ? 0 : key.length + 3) + jsonSizeAtLeast(item, budget, depth + 1);
+    if (size > max) return size;
+  }
+  return size;
+}
 
 const attr = bound(["name"], ([v, name]) => {
   const value = getAttribute(v, name);

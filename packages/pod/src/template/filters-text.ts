@@ -1,13 +1,19 @@
+import { HEAVY_TEXT_STEPS, type RenderBudget } from "./budget.js";
 import { TemplateValueError } from "./errors.js";
 import { bound, type FilterDefinition, intArg, stringArg, textOf } from "./filter-support.js";
-import { MAX_BUILT_LENGTH, typeName } from "./values.js";
+import { typeName } from "./values.js";
 
 /** A width argument, capped so a template cannot ask for gigabytes of padding. */
-function widthArg(value: unknown, filter: string): number {
+function widthArg(value: unknown, filter: string, budget: RenderBudget): number {
   const width = intArg(value, filter, "width");
-  if (width > MAX_BUILT_LENGTH)
-    throw new TemplateValueError(`${filter}: width ${width} exceeds ${MAX_BUILT_LENGTH}`);
+  budget.reserve(width, `${filter}(${width})`);
   return width;
+}
+
+/** Charges the extra steps of a word-by-word text filter over `text`; returns it. */
+function heavy(text: string, budget: RenderBudget): string {
+  budget.readChars(text.length, HEAVY_TEXT_STEPS - 1);
+  return text;
 }
 
 const HTML_ESCAPES: Readonly<Record<string, string>> = {
@@ -18,24 +24,25 @@ const HTML_ESCAPES: Readonly<Record<string, string>> = {
   "'": "&#39;",
 };
 
-const upper = bound([], ([v]) => textOf(v, "upper").toUpperCase());
-const lower = bound([], ([v]) => textOf(v, "lower").toLowerCase());
+const upper = bound([], ([v], budget) => textOf(v, "upper", budget).toUpperCase());
+const lower = bound([], ([v], budget) => textOf(v, "lower", budget).toLowerCase());
 
-const capitalize = bound([], ([v]) => {
-  const s = textOf(v, "capitalize");
+const capitalize = bound([], ([v], budget) => {
+  const s = textOf(v, "capitalize", budget);
   return s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
 });
 
-const title = bound([], ([v]) =>
-  textOf(v, "title").replace(
+const title = bound([], ([v], budget) =>
+  heavy(textOf(v, "title", budget), budget).replace(
     /[A-Za-z0-9\u00C0-\uFFFF]+/g,
     (w) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase(),
   ),
 );
 
-const trim = bound([["chars", null]], ([v, chars]) => {
-  const s = textOf(v, "trim");
+const trim = bound([["chars", null]], ([v, chars], budget) => {
+  const s = textOf(v, "trim", budget);
   if (chars === null) return s.trim();
+  heavy(s, budget);
   const set = new Set(Array.from(stringArg(chars, "trim", "chars")));
   const list = Array.from(s);
   let start = 0;
@@ -45,13 +52,15 @@ const trim = bound([["chars", null]], ([v, chars]) => {
   return list.slice(start, end).join("");
 });
 
-const replace = bound(["old", "new", ["count", null]], ([v, oldArg, newArg, count]) => {
-  const s = textOf(v, "replace");
-  const from = textOf(oldArg, "replace");
-  const to = textOf(newArg, "replace");
+const replace = bound(["old", "new", ["count", null]], ([v, oldArg, newArg, count], budget) => {
+  const s = textOf(v, "replace", budget);
+  const from = textOf(oldArg, "replace", budget);
+  const to = textOf(newArg, "replace", budget);
   const limit = count === null ? Number.POSITIVE_INFINITY : intArg(count, "replace", "count");
   if (from === "") return s;
-  const parts = s.split(from);
+  const parts = heavy(s, budget).split(from);
+  const replaced = Math.max(0, Math.min(parts.length - 1, limit));
+  budget.reserve(s.length + replaced * (to.length - from.length), "replace");
   if (parts.length - 1 <= limit) return parts.join(to);
   return parts.slice(0, limit + 1).join(to) + from + parts.slice(limit + 1).join(from);
 });
@@ -62,9 +71,11 @@ const indent = bound(
     ["first", false],
     ["blank", false],
   ],
-  ([v, width, first, blank]) => {
-    const pad = typeof width === "string" ? width : " ".repeat(Math.max(0, widthArg(width, "indent")));
-    const lines = textOf(v, "indent").split("\n");
+  ([v, width, first, blank], budget) => {
+    const pad =
+      typeof width === "string" ? width : " ".repeat(Math.max(0, widthArg(width, "indent", budget)));
+    const lines = textOf(v, "indent", budget).split("\n");
+    budget.reserve(lines.length * (pad.length + 1) + lines.reduce((n, l) => n + l.length, 0), "indent");
     return lines
       .map((line, i) => {
         if (i === 0 && !first) return line;
@@ -75,9 +86,9 @@ const indent = bound(
   },
 );
 
-const center = bound([["width", 80]], ([v, width]) => {
-  const s = textOf(v, "center");
-  const w = widthArg(width, "center");
+const center = bound([["width", 80]], ([v, width], budget) => {
+  const s = textOf(v, "center", budget);
+  const w = widthArg(width, "center", budget);
   if (s.length >= w) return s;
   const left = Math.floor((w - s.length) / 2);
   return " ".repeat(left) + s + " ".repeat(w - s.length - left);
@@ -89,8 +100,8 @@ const truncate = bound(
     ["killwords", false],
     ["end", "..."],
   ],
-  ([v, length, killwords, end]) => {
-    const s = textOf(v, "truncate");
+  ([v, length, killwords, end], budget) => {
+    const s = textOf(v, "truncate", budget);
     const max = intArg(length, "truncate", "length");
     const tail = stringArg(end, "truncate", "end");
     if (s.length <= max) return s;
@@ -100,11 +111,16 @@ const truncate = bound(
   },
 );
 
-const wordcount = bound([], ([v]) => textOf(v, "wordcount").match(/\w+/gu)?.length ?? 0);
+const wordcount = bound(
+  [],
+  ([v], budget) => heavy(textOf(v, "wordcount", budget), budget).match(/\w+/gu)?.length ?? 0,
+);
 
-const escapeHtml = bound([], ([v]) => textOf(v, "escape").replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c));
+const escapeHtml = bound([], ([v], budget) =>
+  textOf(v, "escape", budget).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c),
+);
 
-const string = bound([], ([v]) => textOf(v, "string"));
+const string = bound([], ([v], budget) => textOf(v, "string", budget));
 
 const intFilter = bound(
   [

@@ -1,26 +1,22 @@
 import { bindArguments, type ParamSpec, params } from "./arguments.js";
+import type { RenderBudget } from "./budget.js";
 import { TemplateValueError } from "./errors.js";
-import {
-  type CallArguments,
-  MAX_BUILT_LENGTH,
-  TemplateCallable,
-  TemplateObject,
-  typeName,
-} from "./values.js";
+import { type CallArguments, TemplateCallable, TemplateObject, typeName } from "./values.js";
 
 /** A builtin function: a fixed signature and a pure implementation over bound arguments. */
 export class BuiltinFunction extends TemplateCallable {
   constructor(
     name: string,
     private readonly specs: readonly ParamSpec[],
-    private readonly impl: (bound: unknown[], args: CallArguments) => unknown,
+    private readonly impl: (bound: unknown[], budget: RenderBudget) => unknown,
   ) {
     super(`function '${name}'`);
     Object.freeze(this);
   }
 
-  invoke(args: CallArguments): unknown {
-    return this.impl(bindArguments(this.displayName, this.specs, args), args);
+  invoke(args: CallArguments, budget: RenderBudget): unknown {
+    budget.step(1);
+    return this.impl(bindArguments(this.displayName, this.specs, args), budget);
   }
 }
 
@@ -34,7 +30,8 @@ class VariadicFunction extends TemplateCallable {
     Object.freeze(this);
   }
 
-  invoke(args: CallArguments): unknown {
+  invoke(args: CallArguments, budget: RenderBudget): unknown {
+    budget.step(1 + args.positional.length);
     return this.impl(args);
   }
 }
@@ -46,16 +43,22 @@ function integer(what: string, value: unknown): number {
   return value;
 }
 
-const range = new BuiltinFunction("range", params("start", ["stop", null], ["step", 1]), ([a, b, c]) => {
-  const [start, stop] =
-    b === null ? [0, integer("range() stop", a)] : [integer("range() start", a), integer("range() stop", b)];
-  const step = integer("range() step", c);
-  if (step === 0) throw new TemplateValueError("range() step must not be zero");
-  const count = Math.max(0, Math.ceil((stop - start) / step));
-  if (count > MAX_BUILT_LENGTH)
-    throw new TemplateValueError(`range() would produce ${count} numbers (limit ${MAX_BUILT_LENGTH})`);
-  return Object.freeze(Array.from({ length: count }, (_, i) => start + i * step));
-});
+const range = new BuiltinFunction(
+  "range",
+  params("start", ["stop", null], ["step", 1]),
+  ([a, b, c], budget) => {
+    const [start, stop] =
+      b === null
+        ? [0, integer("range() stop", a)]
+        : [integer("range() start", a), integer("range() stop", b)];
+    const step = integer("range() step", c);
+    if (step === 0) throw new TemplateValueError("range() step must not be zero");
+    const count = Math.max(0, Math.ceil((stop - start) / step));
+    budget.reserve(count, "range()");
+    budget.step(count);
+    return Object.freeze(Array.from({ length: count }, (_, i) => start + i * step));
+  },
+);
 
 /** `cycler(a, b, …)`: `next()` returns the items in turn, `current` the last one returned. */
 class Cycler extends TemplateObject {

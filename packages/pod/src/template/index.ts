@@ -1,3 +1,4 @@
+export { DEFAULT_RENDER_LIMITS, type RenderLimitName, type RenderLimits } from "./budget.js";
 export {
   linkStandalone,
   normalizeTemplateSource,
@@ -5,6 +6,12 @@ export {
   type RenderResult,
   TemplateEnvironment,
 } from "./environment.js";
-export { type TemplateLocation, TemplateRenderError, TemplateSyntaxError } from "./errors.js";
+export {
+  TemplateEngineVersionError,
+  TemplateLimitError,
+  type TemplateLocation,
+  TemplateRenderError,
+  TemplateSyntaxError,
+} from "./errors.js";
 export type { CompiledTemplate, LinkedTemplate, TemplateReference } from "./scope.js";
 export type { TemplateData } from "./template-data.js";

@@ -1,4 +1,5 @@
-import { TemplateRenderError } from "./errors.js";
+import { RenderBudget, type RenderLimitName, type RenderLimits } from "./budget.js";
+import { TemplateLimitError, TemplateRenderError } from "./errors.js";
 
 /** A static `{% include %}` / `{% import %}` / `{% from %}` target, as written in the source. */
 export interface TemplateReference {
@@ -16,6 +17,8 @@ export interface CompiledTemplate {
   readonly source: string;
   /** Every template this one may pull in; all are literal strings, so the graph is static. */
   readonly references: readonly TemplateReference[];
+  /** Number of syntax-tree nodes: what running the whole template once costs, in steps. */
+  readonly weight: number;
   /** @internal Runs the body; called by the environment only. */
   readonly run: (scope: Scope) => string;
 }
@@ -29,24 +32,20 @@ export interface LinkedTemplate {
   readonly deps: ReadonlyMap<string, LinkedTemplate | null>;
 }
 
-/** How deep includes, imports and macro calls may nest before rendering stops. */
-export const MAX_RENDER_DEPTH = 100;
-
-/** How many loop iterations one render may run in total (bounds the time a template can take). */
-export const MAX_LOOP_ITERATIONS = 1_000_000;
-
 /** Per-render bookkeeping shared by every scope of one render. */
 export class RenderState {
-  depth = 0;
-  /** Loop iterations run so far, against `MAX_LOOP_ITERATIONS`. */
-  iterations = 0;
+  /** What the render has spent against its limits. */
+  readonly budget: RenderBudget;
   /** Set when the watched attribute (or its whole container) was read outside `is defined`. */
   watchHit = false;
 
   constructor(
+    limits: RenderLimits,
     readonly watchObject: object | null,
     readonly watchKey: string | null,
-  ) {}
+  ) {
+    this.budget = new RenderBudget(limits);
+  }
 
   /** Records a read of `key` on `target` (for "did the template use files.agents_md"). */
   noteAttributeRead(target: unknown, key: unknown): void {
@@ -68,7 +67,8 @@ const UNBOUND = Symbol("unbound");
  * call. `set` writes to the innermost scope only (Jinja scoping); reads walk outwards.
  */
 export class Scope {
-  private readonly vars = new Map<string, unknown>();
+  // Created on the first `set`: most scopes (loop iterations without variables) never need one.
+  private vars: Map<string, unknown> | null = null;
 
   constructor(
     readonly parent: Scope | null,
@@ -88,7 +88,7 @@ export class Scope {
   lookup(name: string): unknown {
     let scope: Scope | null = this;
     do {
-      const value = scope.vars.get(name);
+      const value = scope.vars?.get(name);
       if (value !== undefined) return value === UNBOUND ? undefined : value;
       scope = scope.parent;
     } while (scope !== null);
@@ -96,12 +96,13 @@ export class Scope {
   }
 
   set(name: string, value: unknown): void {
+    this.vars ??= new Map();
     this.vars.set(name, value === undefined ? UNBOUND : value);
   }
 
   /** Names bound in this very scope, in binding order (for `{% import %}` exports). */
   ownEntries(): [string, unknown][] {
-    return [...this.vars].map(([k, v]) => [k, v === UNBOUND ? undefined : v]);
+    return [...(this.vars ?? [])].map(([k, v]) => [k, v === UNBOUND ? undefined : v]);
   }
 
   /** A `TemplateRenderError` located in the template running in this scope. */
@@ -110,6 +111,16 @@ export class Scope {
       problem,
       { template: this.template.name, file: this.template.file, line, column },
       options,
+    );
+  }
+
+  /** A `TemplateLimitError` located in the template running in this scope. */
+  limitError(problem: string, limit: RenderLimitName, line: number, column: number, cause?: unknown) {
+    return new TemplateLimitError(
+      problem,
+      limit,
+      { template: this.template.name, file: this.template.file, line, column },
+      { cause },
     );
   }
 }

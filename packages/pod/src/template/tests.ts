@@ -1,4 +1,5 @@
 import { bindArguments, type ParamSpec, params } from "./arguments.js";
+import type { RenderBudget } from "./budget.js";
 import { TemplateValueError } from "./errors.js";
 import {
   type CallArguments,
@@ -13,23 +14,26 @@ import {
 /** A builtin test (`value is name(args…)`). */
 export interface TestDefinition {
   readonly specs: readonly ParamSpec[];
-  readonly impl: (bound: unknown[]) => boolean;
+  readonly impl: (bound: unknown[], budget: RenderBudget) => boolean;
 }
 
-function test(specs: readonly ParamSpec[], impl: (bound: unknown[]) => boolean): TestDefinition {
+function test(
+  specs: readonly ParamSpec[],
+  impl: (bound: unknown[], budget: RenderBudget) => boolean,
+): TestDefinition {
   return Object.freeze({ specs, impl });
 }
 
 const unary = (impl: (value: unknown) => boolean) => test(params("value"), ([v]) => impl(v));
-const binary = (other: string, impl: (value: unknown, other: unknown) => boolean) =>
-  test(params("value", other), ([v, o]) => impl(v, o));
+const binary = (other: string, impl: (value: unknown, other: unknown, budget: RenderBudget) => boolean) =>
+  test(params("value", other), ([v, o], budget) => impl(v, o, budget));
 
 const isString = (v: unknown): v is string => typeof v === "string";
 
 const eq = binary("other", valuesEqual);
-const ne = binary("other", (v, o) => !valuesEqual(v, o));
-const lt = binary("other", (v, o) => compareOrdered("<", v, o));
-const gt = binary("other", (v, o) => compareOrdered(">", v, o));
+const ne = binary("other", (v, o, budget) => !valuesEqual(v, o, budget));
+const lt = binary("other", (v, o, budget) => compareOrdered("<", v, o, budget));
+const gt = binary("other", (v, o, budget) => compareOrdered(">", v, o, budget));
 
 /** Every test a template may use; `defined`/`undefined` get their operand leniently. */
 export const TEMPLATE_TESTS: ReadonlyMap<string, TestDefinition> = new Map([
@@ -60,9 +64,9 @@ export const TEMPLATE_TESTS: ReadonlyMap<string, TestDefinition> = new Map([
   ["lessthan", lt],
   ["gt", gt],
   ["greaterthan", gt],
-  ["le", binary("other", (v, o) => compareOrdered("<=", v, o))],
-  ["ge", binary("other", (v, o) => compareOrdered(">=", v, o))],
-  ["in", binary("seq", (v, seq) => containsValue(seq, v))],
+  ["le", binary("other", (v, o, budget) => compareOrdered("<=", v, o, budget))],
+  ["ge", binary("other", (v, o, budget) => compareOrdered(">=", v, o, budget))],
+  ["in", binary("seq", (v, seq, budget) => containsValue(seq, v, budget))],
   ["sameas", binary("other", (v, o) => v === o)],
   ["lower", unary((v) => isString(v) && v === v.toLowerCase())],
   ["upper", unary((v) => isString(v) && v === v.toUpperCase())],
@@ -71,12 +75,14 @@ export const TEMPLATE_TESTS: ReadonlyMap<string, TestDefinition> = new Map([
 ]);
 
 /** Runs test `name` on `value` with extra arguments (used by `select`/`reject` filters too). */
-export function runTest(name: string, value: unknown, extra: CallArguments): boolean {
+export function runTest(name: string, value: unknown, extra: CallArguments, budget: RenderBudget): boolean {
   const definition = TEMPLATE_TESTS.get(name);
   if (!definition) throw new TemplateValueError(`unknown test '${name}'`);
+  budget.read(value);
+  for (const arg of extra.positional) budget.read(arg);
   const bound = bindArguments(`test '${name}'`, definition.specs, {
     positional: [value, ...extra.positional],
     keywords: extra.keywords,
   });
-  return definition.impl(bound);
+  return definition.impl(bound, budget);
 }

@@ -1,3 +1,4 @@
+import { checkValueNesting, type RenderBudget } from "./budget.js";
 import { TemplateValueError } from "./errors.js";
 
 /**
@@ -21,7 +22,7 @@ export interface CallArguments {
 export abstract class TemplateCallable {
   constructor(readonly displayName: string) {}
   /** Runs the call; throws `TemplateValueError` or `TemplateRenderError` on failure. */
-  abstract invoke(args: CallArguments): unknown;
+  abstract invoke(args: CallArguments, budget: RenderBudget): unknown;
 }
 
 /** A host object with an explicit attribute table (e.g. a `cycler`). */
@@ -71,7 +72,9 @@ export function getAttribute(target: unknown, key: unknown): unknown {
 
 function indexSequence(target: string | readonly unknown[], key: string | number): unknown {
   if (key === "length") return target.length;
-  const index = typeof key === "number" ? key : /^-?\d+$/.test(key) ? Number(key) : Number.NaN;
+  // No index has more than 16 digits: longer keys are not scanned (a render may look one up often).
+  const index =
+    typeof key === "number" ? key : key.length <= 16 && /^-?\d+$/.test(key) ? Number(key) : Number.NaN;
   if (!Number.isInteger(index)) return undefined;
   const at = index < 0 ? target.length + index : index;
   if (at < 0 || at >= target.length) return undefined;
@@ -94,9 +97,10 @@ export function isTruthy(value: unknown): boolean {
 
 /**
  * The text a value prints as (`{{ value }}`, `~`, string filters). Lists print their items
- * comma-separated as nunjucks does, `none` prints nothing; callables refuse to print.
+ * comma-separated as nunjucks does, `none` prints nothing; callables refuse to print. Printing
+ * a list is charged to `budget` and refused before it would exceed the value length limit.
  */
-export function toText(value: unknown): string {
+export function toText(value: unknown, budget: RenderBudget): string {
   switch (typeof value) {
     case "string":
       return value;
@@ -107,7 +111,7 @@ export function toText(value: unknown): string {
       throw new TemplateValueError("cannot print an undefined value");
     default:
       if (value === null) return "";
-      if (Array.isArray(value)) return value.map(toNestedText).join(",");
+      if (Array.isArray(value)) return listText(value, budget, 1);
       if (value instanceof TemplateCallable) {
         throw new TemplateValueError(`cannot print ${value.displayName}; call it instead`);
       }
@@ -115,31 +119,61 @@ export function toText(value: unknown): string {
   }
 }
 
-function toNestedText(value: unknown): string {
-  return value === undefined ? "" : toText(value);
+function listText(list: readonly unknown[], budget: RenderBudget, depth: number): string {
+  checkValueNesting(depth);
+  budget.step(1 + list.length);
+  const max = budget.limits.maxLength;
+  const parts = new Array<string>(list.length);
+  let length = Math.max(0, list.length - 1);
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    const text =
+      item === undefined
+        ? ""
+        : Array.isArray(item)
+          ? listText(item, budget, depth + 1)
+          : toText(item, budget);
+    parts[i] = text;
+    length += text.length;
+    if (length > max) budget.reserve(length, "printing a list");
+  }
+  budget.reserve(length, "printing a list");
+  return parts.join(",");
 }
 
-/** Value equality (`==`): primitives by value, lists and mappings element by element. */
-export function valuesEqual(a: unknown, b: unknown): boolean {
+/**
+ * Value equality (`==`): primitives by value, lists and mappings element by element. Walking
+ * containers is charged to `budget` (shared sub-lists could otherwise make it exponential).
+ */
+export function valuesEqual(a: unknown, b: unknown, budget: RenderBudget, depth = 1): boolean {
+  // Equal-length strings are compared character by character.
+  if (typeof a === "string" && typeof b === "string" && a.length === b.length) budget.step(a.length);
   if (a === b) return true;
   if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((item, i) => valuesEqual(item, b[i]));
+    if (a.length !== b.length) return false;
+    checkValueNesting(depth);
+    budget.step(1 + a.length);
+    for (let i = 0; i < a.length; i++) if (!valuesEqual(a[i], b[i], budget, depth + 1)) return false;
+    return true;
   }
   if (isPlainObject(a) && isPlainObject(b)) {
     const keys = Object.keys(a);
     if (keys.length !== Object.keys(b).length) return false;
-    return keys.every((k) => Object.hasOwn(b, k) && valuesEqual(a[k], b[k]));
+    checkValueNesting(depth);
+    budget.step(1 + keys.length);
+    return keys.every((k) => Object.hasOwn(b, k) && valuesEqual(a[k], b[k], budget, depth + 1));
   }
   return false;
 }
 
 /** Ordering (`<`, `>`, …) is defined for two numbers or two strings only. */
-export function compareOrdered(op: string, a: unknown, b: unknown): boolean {
+export function compareOrdered(op: string, a: unknown, b: unknown, budget: RenderBudget): boolean {
   const bothNumbers = typeof a === "number" && typeof b === "number";
   const bothStrings = typeof a === "string" && typeof b === "string";
   if (!bothNumbers && !bothStrings) {
     throw new TemplateValueError(`cannot compare a ${typeName(a)} with a ${typeName(b)} using ${op}`);
   }
+  if (bothStrings) budget.step(Math.min(a.length, b.length));
   const x = a as number | string;
   const y = b as number | string;
   switch (op) {
@@ -155,12 +189,16 @@ export function compareOrdered(op: string, a: unknown, b: unknown): boolean {
 }
 
 /** `needle in haystack` for lists, strings and mappings (own keys). */
-export function containsValue(haystack: unknown, needle: unknown): boolean {
-  if (Array.isArray(haystack)) return haystack.some((item) => valuesEqual(item, needle));
+export function containsValue(haystack: unknown, needle: unknown, budget: RenderBudget): boolean {
+  if (Array.isArray(haystack)) {
+    budget.step(1 + haystack.length);
+    return haystack.some((item) => valuesEqual(item, needle, budget));
+  }
   if (typeof haystack === "string") {
     if (typeof needle !== "string") {
       throw new TemplateValueError(`'in <string>' requires a string on the left, got a ${typeName(needle)}`);
     }
+    budget.readChars(haystack.length);
     return haystack.includes(needle);
   }
   if (isPlainObject(haystack)) {
@@ -171,15 +209,22 @@ export function containsValue(haystack: unknown, needle: unknown): boolean {
   throw new TemplateValueError(`cannot use 'in' on a ${typeName(haystack)}`);
 }
 
-/** Longest string or list a template may build with `*` or `range` (guards memory). */
-export const MAX_BUILT_LENGTH = 1_000_000;
-
-/** Arithmetic with Jinja's types: numbers, string/list concatenation with `+`, repetition with `*`. */
-export function arithmetic(op: string, a: unknown, b: unknown): unknown {
+/**
+ * Arithmetic with Jinja's types: numbers, string/list concatenation with `+`, repetition with
+ * `*`. Every string or list it builds is checked against `budget` before it is built.
+ */
+export function arithmetic(op: string, a: unknown, b: unknown, budget: RenderBudget): unknown {
   if (typeof a === "number" && typeof b === "number") return numeric(op, a, b);
   if (op === "+") {
-    if (typeof a === "string" && typeof b === "string") return a + b;
-    if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
+    if (typeof a === "string" && typeof b === "string") {
+      budget.reserve(a.length + b.length, "+");
+      return a + b;
+    }
+    if (Array.isArray(a) && Array.isArray(b)) {
+      budget.reserve(a.length + b.length, "+");
+      budget.step(1 + a.length + b.length);
+      return Object.freeze([...a, ...b]);
+    }
   }
   if (op === "*") {
     const [seq, times] = typeof b === "number" ? [a, b] : [b, a];
@@ -188,14 +233,22 @@ export function arithmetic(op: string, a: unknown, b: unknown): unknown {
       Number.isInteger(times) &&
       (typeof seq === "string" || Array.isArray(seq))
     ) {
-      if (seq.length * Math.max(times, 0) > MAX_BUILT_LENGTH) {
-        throw new TemplateValueError(`result of * would exceed ${MAX_BUILT_LENGTH} items`);
-      }
-      if (typeof seq === "string") return seq.repeat(Math.max(times, 0));
-      return Array.from({ length: Math.max(times, 0) }, () => seq).flat();
+      return repeat(seq, times, budget);
     }
   }
   throw new TemplateValueError(`unsupported operand types for ${op}: ${typeName(a)} and ${typeName(b)}`);
+}
+
+// The size is checked before anything is built, and so is the count itself: an empty sequence
+// would otherwise pass the size check and then be walked a billion times.
+function repeat(seq: string | readonly unknown[], times: number, budget: RenderBudget): unknown {
+  const count = Math.max(times, 0);
+  budget.reserve(Math.max(count, seq.length * count), "*");
+  if (typeof seq === "string") return seq.repeat(count);
+  budget.step(1 + seq.length * count);
+  const out: unknown[] = [];
+  for (let i = 0; i < count; i++) for (const item of seq) out.push(item);
+  return Object.freeze(out);
 }
 
 function numeric(op: string, a: number, b: number): number {

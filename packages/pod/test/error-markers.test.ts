@@ -1,0 +1,106 @@
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { PodkitPodError } from "../src/errors.js";
+import {
+  InvalidPromptRefError,
+  PromptIoError,
+  PromptNotFoundError,
+  PromptRefError,
+  PromptRootEscapeError,
+  UnconfiguredPromptPrefixError,
+  UnknownPromptPrefixError,
+} from "../src/prompt-ref/errors.js";
+import {
+  TemplateEngineVersionError,
+  TemplateLimitError,
+  TemplateRenderError,
+  TemplateSyntaxError,
+} from "../src/template/errors.js";
+
+// Issue 11: every error class has its own `Symbol.for("podkit.pod.error.<kind>")` marker and an
+// `isInstance` built on it, so it works across duplicated copies of the package and never
+// depends on the mutable `name`.
+const at = { template: "t", file: undefined, line: 1, column: 1 };
+const breach = { link: "/ws/.podkit", target: "/elsewhere", owner: "/ws" };
+
+const CASES = [
+  { kind: "template-syntax", make: () => new TemplateSyntaxError("p", at), is: TemplateSyntaxError },
+  { kind: "template-render", make: () => new TemplateRenderError("p", at), is: TemplateRenderError },
+  { kind: "template-limit", make: () => new TemplateLimitError("p", "steps", at), is: TemplateLimitError },
+  {
+    kind: "template-engine-version",
+    make: () => new TemplateEngineVersionError("3.2.4", "9.9.9"),
+    is: TemplateEngineVersionError,
+  },
+  { kind: "prompt-ref", make: () => new PromptRefError("p", "$x/y", undefined), is: PromptRefError },
+  {
+    kind: "invalid-prompt-ref",
+    make: () => new InvalidPromptRefError("p", "$x/y", undefined),
+    is: InvalidPromptRefError,
+  },
+  {
+    kind: "unknown-prompt-prefix",
+    make: () => new UnknownPromptPrefixError("p", "$x/y", undefined),
+    is: UnknownPromptPrefixError,
+  },
+  {
+    kind: "unconfigured-prompt-prefix",
+    make: () => new UnconfiguredPromptPrefixError("p", "$x/y", undefined),
+    is: UnconfiguredPromptPrefixError,
+  },
+  {
+    kind: "prompt-not-found",
+    make: () => new PromptNotFoundError("$x/y", "/f", undefined),
+    is: PromptNotFoundError,
+  },
+  { kind: "prompt-io", make: () => new PromptIoError("$x/y", "/f", "p", undefined), is: PromptIoError },
+  {
+    kind: "prompt-root-escape",
+    make: () => new PromptRootEscapeError("$workspace/y", "workspace", breach, undefined),
+    is: PromptRootEscapeError,
+  },
+] as const;
+
+describe("template and prompt-ref errors carry per-class markers", () => {
+  it.each(CASES)("$kind: recognised by its own marker, whatever its name", ({ kind, make, is }) => {
+    const error = make();
+    expect(is.isInstance(error)).toBe(true);
+    expect(PodkitPodError.isInstance(error)).toBe(true);
+    expect((error as unknown as Record<symbol, unknown>)[Symbol.for(`podkit.pod.error.${kind}`)]).toBe(true);
+    error.name = "SomethingElse";
+    expect(is.isInstance(error)).toBe(true);
+  });
+
+  it.each(CASES)("$kind: a copy from another instance of the package is recognised", ({ kind, is }) => {
+    const foreign = Object.assign(new Error("from another copy"), {
+      [Symbol.for("podkit.pod.error")]: true,
+      [Symbol.for(`podkit.pod.error.${kind}`)]: true,
+    });
+    expect(is.isInstance(foreign)).toBe(true);
+    expect(is.isInstance(Object.assign(new Error("x"), { name: is.name }))).toBe(false);
+  });
+
+  it.each(CASES)("$kind: no other class claims it unless it is a subclass", ({ make, is }) => {
+    const error = make();
+    for (const other of CASES) {
+      const expected = error instanceof other.is;
+      expect(other.is.isInstance(error), `${other.is.name}.isInstance(${is.name})`).toBe(expected);
+    }
+  });
+
+  it("a limit error is a render error; every ref error is a PromptRefError", () => {
+    expect(TemplateRenderError.isInstance(new TemplateLimitError("p", "output", at))).toBe(true);
+    expect(TemplateLimitError.isInstance(new TemplateRenderError("p", at))).toBe(false);
+    expect(PromptRefError.isInstance(new PromptRootEscapeError("$w/y", "workspace", breach, undefined))).toBe(
+      true,
+    );
+  });
+
+  it("the error modules use markers only, never names", async () => {
+    for (const file of ["../src/template/errors.ts", "../src/prompt-ref/errors.ts"]) {
+      const source = await readFile(new URL(file, import.meta.url), "utf8");
+      expect(source, file).not.toContain("isPodErrorNamed");
+      expect(source, file).toContain("hasMarker(");
+    }
+  });
+});
