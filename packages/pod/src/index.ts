@@ -1,6 +1,8 @@
 // The public surface of @podkit/pod: the prompt resources entry point, the catalog, the system
 // prompt template, and every error class a caller may need to recognise. The template engine,
 // the prompt loader's internals and the render helpers stay inside the package.
+
+export { builtinPromptsDir } from "./builtin-resources.js";
 export {
   type ContextSectionText,
   isPodPrompt,
@@ -41,5 +43,4 @@ export {
   SystemPromptTemplate,
 } from "./system-prompt/index.js";
 export { type TemplateLocation, TemplateRenderError, TemplateSyntaxError } from "./template/index.js";
-export { builtinPromptsDir } from "./builtin-resources.js";
 export { type PodWarning, processWarningSink, type WarningSink } from "./warnings.js";

@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
+import { PodUsageError } from "../errors.js";
 import { PromptRefError } from "../prompt-ref/errors.js";
 import { PromptLoader, type PromptLocations } from "../prompt-ref/prompt-loader.js";
 import { formatLocation, TemplateSyntaxError } from "../template/errors.js";
 import type { LinkedTemplate } from "../template/scope.js";
 import { processWarningSink, type WarningSink } from "../warnings.js";
-import { PodUsageError } from "../errors.js";
 import { PromptCatalogError, type PromptLayer, PromptRenderError, UnknownPromptKeyError } from "./errors.js";
 import { isPodPrompt, POD_PROMPTS, type PodPrompt, type PodPromptContextArgs } from "./pod-prompt.js";
 import { type PromptPackEntry, parsePromptPack } from "./prompt-pack.js";
@@ -109,7 +109,9 @@ export class PromptCatalog {
    * The builtin pack alone, with no user, workspace or manifest layer and no `$user`/`$workspace`
    * prefix — for tests and tools that must not see a user's packs. A pod never uses this.
    */
-  static loadBuiltinOnly(options: { builtinDir?: string; onWarning?: WarningSink } = {}): Promise<PromptCatalog> {
+  static loadBuiltinOnly(
+    options: { builtinDir?: string; onWarning?: WarningSink } = {},
+  ): Promise<PromptCatalog> {
     return PromptCatalog.load({ userConfigDir: null, workspace: null, ...options });
   }
 
@@ -181,10 +183,7 @@ async function linkEntry(loader: PromptLoader, entry: PromptPackEntry): Promise<
   }
 }
 
-async function readPackFiles(
-  loader: PromptLoader,
-  options: PromptCatalogOptions,
-): Promise<PackFile[]> {
+async function readPackFiles(loader: PromptLoader, options: PromptCatalogOptions): Promise<PackFile[]> {
   const builtinRoot = loader.roots.podkit;
   if (!builtinRoot) throw new PodUsageError("the prompt loader has no $podkit root (builtin resources)");
   const builtinFile = join(builtinRoot, "internal.toml");
