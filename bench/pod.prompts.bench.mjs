@@ -11,7 +11,11 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { normalizeTemplateSource, PromptCatalog, PromptLoader } from "../packages/pod/dist/index.js";
+// Internals (the loader and the source normalizer) come from their files: the package's public
+// surface is the catalog, the system prompt template and loadPodResources.
+import { PromptCatalog } from "../packages/pod/dist/catalog/prompt-catalog.js";
+import { PromptLoader } from "../packages/pod/dist/prompt-ref/prompt-loader.js";
+import { normalizeTemplateSource } from "../packages/pod/dist/template/environment.js";
 
 const require = createRequire(new URL("../packages/pod/package.json", import.meta.url));
 const nunjucks = require("nunjucks");
@@ -126,7 +130,7 @@ try {
   console.log(`BENCH pod.template.render.ratio ${(t.a / t.b).toFixed(2)} x`);
 
   // ---- 2. catalog.render of every key ---------------------------------------------------------
-  const catalog = await PromptCatalog.load({});
+  const catalog = await PromptCatalog.loadBuiltinOnly();
   const contexts = {
     compact_system: { summary_target_tokens: 2000, summary_max_tokens: 4000, auto_read_budget_tokens: 8000 },
     notify_wrapper: { message: "The nightly build failed: 3 tests." },

@@ -1,4 +1,9 @@
 const MARKER = Symbol.for("podkit.cli.error");
+const USAGE_MARKER = Symbol.for("podkit.cli.error.usage");
+
+function hasMarker(value: unknown, marker: symbol): boolean {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+}
 
 /**
  * Base class of errors raised by the `podkit` command itself (as opposed to the packages it
@@ -19,12 +24,13 @@ export class PodkitCliError extends Error {
   }
 
   static isInstance(error: unknown): error is PodkitCliError {
-    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
+    return hasMarker(error, MARKER);
   }
 }
 
 /** The command line itself is wrong (unknown command or option, missing argument): exit code 2. */
 export class UsageError extends PodkitCliError {
+  readonly [USAGE_MARKER] = true;
   override name = "UsageError";
 
   constructor(message: string, options: { hint: string; cause?: unknown }) {
@@ -32,6 +38,6 @@ export class UsageError extends PodkitCliError {
   }
 
   static override isInstance(error: unknown): error is UsageError {
-    return PodkitCliError.isInstance(error) && error.name === "UsageError";
+    return hasMarker(error, USAGE_MARKER);
   }
 }

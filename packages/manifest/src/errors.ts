@@ -1,4 +1,10 @@
 const MARKER = Symbol.for("podkit.manifest.error");
+const MANIFEST_MARKER = Symbol.for("podkit.manifest.error.manifest");
+const SCOPE_MARKER = Symbol.for("podkit.manifest.error.scope");
+
+function hasMarker(value: unknown, marker: symbol): boolean {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+}
 
 /**
  * Base class of every error thrown by `@podkit/manifest`. `isInstance()` recognises errors
@@ -17,7 +23,7 @@ export class PodkitManifestError extends Error {
 
   /** True for any error thrown by this package, whichever copy of it threw. */
   static isInstance(error: unknown): error is PodkitManifestError {
-    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
+    return hasMarker(error, MARKER);
   }
 }
 
@@ -47,6 +53,7 @@ export interface ManifestIssue {
  * file, line and key of every problem; `file`/`line`/`column`/`keyPath` describe the first one.
  */
 export class ManifestError extends PodkitManifestError {
+  readonly [MANIFEST_MARKER] = true;
   override name = "ManifestError";
   readonly kind: ManifestErrorKind;
   readonly issues: readonly ManifestIssue[];
@@ -70,7 +77,7 @@ export class ManifestError extends PodkitManifestError {
   }
 
   static override isInstance(error: unknown): error is ManifestError {
-    return PodkitManifestError.isInstance(error) && error.name === "ManifestError";
+    return hasMarker(error, MANIFEST_MARKER);
   }
 }
 
@@ -79,6 +86,7 @@ export type ScopeTargetProblem = "relative-without-base" | "parent-traversal" | 
 
 /** A scope rule handed to `Scope.fromRules` has a target that cannot be canonicalized. */
 export class ScopeError extends PodkitManifestError {
+  readonly [SCOPE_MARKER] = true;
   override name = "ScopeError";
   readonly target: string;
   readonly problem: ScopeTargetProblem;
@@ -93,6 +101,6 @@ export class ScopeError extends PodkitManifestError {
   }
 
   static override isInstance(error: unknown): error is ScopeError {
-    return PodkitManifestError.isInstance(error) && error.name === "ScopeError";
+    return hasMarker(error, SCOPE_MARKER);
   }
 }

@@ -10,6 +10,7 @@ import {
   defaultPodkitEnv,
   findWorkspace,
   type PodkitEnv,
+  userConfigDir,
   userManifestPath,
   workspaceManifestPath,
 } from "./env.js";
@@ -34,6 +35,11 @@ export interface LoadedManifest {
   /** Absolute path of the explicit manifest file, when one was given. */
   file?: string;
   workspace: string;
+  /**
+   * The user config dir the cascade used (`$XDG_CONFIG_HOME/podkit` or `~/.config/podkit`): its
+   * `prompts.toml` and `prompts/` are the user layer of the prompt catalog.
+   */
+  userConfigDir: string;
   /** Every layer considered, lowest first (absent optional files included, `present: false`). */
   layers: ManifestLayer[];
   /** Merged key path (`worker.max_turns`, `scope.allow[2]`) → the layer that set it. */
@@ -84,7 +90,14 @@ export async function loadManifest(options: LoadManifestOptions = {}): Promise<L
     workspace,
     cwd,
   });
-  const loaded: LoadedManifest = { manifest, scope, workspace, layers, provenance: merged.provenance };
+  const loaded: LoadedManifest = {
+    manifest,
+    scope,
+    workspace,
+    userConfigDir: userConfigDir(env),
+    layers,
+    provenance: merged.provenance,
+  };
   if (file !== undefined) loaded.file = file;
   return loaded;
 }

@@ -3,7 +3,7 @@ const MARKER = Symbol.for("podkit.pod.error");
 /**
  * Base class of every error thrown by `@podkit/pod`. `isInstance()` recognises errors from
  * duplicated copies of the package through a `Symbol.for` marker, not `instanceof`; each
- * subclass narrows by its stable `name` (and the names of its own subclasses).
+ * subclass has a marker of its own (see `hasMarker`).
  */
 export class PodkitPodError extends Error {
   readonly [MARKER] = true;
@@ -18,13 +18,20 @@ export class PodkitPodError extends Error {
 
   /** True for any error thrown by this package, whichever copy of it threw. */
   static isInstance(error: unknown): error is PodkitPodError {
-    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
+    return hasMarker(error, MARKER);
   }
 }
 
-/** `isInstance` for a subclass: a pod error whose `name` is one of `names`. */
-export function isPodErrorNamed(error: unknown, names: readonly string[]): boolean {
-  return PodkitPodError.isInstance(error) && names.includes(error.name);
+const USAGE_MARKER = Symbol.for("podkit.pod.error.usage");
+
+/** A `@podkit/pod` API was called wrongly (a programming error in the caller, not bad user files). */
+export class PodUsageError extends PodkitPodError {
+  readonly [USAGE_MARKER] = true;
+  override name = "PodUsageError";
+
+  static override isInstance(error: unknown): error is PodUsageError {
+    return hasMarker(error, USAGE_MARKER);
+  }
 }
 
 /**

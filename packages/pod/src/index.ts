@@ -1,7 +1,56 @@
+// The public surface of @podkit/pod: the prompt resources entry point, the catalog, the system
+// prompt template, and every error class a caller may need to recognise. The template engine,
+// the prompt loader's internals and the render helpers stay inside the package.
+
 export { builtinPromptsDir } from "./builtin-resources.js";
-export * from "./catalog/index.js";
-export { PodkitPodError } from "./errors.js";
-export * from "./prompt-ref/index.js";
-export * from "./system-prompt/index.js";
-export * from "./template/index.js";
+export {
+  type ContextSectionText,
+  isPodPrompt,
+  type NoPromptContext,
+  POD_PROMPTS,
+  type PodPrompt,
+  type PodPromptContext,
+  type PodPromptContexts,
+  PROMPT_LAYERS,
+  PromptCatalog,
+  PromptCatalogError,
+  type PromptCatalogOptions,
+  type PromptExplanation,
+  type PromptLayer,
+  PromptRenderError,
+  UnknownPromptKeyError,
+} from "./catalog/index.js";
+export { PodkitPodError, PodUsageError } from "./errors.js";
+export {
+  InvalidPromptRefError,
+  PromptIoError,
+  type PromptLoader,
+  PromptNotFoundError,
+  PromptRefError,
+  PromptRootEscapeError,
+  UnconfiguredPromptPrefixError,
+  UnknownPromptPrefixError,
+} from "./prompt-ref/index.js";
+export * from "./resources/index.js";
+export {
+  buildSystemPromptContext,
+  InvalidSystemPromptTemplateError,
+  readAgentsMd,
+  type ScopeView,
+  type SystemPromptBody,
+  type SystemPromptContext,
+  type SystemPromptContextInput,
+  SystemPromptRenderError,
+  SystemPromptTemplate,
+} from "./system-prompt/index.js";
+export {
+  DEFAULT_RENDER_LIMITS,
+  type RenderLimitName,
+  type RenderLimits,
+  TemplateEngineVersionError,
+  TemplateLimitError,
+  type TemplateLocation,
+  TemplateRenderError,
+  TemplateSyntaxError,
+} from "./template/index.js";
 export { type PodWarning, processWarningSink, type WarningSink } from "./warnings.js";

@@ -15,7 +15,7 @@ describe("a pack key named __proto__", () => {
       ".podkit/prompts.toml": '[prompt]\nnotify_wrapper = "N {{ message }}"\n__proto__ = "x"\n',
     });
     const { warnings, sink } = collectWarnings();
-    const catalog = await PromptCatalog.load({ workspace, onWarning: sink });
+    const catalog = await PromptCatalog.load({ userConfigDir: null, workspace, onWarning: sink });
     expect(catalog.render("notify_wrapper", { message: "m" })).toBe("N m");
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({

@@ -17,7 +17,7 @@ const globals = globalThis as { __podkitSsti?: unknown };
 let builtinCatalog: PromptCatalog;
 beforeAll(async () => {
   process.env.PODKIT_SSTI_SECRET = SECRET;
-  builtinCatalog = await PromptCatalog.load({});
+  builtinCatalog = await PromptCatalog.loadBuiltinOnly();
 });
 afterAll(() => {
   delete process.env.PODKIT_SSTI_SECRET;
@@ -117,7 +117,7 @@ describe("SSTI payloads are contained", () => {
       const shapes = prototypeShapes();
       const { sink } = collectWarnings();
       const outcome = await attempt(async () => {
-        const catalog = await PromptCatalog.load({ workspace, onWarning: sink });
+        const catalog = await PromptCatalog.load({ userConfigDir: null, workspace, onWarning: sink });
         return catalog.render("context_update_section", data);
       });
       expectContained(outcome, data, before, shapes);

@@ -62,7 +62,7 @@ describe("a `.podkit` that is a symbolic link out of the workspace", () => {
     const { workspace, outside } = await layout();
     await symlink(outside, join(workspace, ".podkit"));
     const { sink } = collectWarnings();
-    const error = await caught(PromptCatalog.load({ workspace, onWarning: sink }));
+    const error = await caught(PromptCatalog.load({ userConfigDir: null, workspace, onWarning: sink }));
     expect(PromptCatalogError.isInstance(error), String(error)).toBe(true);
     expect(error.message).toContain("workspace prompt pack");
     expect(error.message).toContain(`${join(workspace, ".podkit")} resolves to ${outside}`);
@@ -99,12 +99,17 @@ describe("a `.podkit/prompts` that is a symbolic link out of the workspace", () 
       ".podkit/prompts.toml": '[prompt]\nnotify_wrapper = "{% include \\"$workspace/secret\\" %}"\n',
     });
     const { sink } = collectWarnings();
-    const viaInclude = await caught(PromptCatalog.load({ workspace, onWarning: sink }));
+    const viaInclude = await caught(PromptCatalog.load({ userConfigDir: null, workspace, onWarning: sink }));
     expect(PromptCatalogError.isInstance(viaInclude), String(viaInclude)).toBe(true);
     expect(viaInclude.message).toContain(`resolves to ${join(outside, "prompts")}`);
     await writeFiles(base, { "outside/prompts/pack.toml": '[prompt]\nnotify_wrapper = "x"\n' });
     const viaPack = await caught(
-      PromptCatalog.load({ workspace, promptPack: "$workspace/pack.toml", onWarning: sink }),
+      PromptCatalog.load({
+        userConfigDir: null,
+        workspace,
+        promptPack: "$workspace/pack.toml",
+        onWarning: sink,
+      }),
     );
     expect(PromptCatalogError.isInstance(viaPack), String(viaPack)).toBe(true);
     expect(viaPack.message).toContain(`resolves to ${join(outside, "prompts")}`);
@@ -132,7 +137,9 @@ describe("the user config dir layout", () => {
     await writeFiles(config, { "manifest.toml": "" });
     await symlink(join(outside, "prompts.toml"), join(config, "prompts.toml"));
     const { sink } = collectWarnings();
-    const error = await caught(PromptCatalog.load({ userConfigDir: config, onWarning: sink }));
+    const error = await caught(
+      PromptCatalog.load({ userConfigDir: config, workspace: null, onWarning: sink }),
+    );
     expect(PromptCatalogError.isInstance(error), String(error)).toBe(true);
     expect(error.message).toContain(
       `${join(config, "prompts.toml")} resolves to ${join(outside, "prompts.toml")}`,
@@ -152,7 +159,7 @@ describe("links that stay inside their owner", () => {
       "hello from inside",
     );
     const { sink } = collectWarnings();
-    const catalog = await PromptCatalog.load({ workspace, onWarning: sink });
+    const catalog = await PromptCatalog.load({ userConfigDir: null, workspace, onWarning: sink });
     expect(catalog.render("notify_wrapper", { message: "m" })).toBe("hello from inside");
   });
 });

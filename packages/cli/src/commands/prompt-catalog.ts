@@ -2,9 +2,10 @@ import { existsSync } from "node:fs";
 import { findWorkspace, loadManifest, userConfigDir, workspaceManifestPath } from "@podkit/manifest";
 import {
   isPodPrompt,
+  loadPodResources,
   POD_PROMPTS,
   type PodWarning,
-  PromptCatalog,
+  type PromptCatalog,
   type PromptExplanation,
 } from "@podkit/pod";
 import { PodkitCliError } from "../errors.js";
@@ -58,16 +59,14 @@ export const promptCatalog: CommandSpec = {
 async function loadCatalog(input: CommandInput, ctx: CommandContext): Promise<PromptCatalog> {
   const workspace = findWorkspace(ctx.env);
   const file = typeof input.values.manifest === "string" ? input.values.manifest : undefined;
-  const promptPack =
+  const source =
     file !== undefined || existsSync(workspaceManifestPath(workspace))
-      ? (await loadManifest({ file, env: ctx.env })).manifest.pod.prompt_pack
-      : undefined;
-  return PromptCatalog.load({
-    userConfigDir: userConfigDir(ctx.env),
-    workspace,
-    promptPack,
+      ? await loadManifest({ file, env: ctx.env })
+      : { workspace, userConfigDir: userConfigDir(ctx.env) };
+  const { catalog } = await loadPodResources(source, {
     onWarning: (warning: PodWarning) => ctx.io.stderr.write(`warning: ${warning.message}\n`),
   });
+  return catalog;
 }
 
 function listing(entries: readonly PromptExplanation[], ctx: CommandContext): string {

@@ -1,4 +1,4 @@
-import { isPodErrorNamed, PodkitPodError } from "../errors.js";
+import { hasMarker, PodkitPodError } from "../errors.js";
 
 /** The four layers of the catalog, lowest first. */
 export const PROMPT_LAYERS = ["builtin", "user", "workspace", "manifest"] as const;
@@ -20,8 +20,11 @@ function siteText(site: CatalogSite): string {
   return `${site.layer} prompt pack ${site.file}${at}${key}`;
 }
 
+const PROMPT_CATALOG_MARKER = Symbol.for("podkit.pod.error.prompt-catalog");
+
 /** A prompt pack cannot be used: bad TOML, a non-string value, a template that fails to compile. */
 export class PromptCatalogError extends PodkitPodError {
+  readonly [PROMPT_CATALOG_MARKER] = true;
   override name = "PromptCatalogError";
   readonly layer: PromptLayer;
   readonly file: string;
@@ -39,12 +42,15 @@ export class PromptCatalogError extends PodkitPodError {
   }
 
   static override isInstance(error: unknown): error is PromptCatalogError {
-    return isPodErrorNamed(error, ["PromptCatalogError"]);
+    return hasMarker(error, PROMPT_CATALOG_MARKER);
   }
 }
 
+const PROMPT_RENDER_MARKER = Symbol.for("podkit.pod.error.prompt-render");
+
 /** `catalog.render(key, …)` failed; `cause` is the `TemplateRenderError`. */
 export class PromptRenderError extends PodkitPodError {
+  readonly [PROMPT_RENDER_MARKER] = true;
   override name = "PromptRenderError";
   readonly key: string;
   readonly layer: PromptLayer;
@@ -62,6 +68,24 @@ export class PromptRenderError extends PodkitPodError {
   }
 
   static override isInstance(error: unknown): error is PromptRenderError {
-    return isPodErrorNamed(error, ["PromptRenderError"]);
+    return hasMarker(error, PROMPT_RENDER_MARKER);
+  }
+}
+
+const UNKNOWN_PROMPT_KEY_MARKER = Symbol.for("podkit.pod.error.unknown-prompt-key");
+
+/** A key outside `PodPrompt` was asked of the catalog (only possible from untyped callers). */
+export class UnknownPromptKeyError extends PodkitPodError {
+  readonly [UNKNOWN_PROMPT_KEY_MARKER] = true;
+  override name = "UnknownPromptKeyError";
+  readonly key: string;
+
+  constructor(key: string, known: readonly string[]) {
+    super(`unknown prompt key ${JSON.stringify(key)}`, { hint: `known keys: ${known.join(", ")}` });
+    this.key = key;
+  }
+
+  static override isInstance(error: unknown): error is UnknownPromptKeyError {
+    return hasMarker(error, UNKNOWN_PROMPT_KEY_MARKER);
   }
 }

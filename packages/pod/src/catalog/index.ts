@@ -1,4 +1,10 @@
-export { PROMPT_LAYERS, PromptCatalogError, type PromptLayer, PromptRenderError } from "./errors.js";
+export {
+  PROMPT_LAYERS,
+  PromptCatalogError,
+  type PromptLayer,
+  PromptRenderError,
+  UnknownPromptKeyError,
+} from "./errors.js";
 export {
   type ContextSectionText,
   isPodPrompt,

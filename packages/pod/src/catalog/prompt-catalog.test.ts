@@ -4,11 +4,12 @@ import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { caught, collectWarnings, FIXED_CLOCK, useTempDirs, writeFiles } from "../../test/helpers.js";
 import { builtinPromptsDir } from "../builtin-resources.js";
+import { PodUsageError } from "../errors.js";
 import { PromptLoader } from "../prompt-ref/prompt-loader.js";
 import { buildSystemPromptContext } from "../system-prompt/system-prompt-context.js";
 import { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
 import { BUILTIN_PROMPT_KEYS } from "./builtin-keys.generated.js";
-import { PromptCatalogError, PromptRenderError } from "./errors.js";
+import { PromptCatalogError, PromptRenderError, UnknownPromptKeyError } from "./errors.js";
 import { POD_PROMPTS } from "./pod-prompt.js";
 import { PromptCatalog, type PromptCatalogOptions } from "./prompt-catalog.js";
 
@@ -48,12 +49,12 @@ describe("prompt catalog (acceptance 31–43)", () => {
     expect(Object.keys(toml).sort()).toEqual(["prompt"]);
     expect(Object.keys(toml.prompt).sort()).toEqual([...POD_PROMPTS].sort());
     expect([...BUILTIN_PROMPT_KEYS]).toEqual([...POD_PROMPTS].sort()); // the list the build generated
-    const catalog = await PromptCatalog.load({});
+    const catalog = await PromptCatalog.loadBuiltinOnly();
     expect(catalog.entries().map((e) => [e.key, e.layer])).toEqual(POD_PROMPTS.map((k) => [k, "builtin"]));
   });
 
   it("[32] compact_system renders and mentions write_summary and mark_read_required", async () => {
-    const catalog = await PromptCatalog.load({});
+    const catalog = await PromptCatalog.loadBuiltinOnly();
     const text = catalog.render("compact_system", {
       summary_target_tokens: 2000,
       summary_max_tokens: 4000,
@@ -75,13 +76,13 @@ describe("prompt catalog (acceptance 31–43)", () => {
   });
 
   it("[33] notify_wrapper interpolates message", async () => {
-    const catalog = await PromptCatalog.load({});
+    const catalog = await PromptCatalog.loadBuiltinOnly();
     const text = catalog.render("notify_wrapper", { message: "CI finished: 3 failures" });
     expect(text).toMatch(/^\[Notification\]\nCI finished: 3 failures\n\n/);
   });
 
   it("[34] working_boundaries_section wraps scope_summary; agents_md_section wraps agents_md", async () => {
-    const catalog = await PromptCatalog.load({});
+    const catalog = await PromptCatalog.loadBuiltinOnly();
     const boundaries = catalog.render("working_boundaries_section", { scope_summary: "Readable:\n  - /r" });
     expect(boundaries).toMatch(/^## Working boundaries\n[\s\S]*\n\nReadable:\n {2}- \/r$/);
     const agents = catalog.render("agents_md_section", { agents_md: "# Rules\nuse pnpm" });
@@ -317,13 +318,32 @@ describe("PromptCatalog.render", () => {
     expect(error.message).toContain("'messages' is undefined");
   });
 
-  it("refuses a key that is not a PodPrompt at runtime", async () => {
-    const catalog = await PromptCatalog.load({});
-    expect(() => (catalog.render as (k: string) => string)("nope")).toThrow(/unknown prompt key 'nope'/);
+  it("refuses a key that is not a PodPrompt at runtime with a typed error, for render and explain", async () => {
+    const catalog = await PromptCatalog.loadBuiltinOnly();
+    for (const call of [
+      () => (catalog.render as (k: string) => string)("nope"),
+      () => (catalog.explain as (k: string) => unknown)("nope"),
+    ]) {
+      const error = await caught(call);
+      expect(UnknownPromptKeyError.isInstance(error)).toBe(true);
+      expect(error).not.toBeInstanceOf(TypeError);
+      expect((error as UnknownPromptKeyError).message).toBe('unknown prompt key "nope"');
+      expect((error as UnknownPromptKeyError).hint).toContain("notify_wrapper");
+    }
+  });
+
+  it("will not load a layered catalog without being told which layers: builtin-only is explicit", async () => {
+    // `load({})` once returned a builtin-only catalog silently — the bug SPEC §4.3 warns about.
+    const error = await caught((PromptCatalog.load as (o: object) => Promise<PromptCatalog>)({}));
+    expect(PodUsageError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("loadPodResources");
+    const builtin = await PromptCatalog.loadBuiltinOnly();
+    expect(builtin.entries().every((e) => e.layer === "builtin")).toBe(true);
+    expect(builtin.loader.roots).toEqual({ podkit: builtin.loader.roots.podkit });
   });
 
   it("renders context_update_section with its sections in order", async () => {
-    const catalog = await PromptCatalog.load({});
+    const catalog = await PromptCatalog.loadBuiltinOnly();
     const text = catalog.render("context_update_section", {
       sections: [
         { id: "memory", text: "remember X" },
@@ -336,7 +356,7 @@ describe("PromptCatalog.render", () => {
   });
 
   it("memory prompts carry seed 004's rules and the language", async () => {
-    const catalog = await PromptCatalog.load({});
+    const catalog = await PromptCatalog.loadBuiltinOnly();
     const extract = catalog.render("memory_extract_system", { language: "Japanese" });
     for (const phrase of [
       "write_extracted",

@@ -1,17 +1,28 @@
 import { readFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
+import { PodUsageError } from "../errors.js";
 import { PromptRefError } from "../prompt-ref/errors.js";
 import { PromptLoader, type PromptLocations } from "../prompt-ref/prompt-loader.js";
 import { describeRootEscape, findRootEscape } from "../prompt-ref/root-containment.js";
 import { formatLocation, TemplateSyntaxError } from "../template/errors.js";
 import type { LinkedTemplate } from "../template/scope.js";
 import { processWarningSink, type WarningSink } from "../warnings.js";
-import { PromptCatalogError, type PromptLayer, PromptRenderError } from "./errors.js";
+import { PromptCatalogError, type PromptLayer, PromptRenderError, UnknownPromptKeyError } from "./errors.js";
 import { isPodPrompt, POD_PROMPTS, type PodPrompt, type PodPromptContextArgs } from "./pod-prompt.js";
 import { type PromptPackEntry, parsePromptPack } from "./prompt-pack.js";
 
-/** Where to find the four layers; see §4.3. */
-export interface PromptCatalogOptions extends PromptLocations {
+/**
+ * Where to find the four layers; see §4.3. `userConfigDir` and `workspace` must be given —
+ * `null` leaves that layer (and its `$prefix`) out on purpose; a catalog without them is asked
+ * for with `PromptCatalog.loadBuiltinOnly()`, never obtained by forgetting an option.
+ */
+export interface PromptCatalogOptions {
+  /** `<user config dir>`: the user pack `prompts.toml` and the `$user/…` root `prompts/`. */
+  readonly userConfigDir: string | null;
+  /** The workspace: the pack `.podkit/prompts.toml` and the `$workspace/…` root `.podkit/prompts/`. */
+  readonly workspace: string | null;
+  /** Override of the builtin `resources/prompts` directory (`$podkit/…`). */
+  readonly builtinDir?: string;
   /** `[pod].prompt_pack`: a path (relative to `manifestDir`) or a `$prefix` ref. Must exist. */
   readonly promptPack?: string;
   /** Directory of the manifest that set `promptPack` (for relative paths). */
@@ -53,9 +64,23 @@ export class PromptCatalog {
     private readonly winners: ReadonlyMap<PodPrompt, Winner>,
   ) {}
 
-  /** Loads and compiles the layered catalog; throws `PromptCatalogError` naming layer, file and key. */
-  static async load(options: PromptCatalogOptions = {}): Promise<PromptCatalog> {
-    const loader = options.loader ?? PromptLoader.create(options);
+  /**
+   * Loads and compiles the layered catalog; throws `PromptCatalogError` naming layer, file and
+   * key. Pods and the CLI reach this through `loadPodResources`, the one entry point.
+   */
+  static async load(options: PromptCatalogOptions): Promise<PromptCatalog> {
+    if (options?.userConfigDir === undefined || options.workspace === undefined) {
+      throw new PodUsageError(
+        "PromptCatalog.load needs userConfigDir and workspace (null to leave a layer out); " +
+          "use loadPodResources(loadedManifest), or PromptCatalog.loadBuiltinOnly() for the builtin pack alone",
+      );
+    }
+    const locations: PromptLocations = {
+      ...(options.userConfigDir === null ? {} : { userConfigDir: options.userConfigDir }),
+      ...(options.workspace === null ? {} : { workspace: options.workspace }),
+      ...(options.builtinDir === undefined ? {} : { builtinDir: options.builtinDir }),
+    };
+    const loader = options.loader ?? PromptLoader.create(locations);
     const warn = options.onWarning ?? processWarningSink;
     const packs = await readPackFiles(loader, options);
     const merged = new Map<PodPrompt, PromptPackEntry>();
@@ -79,6 +104,16 @@ export class PromptCatalog {
       winners.set(key, { key, layer: entry.layer, file: entry.file, source: entry.source, template });
     }
     return new PromptCatalog(loader, winners);
+  }
+
+  /**
+   * The builtin pack alone, with no user, workspace or manifest layer and no `$user`/`$workspace`
+   * prefix — for tests and tools that must not see a user's packs. A pod never uses this.
+   */
+  static loadBuiltinOnly(
+    options: { builtinDir?: string; onWarning?: WarningSink } = {},
+  ): Promise<PromptCatalog> {
+    return PromptCatalog.load({ userConfigDir: null, workspace: null, ...options });
   }
 
   /**
@@ -108,7 +143,7 @@ export class PromptCatalog {
 
   private winner(key: string): Winner {
     const winner = isPodPrompt(key) ? this.winners.get(key) : undefined;
-    if (!winner) throw new TypeError(`unknown prompt key '${key}'; known keys: ${POD_PROMPTS.join(", ")}`);
+    if (!winner) throw new UnknownPromptKeyError(key, POD_PROMPTS);
     return winner;
   }
 }
@@ -151,7 +186,7 @@ async function linkEntry(loader: PromptLoader, entry: PromptPackEntry): Promise<
 
 async function readPackFiles(loader: PromptLoader, options: PromptCatalogOptions): Promise<PackFile[]> {
   const builtinRoot = loader.roots.podkit;
-  if (!builtinRoot) throw new TypeError("the prompt loader has no $podkit root (builtin resources)");
+  if (!builtinRoot) throw new PodUsageError("the prompt loader has no $podkit root (builtin resources)");
   const builtinFile = join(builtinRoot, "internal.toml");
   const builtin = await readOptional(builtinFile, "builtin");
   if (builtin === null) {
@@ -161,7 +196,7 @@ async function readPackFiles(loader: PromptLoader, options: PromptCatalogOptions
     });
   }
   const packs: PackFile[] = [{ layer: "builtin", file: builtinFile, text: builtin }];
-  const optional: [PromptLayer, string | undefined, string | undefined][] = [
+  const optional: [PromptLayer, string | null, string | null][] = [
     ["user", options.userConfigDir, options.userConfigDir && join(options.userConfigDir, "prompts.toml")],
     ["workspace", options.workspace, options.workspace && join(options.workspace, ".podkit", "prompts.toml")],
   ];

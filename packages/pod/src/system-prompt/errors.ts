@@ -1,7 +1,10 @@
-import { isPodErrorNamed, PodkitPodError } from "../errors.js";
+import { hasMarker, PodkitPodError } from "../errors.js";
+
+const INVALID_SYSTEM_PROMPT_TEMPLATE_MARKER = Symbol.for("podkit.pod.error.invalid-system-prompt-template");
 
 /** The system prompt template does not compile; no pod is created (§4.1). */
 export class InvalidSystemPromptTemplateError extends PodkitPodError {
+  readonly [INVALID_SYSTEM_PROMPT_TEMPLATE_MARKER] = true;
   override name = "InvalidSystemPromptTemplateError";
   readonly template: string;
   readonly line: number;
@@ -15,15 +18,18 @@ export class InvalidSystemPromptTemplateError extends PodkitPodError {
   }
 
   static override isInstance(error: unknown): error is InvalidSystemPromptTemplateError {
-    return isPodErrorNamed(error, ["InvalidSystemPromptTemplateError"]);
+    return hasMarker(error, INVALID_SYSTEM_PROMPT_TEMPLATE_MARKER);
   }
 }
+
+const SYSTEM_PROMPT_RENDER_MARKER = Symbol.for("podkit.pod.error.system-prompt-render");
 
 /**
  * Rendering the system prompt failed (undefined variable, missing include, an included file
  * that does not compile, …). The pod never proceeds without a system prompt.
  */
 export class SystemPromptRenderError extends PodkitPodError {
+  readonly [SYSTEM_PROMPT_RENDER_MARKER] = true;
   override name = "SystemPromptRenderError";
   readonly template: string;
 
@@ -38,6 +44,6 @@ export class SystemPromptRenderError extends PodkitPodError {
   }
 
   static override isInstance(error: unknown): error is SystemPromptRenderError {
-    return isPodErrorNamed(error, ["SystemPromptRenderError"]);
+    return hasMarker(error, SYSTEM_PROMPT_RENDER_MARKER);
   }
 }

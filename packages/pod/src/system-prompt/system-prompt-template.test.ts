@@ -172,7 +172,7 @@ Available tools: {{ tools | join(", ") }}
     const template = SystemPromptTemplate.parse(source, PromptLoader.create({}));
     const ctx = context({ agentsMd: "Use pnpm." });
     expect(await template.renderBody(ctx)).toEqual({ text: `${start}Use pnpm.`, usedAgentsMd: true });
-    const full = await template.render(ctx, await PromptCatalog.load({}));
+    const full = await template.render(ctx, await PromptCatalog.loadBuiltinOnly());
     expect(full.startsWith(`${start}Use pnpm.\n\n## Working boundaries\n`)).toBe(true);
     expect(full).not.toContain("## Project instructions");
   });
@@ -215,7 +215,7 @@ describe("SystemPromptTemplate.parse", () => {
 });
 
 describe("trailing sections", () => {
-  const catalog = PromptCatalog.load({});
+  const catalog = PromptCatalog.loadBuiltinOnly();
 
   it("appends the working boundaries section after a blank line", async () => {
     const text = await SystemPromptTemplate.parse("Body.\n\n\n", PromptLoader.create({})).render(

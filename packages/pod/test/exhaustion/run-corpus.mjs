@@ -75,6 +75,7 @@ async function run(source) {
   const workspace = await workspaceWith({ ".podkit/prompts.toml": pack });
   try {
     const catalog = await PromptCatalog.load({
+      userConfigDir: null,
       workspace,
       loader: loaderFor(workspace),
       onWarning: () => {},

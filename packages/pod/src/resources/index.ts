@@ -1,0 +1,6 @@
+export {
+  type LoadPodResourcesOptions,
+  loadPodResources,
+  type PodResourceSource,
+  type PodResources,
+} from "./load-pod-resources.js";
