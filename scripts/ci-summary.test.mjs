@@ -1,13 +1,13 @@
 // The CI line is computed from real vitest runs over tiny scratch suites: every report below is
 // written by vitest itself through scripts/vitest-summary-reporter.mjs, never by hand.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { summarize, summaryLine } from "./ci-summary.mjs";
+import { expectedReports, summarize, summaryLine } from "./ci-summary.mjs";
 
 const REPORTER = fileURLToPath(new URL("./vitest-summary-reporter.mjs", import.meta.url));
 const CI_SUMMARY = fileURLToPath(new URL("./ci-summary.mjs", import.meta.url));
@@ -122,6 +122,29 @@ describe("group", () => {
     expect(summaryLine(summarize({ reports: [run.report, missing] }))).toBe("2 passed, 1 failed");
     expect(lineFor(run.report, { status: 1 }).line).toBe("2 passed, 1 failed");
     expect(lineFor(run.report, { status: 0 }).line).toBe("2 passed, 0 failed");
+  });
+
+  it("expects a report from every package, so one without a test script cannot drop out of the line", () => {
+    const repo = mkdtempSync(join(tmpdir(), "podkit-ci-summary-repo-"));
+    scratchDirs.push(repo);
+    for (const [name, scripts] of [
+      ["tested", { test: "vitest run" }],
+      ["untested", {}],
+    ]) {
+      mkdirSync(join(repo, "packages", name), { recursive: true });
+      writeFileSync(join(repo, "packages", name, "package.json"), JSON.stringify({ name, scripts }));
+    }
+    mkdirSync(join(repo, "packages", "not-a-package"));
+    const reports = expectedReports(repo);
+    expect(reports).toEqual([
+      join(repo, "packages/tested/test-results/summary.json"),
+      join(repo, "packages/untested/test-results/summary.json"),
+      join(repo, "scripts/test-results/summary.json"),
+    ]);
+    const { failures } = summarize({ reports: reports.slice(1, 2), relativeTo: repo });
+    expect(failures).toEqual([
+      "test report packages/untested/test-results/summary.json is missing: the package has no `test` script, or its test run did not finish",
+    ]);
   });
 
   it("counts typecheck, lint and the pack smoke test as one check each", () => {
