@@ -1,13 +1,12 @@
 import { defineConfig } from "vitest/config";
+import { SUMMARY_REPORTER } from "./vitest.shared.ts";
 
-// One suite for the whole monorepo. Tests import sibling packages through their built
-// `dist/` (the root `test` script builds first), exactly as a user of the packages would.
+// `npx vitest run [filter]` from the repository root runs every package's own config as a project
+// (packages/*/vitest.config.ts) plus the CI tooling's tests (scripts/). CI runs each package
+// separately through `turbo run test` (see scripts/run-tests.mjs).
 export default defineConfig({
   test: {
-    include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts"],
-    pool: "forks",
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    reporters: ["default", ["json", { outputFile: "test-results/vitest.json" }]],
+    projects: ["packages/*/vitest.config.ts", "scripts/vitest.config.mjs"],
+    reporters: ["default", [SUMMARY_REPORTER, { outputFile: "test-results/summary.json" }]],
   },
 });

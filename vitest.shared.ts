@@ -1,0 +1,32 @@
+import { basename } from "node:path";
+import { fileURLToPath } from "node:url";
+import { defineConfig, type ViteUserConfig } from "vitest/config";
+
+/** The reporter whose output scripts/ci-summary.mjs counts (see that file for why not vitest's JSON). */
+export const SUMMARY_REPORTER = fileURLToPath(
+  new URL("./scripts/vitest-summary-reporter.mjs", import.meta.url),
+);
+
+/**
+ * The vitest config of one package (`packages/<name>/vitest.config.ts`). `pnpm test` in the package
+ * and turbo run it with the package as root; the root vitest.config.ts lists the same files as projects.
+ * Tests import sibling packages through their built `dist/`, exactly as a user of the packages would,
+ * so the package's `test` task depends on the builds (turbo.json).
+ */
+export function packageTestConfig(
+  packageDir: string,
+  test: { passWithNoTests?: boolean } = {},
+): ViteUserConfig {
+  return defineConfig({
+    test: {
+      name: basename(packageDir),
+      root: packageDir,
+      include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+      pool: "forks",
+      testTimeout: 30_000,
+      hookTimeout: 30_000,
+      reporters: ["default", [SUMMARY_REPORTER, { outputFile: "test-results/summary.json" }]],
+      ...test,
+    },
+  });
+}
