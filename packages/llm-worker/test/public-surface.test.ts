@@ -24,6 +24,7 @@ describe("the public surface of @podkit/llm-worker", () => {
       "ProviderMetadataSchema",
       "ProviderToolCallItemSchema",
       "ProviderToolResultItemSchema",
+      "REASONING_EFFORTS",
       "ReasoningItemSchema",
       "RequestConfigSchema",
       "TextPartSchema",

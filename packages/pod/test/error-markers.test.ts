@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { PodkitPodError } from "../src/errors.js";
+import { PromptCatalogError, PromptRenderError, UnknownPromptKeyError } from "../src/catalog/errors.js";
+import { PodkitPodError, PodUsageError } from "../src/errors.js";
 import {
   InvalidPromptRefError,
   PromptIoError,
@@ -10,6 +11,7 @@ import {
   UnconfiguredPromptPrefixError,
   UnknownPromptPrefixError,
 } from "../src/prompt-ref/errors.js";
+import { InvalidSystemPromptTemplateError, SystemPromptRenderError } from "../src/system-prompt/errors.js";
 import {
   TemplateEngineVersionError,
   TemplateLimitError,
@@ -59,9 +61,35 @@ const CASES = [
     make: () => new PromptRootEscapeError("$workspace/y", "workspace", breach, undefined),
     is: PromptRootEscapeError,
   },
+  { kind: "usage", make: () => new PodUsageError("wrong call"), is: PodUsageError },
+  {
+    kind: "prompt-catalog",
+    make: () => new PromptCatalogError("p", { layer: "user", file: "/p.toml" }),
+    is: PromptCatalogError,
+  },
+  {
+    kind: "prompt-render",
+    make: () => new PromptRenderError("notify_wrapper", "user", "/p.toml", new Error("x")),
+    is: PromptRenderError,
+  },
+  {
+    kind: "unknown-prompt-key",
+    make: () => new UnknownPromptKeyError("x", ["a"]),
+    is: UnknownPromptKeyError,
+  },
+  {
+    kind: "invalid-system-prompt-template",
+    make: () => new InvalidSystemPromptTemplateError("m", { template: "t", line: 1, column: 1 }, undefined),
+    is: InvalidSystemPromptTemplateError,
+  },
+  {
+    kind: "system-prompt-render",
+    make: () => new SystemPromptRenderError("t", new Error("x")),
+    is: SystemPromptRenderError,
+  },
 ] as const;
 
-describe("template and prompt-ref errors carry per-class markers", () => {
+describe("every pod error class carries its own marker", () => {
   it.each(CASES)("$kind: recognised by its own marker, whatever its name", ({ kind, make, is }) => {
     const error = make();
     expect(is.isInstance(error)).toBe(true);
@@ -97,9 +125,15 @@ describe("template and prompt-ref errors carry per-class markers", () => {
   });
 
   it("the error modules use markers only, never names", async () => {
-    for (const file of ["../src/template/errors.ts", "../src/prompt-ref/errors.ts"]) {
+    for (const file of [
+      "../src/template/errors.ts",
+      "../src/prompt-ref/errors.ts",
+      "../src/catalog/errors.ts",
+      "../src/system-prompt/errors.ts",
+    ]) {
       const source = await readFile(new URL(file, import.meta.url), "utf8");
       expect(source, file).not.toContain("isPodErrorNamed");
+      expect(source, file).not.toMatch(/\.name ===/);
       expect(source, file).toContain("hasMarker(");
     }
   });

@@ -40,7 +40,7 @@ export function parseModelRef(ref: string): { provider: ProviderName; modelId: s
   const slash = ref.indexOf("/");
   const provider = slash > 0 ? ref.slice(0, slash) : "";
   const modelId = slash > 0 ? ref.slice(slash + 1) : "";
-  if (!(PROVIDERS as readonly string[]).includes(provider) || modelId === "") {
+  if (!(PROVIDERS as readonly string[]).includes(provider) || modelId.trim() === "") {
     throw new ConfigurationError(
       `invalid model ref "${ref}": expected "<provider>/<model id>" with provider one of ${PROVIDERS.join(", ")} (e.g. "anthropic/claude-sonnet-4-5")`,
     );

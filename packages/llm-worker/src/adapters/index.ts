@@ -6,3 +6,4 @@ export {
   parseModelRef,
 } from "./create-model-adapter.js";
 export { adapterFromModel, type ModelAdapter, PROVIDERS, type ProviderName } from "./model-adapter.js";
+export { REASONING_EFFORTS, type ReasoningEffort } from "./provider-options.js";

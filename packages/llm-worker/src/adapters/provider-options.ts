@@ -2,14 +2,20 @@ import type { SharedV3ProviderOptions } from "@ai-sdk/provider";
 import type { RequestConfig } from "../worker/request-config.js";
 import type { ModelAdapter } from "./model-adapter.js";
 
+/**
+ * Reasoning efforts the worker maps onto every wire: passed through to effort-based wires
+ * (OpenAI), turned into thinking budgets for budget-based ones (Anthropic, Gemini). The
+ * manifest's `worker.reasoning` accepts exactly these (a test holds the two lists together).
+ */
+export const REASONING_EFFORTS = ["minimal", "low", "medium", "high"] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
 /** Thinking budgets used when an effort string is given to a budget-based wire. */
-const EFFORT_BUDGETS: Readonly<Record<string, number>> = {
+const EFFORT_BUDGETS: Readonly<Record<ReasoningEffort, number>> = {
   minimal: 1024,
   low: 2048,
   medium: 8192,
   high: 16384,
-  xhigh: 32768,
-  max: 32768,
 };
 
 /** The effort bucket a thinking budget falls into, for effort-based wires. */
@@ -20,7 +26,9 @@ function effortForBudget(budget: number): string {
 }
 
 function budgetForEffort(effort: string): number {
-  return EFFORT_BUDGETS[effort] ?? EFFORT_BUDGETS.medium ?? 8192;
+  return (REASONING_EFFORTS as readonly string[]).includes(effort)
+    ? EFFORT_BUDGETS[effort as ReasoningEffort]
+    : EFFORT_BUDGETS.medium;
 }
 
 /**
