@@ -1,1 +1,9 @@
-export {};
+export {
+  type DefinedToolPackage,
+  definePodkitToolPackage,
+  isPodkitToolPackage,
+  type PodkitToolPackage,
+  type ToolPackageContext,
+  type ToolWarning,
+  type ToolWarningSink,
+} from "./package/tool-package.js";

@@ -1,0 +1,69 @@
+import type { ToolFactory } from "@podkit/llm-worker";
+import type { Scope } from "@podkit/manifest";
+
+/** Something a tool package reports and then works around (an MCP server that went away, …). */
+export interface ToolWarning {
+  /** Stable code, e.g. `mcp.server_exited`, `mcp.tools_changed`. */
+  readonly code: string;
+  readonly message: string;
+  /** The package (or `mcp:<server>`) that raised it. */
+  readonly source: string;
+}
+
+/** Where warnings go; the pod forwards them to its event stream, the CLI prints them. */
+export type ToolWarningSink = (warning: ToolWarning) => void;
+
+/** What a tool package's `tools(ctx)` is given. */
+export interface ToolPackageContext {
+  /** The manifest scope; every path a tool touches is checked against it on its canonical form. */
+  readonly scope: Scope;
+  /** The workspace directory (absolute). */
+  readonly workspace: string;
+  /** The package's options from the manifest (`[tools.options."<package>"]`), `{}` when none. */
+  readonly options: Readonly<Record<string, unknown>>;
+  /** Reports a problem the package works around. */
+  readonly warn: ToolWarningSink;
+  /** Fires when the pod closes or its construction is abandoned; long set-up work must stop. */
+  readonly signal: AbortSignal;
+  /**
+   * Registers clean-up (close connections, kill child processes) run once when the tools are
+   * closed, in reverse order of registration. Errors in one callback do not skip the others.
+   */
+  onClose(callback: () => void | Promise<void>): void;
+}
+
+/**
+ * A tool package: what an npm package (or a local module) exports for podkit to load. `tools`
+ * returns lazy factories; the tool server materializes them at `flushPending()`, just before the
+ * system prompt is rendered, so the tool list is final from then on.
+ */
+export interface PodkitToolPackage {
+  /** The package's name as users see it in warnings and errors (usually its npm name). */
+  readonly name: string;
+  tools(ctx: ToolPackageContext): readonly ToolFactory[] | Promise<readonly ToolFactory[]>;
+}
+
+const PACKAGE_MARKER = Symbol.for("podkit.tools.package");
+
+/** A package definition as `definePodkitToolPackage` returns it (marked, frozen). */
+export type DefinedToolPackage = PodkitToolPackage & { readonly [PACKAGE_MARKER]: true };
+
+/**
+ * Declares a tool package. Export the result as the module's default export (or as
+ * `podkitToolPackage`); podkit checks the marker, so a package built against another copy of
+ * `@podkit/tools` still loads.
+ */
+export function definePodkitToolPackage(definition: PodkitToolPackage): DefinedToolPackage {
+  return Object.freeze({ ...definition, [PACKAGE_MARKER]: true as const });
+}
+
+/** True for a value made by `definePodkitToolPackage` (from any copy of this package). */
+export function isPodkitToolPackage(value: unknown): value is DefinedToolPackage {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[PACKAGE_MARKER] === true &&
+    typeof (value as { tools?: unknown }).tools === "function" &&
+    typeof (value as { name?: unknown }).name === "string"
+  );
+}
