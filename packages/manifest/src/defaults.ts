@@ -48,3 +48,14 @@ export const MEMORY_DEFAULTS = {
  * recursive deny-write rule for each, relative to the workspace.
  */
 export const MEMORY_PROTECTED_DIRS = [".podkit/memory", ".podkit/knowledge"] as const;
+
+/** `[tools]` bash timeouts (ms): the per-call default and the most a call may ask for. */
+export const TOOLS_DEFAULTS = {
+  bash: false,
+  bash_timeout_ms: 120_000,
+  bash_max_timeout_ms: 600_000,
+} as const;
+
+/** Builtin tools that only read; on by default. The write tools join them when a write rule exists. */
+export const READ_TOOLS = ["read_file", "glob", "grep"] as const;
+export const WRITE_TOOLS = ["write_file", "edit_file"] as const;

@@ -3,6 +3,9 @@ export {
   COMPACTION_DEFAULTS,
   DEFAULT_SYSTEM_PROMPT,
   MEMORY_DEFAULTS,
+  READ_TOOLS,
+  TOOLS_DEFAULTS,
+  WRITE_TOOLS,
 } from "./defaults.js";
 export {
   defaultPodkitEnv,
@@ -31,6 +34,7 @@ export {
   parseModelRef,
 } from "./model-ref.js";
 export type {
+  BuiltinToolName,
   CompactionConfig,
   McpServerConfig,
   MemoryConfig,
@@ -38,9 +42,11 @@ export type {
   PodConfig,
   ResolvedManifest,
   ToolOutputConfig,
+  ToolPackageRef,
+  ToolsConfig,
   WorkerConfig,
 } from "./resolved-manifest.js";
-export { REASONING_EFFORTS } from "./schema/layer-schema.js";
+export { BUILTIN_TOOL_NAMES, REASONING_EFFORTS } from "./schema/layer-schema.js";
 export {
   type Permission,
   Scope,

@@ -6,6 +6,7 @@ import type {
   modelLayerSchema,
   podLayerSchema,
   toolOutputLayerSchema,
+  toolsLayerSchema,
   workerLayerSchema,
 } from "./schema/layer-schema.js";
 import type { ScopeRule } from "./scope/scope.js";
@@ -36,11 +37,41 @@ export type CompactionConfig = Required<Omit<Layer<typeof compactionLayerSchema>
 /** `[memory]` with every §5 knob filled; present only when memory is on. */
 export type MemoryConfig = Required<Omit<Layer<typeof memoryLayerSchema>, "enabled">>;
 
-/** One `[[mcp.server]]`; `cwd` and a relative `command` path are absolute after the cascade. */
-export type McpServerConfig = Omit<Layer<typeof mcpServerLayerSchema>, "args" | "env"> & {
+/**
+ * One `[[mcp.server]]`; `cwd` and a relative `command` path are absolute after the cascade.
+ * Exactly one of `command` (stdio) and `url` (Streamable HTTP) is set. `headers_env` maps an
+ * HTTP header name to the name of the environment variable holding its value.
+ */
+export type McpServerConfig = Omit<Layer<typeof mcpServerLayerSchema>, "args" | "env" | "headers_env"> & {
   args: string[];
   env: Record<string, string>;
+  headers_env: Record<string, string>;
 };
+
+/** A builtin tool `[tools] builtin` may name. */
+export type BuiltinToolName = NonNullable<Layer<typeof toolsLayerSchema>["builtin"]>[number];
+
+/** One `[tools] packages` entry with the directory it resolves from (its layer file's directory). */
+export interface ToolPackageRef {
+  /** As written: an npm package name or a path (`./…`, `../…`, `/…`). */
+  specifier: string;
+  /** Absolute directory the specifier resolves from, as Node would from a file in it. */
+  resolveFrom: string;
+  /** The manifest file (or `--set` overlay) that declared it, for error messages. */
+  declaredIn: string;
+}
+
+/** `[tools]` after the cascade, every default filled. */
+export interface ToolsConfig {
+  builtin: BuiltinToolName[];
+  bash: boolean;
+  bash_env: string[];
+  bash_timeout_ms: number;
+  bash_max_timeout_ms: number;
+  packages: ToolPackageRef[];
+  /** Options per package specifier (`[tools.options."<specifier>"]`). */
+  options: Record<string, Record<string, unknown>>;
+}
 
 /** The manifest after the whole cascade: defaults filled, paths absolute, scope canonical. */
 export interface ResolvedManifest {
@@ -51,4 +82,5 @@ export interface ResolvedManifest {
   compaction?: CompactionConfig;
   memory?: MemoryConfig;
   mcp: { server: McpServerConfig[] };
+  tools: ToolsConfig;
 }

@@ -130,8 +130,8 @@ describe("cascade merge rules", () => {
       { target: t.path("proj/pods/cache"), permission: "write", recursive: true },
     ]);
     expect(manifest.mcp.server).toEqual([
-      { name: "github", command: "npx", args: [], env: {} },
-      { name: "fs", command: t.path("proj/pods/bin/fs-server"), args: ["--ro"], env: {} },
+      { name: "github", command: "npx", args: [], env: {}, headers_env: {} },
+      { name: "fs", command: t.path("proj/pods/bin/fs-server"), args: ["--ro"], env: {}, headers_env: {} },
     ]);
     expect(provenance.get("scope.allow[2]")).toMatchObject({
       layer: { kind: "file" },

@@ -92,9 +92,9 @@ const cases: Case[] = [
   },
   {
     name: "an unknown top-level table",
-    source: `${HEAD}\n[tools]\nenabled = ["grep"]\n`,
+    source: `${HEAD}\n[toolz]\nenabled = ["grep"]\n`,
     at: "m.toml:6",
-    key: "tools",
+    key: "toolz",
     says: "unknown table",
   },
   {

@@ -13,6 +13,7 @@ import type { ResolvedManifest } from "../resolved-manifest.js";
 import type { ManifestLayerData, ScopeRuleLayer } from "../schema/layer-schema.js";
 import { canonicalPath } from "../scope/canonical-path.js";
 import { Scope, type ScopeRule } from "../scope/scope.js";
+import { finalizeTools } from "./finalize-tools.js";
 import type { ManifestLayer, Provenance } from "./layer.js";
 import { SCHEMA_HINT } from "./validate-layer.js";
 
@@ -47,8 +48,9 @@ export async function finalizeManifest(
     if (source?.line !== undefined) issue.line = source.line;
     return issue;
   };
-  const fromBuiltin = (keyPath: string, note?: string) =>
+  const fromBuiltin = (keyPath: string, note?: string) => {
     provenance.set(keyPath, { layer: context.builtin, keyPath, ...(note ? { note } : {}) });
+  };
 
   const name = merged.pod?.name;
   if (name === undefined)
@@ -93,7 +95,26 @@ export async function finalizeManifest(
         at(`mcp.server[${i}].name`, `duplicate MCP server name "${server.name}" (also defined in ${where})`),
       );
     }
+    if ((server.command === undefined) === (server.url === undefined)) {
+      issues.push(
+        at(
+          `mcp.server[${i}]`,
+          server.command === undefined
+            ? `MCP server "${server.name}" needs command = "…" (stdio) or url = "…" (Streamable HTTP)`
+            : `MCP server "${server.name}" sets both command and url; keep one (command for stdio, url for Streamable HTTP)`,
+        ),
+      );
+    }
+    if (server.url !== undefined && (server.args || server.env || server.cwd)) {
+      issues.push(
+        at(
+          `mcp.server[${i}].url`,
+          `MCP server "${server.name}" uses url, so args, env and cwd do not apply; remove them`,
+        ),
+      );
+    }
   });
+  const tools = finalizeTools(merged, provenance, context, fromBuiltin, at, issues);
 
   const pack = merged.pod?.prompt_pack;
   if (pack !== undefined && !pack.startsWith("$")) {
@@ -127,8 +148,14 @@ export async function finalizeManifest(
     ...(compaction ? { compaction } : {}),
     ...(memory ? { memory } : {}),
     mcp: {
-      server: servers.map((server) => ({ ...server, args: server.args ?? [], env: server.env ?? {} })),
+      server: servers.map((server) => ({
+        ...server,
+        args: server.args ?? [],
+        env: server.env ?? {},
+        headers_env: server.headers_env ?? {},
+      })),
     },
+    tools,
   };
   const scope = await Scope.fromRules(allowRules, denyRules, context.workspace);
   return { manifest, scope };

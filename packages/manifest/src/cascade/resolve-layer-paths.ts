@@ -11,6 +11,8 @@ const PROMPT_PREFIXES = ["$podkit", "$user", "$workspace"] as const;
  * Makes a layer's relative paths absolute against `baseDir` (the layer file's directory, or the
  * cwd for `--set`), before the layer is merged: scope targets, `pod.prompt_pack` (unless it is a
  * `$prefix` reference), `mcp.server.cwd` and a `mcp.server.command` written as a relative path.
+ * `tools.packages` stay as written (npm names must resolve as Node would from this layer's
+ * directory, which the cascade records per entry); only misuse such as `~` is refused here.
  * Scope targets are joined without lexical `..` folding; `Scope` resolves them physically.
  */
 export function resolveLayerPaths(
@@ -46,9 +48,14 @@ export function resolveLayerPaths(
       if (problem) fail(["mcp", "server", i, "cwd"], problem);
       else server.cwd = resolve(baseDir, server.cwd);
     }
-    if (server.command.includes("/") && !isAbsolute(server.command)) {
+    if (server.command?.includes("/") && !isAbsolute(server.command)) {
       server.command = resolve(baseDir, server.command);
     }
+  });
+
+  out.tools?.packages?.forEach((specifier, i) => {
+    const problem = pathMisuse(specifier, "tool package path");
+    if (problem) fail(["tools", "packages", i], problem);
   });
 
   if (issues.length > 0) throw manifestError("schema", issues, { cwd, hint: SCHEMA_HINT });

@@ -103,16 +103,49 @@ export const memoryLayerSchema = z.strictObject({
   git_commit: z.boolean().optional(),
 });
 
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+  error: "expected an environment variable name (letters, digits, _)",
+});
+
+/**
+ * One `[[mcp.server]]`: a stdio server (`command`) or a Streamable HTTP one (`url`); exactly one
+ * of them is checked after the cascade. Headers only name environment variables, so a manifest
+ * never holds a secret.
+ */
 export const mcpServerLayerSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9_-]+$/, { error: "expected a name of letters, digits, _ and -" }),
-  command: nonEmpty,
+  command: nonEmpty.optional(),
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
   cwd: nonEmpty.optional(),
+  url: z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" }).optional(),
+  headers_env: z
+    .record(
+      z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { error: "expected an HTTP header name" }),
+      envName,
+    )
+    .optional(),
+  timeout_ms: count.optional(),
 });
 
 export const mcpLayerSchema = z.strictObject({
   server: z.array(mcpServerLayerSchema).optional(),
+});
+
+/** Builtin tool names `[tools] builtin` may list (`bash` has its own switch). */
+export const BUILTIN_TOOL_NAMES = ["read_file", "write_file", "edit_file", "glob", "grep"] as const;
+
+/** `[tools]` (SPEC §8): builtin tools, the opt-in bash tool, third-party tool packages. */
+export const toolsLayerSchema = z.strictObject({
+  builtin: z.array(z.enum(BUILTIN_TOOL_NAMES)).optional(),
+  bash: z.boolean().optional(),
+  /** Variables bash may see although their names look secret (…KEY, …TOKEN, …). */
+  bash_env: z.array(envName).optional(),
+  bash_timeout_ms: count.optional(),
+  bash_max_timeout_ms: count.optional(),
+  packages: z.array(nonEmpty).optional(),
+  /** `[tools.options."<package>"]`: passed to that package as `ctx.options`. */
+  options: z.record(nonEmpty, z.record(z.string(), z.unknown())).optional(),
 });
 
 /** One layer of the manifest: the whole §1 document with every field optional. */
@@ -124,6 +157,7 @@ export const manifestLayerSchema = z.strictObject({
   compaction: compactionLayerSchema.optional(),
   memory: memoryLayerSchema.optional(),
   mcp: mcpLayerSchema.optional(),
+  tools: toolsLayerSchema.optional(),
 });
 
 /** A validated layer. */
