@@ -1,0 +1,65 @@
+import type { Tool, ToolFactory } from "@podkit/llm-worker";
+import { BUILTIN_TOOL_NAMES, READ_TOOLS, TOOLS_DEFAULTS } from "@podkit/manifest";
+import { z } from "zod";
+import { bashTool } from "../bash/bash-tool.js";
+import { editFileTool } from "../fs/edit-file-tool.js";
+import { globTool } from "../fs/glob-tool.js";
+import { grepTool } from "../fs/grep-tool.js";
+import { readFileTool } from "../fs/read-file-tool.js";
+import type { FsToolContext } from "../fs/scoped-path.js";
+import { writeFileTool } from "../fs/write-file-tool.js";
+import { definePodkitToolPackage } from "../package/tool-package.js";
+
+/** The name the builtin package goes by in warnings and errors. */
+export const BUILTIN_PACKAGE_NAME = "@podkit/tools";
+
+/**
+ * Options of the builtin package: the `[tools]` keys that concern it (the loader passes them),
+ * plus variables bash must never see (the model's key variable).
+ */
+export const builtinOptionsSchema = z.strictObject({
+  builtin: z.array(z.enum(BUILTIN_TOOL_NAMES)).default([...READ_TOOLS]),
+  bash: z.boolean().default(TOOLS_DEFAULTS.bash),
+  bash_env: z.array(z.string()).default([]),
+  bash_timeout_ms: z.int().min(1).default(TOOLS_DEFAULTS.bash_timeout_ms),
+  bash_max_timeout_ms: z.int().min(1).default(TOOLS_DEFAULTS.bash_max_timeout_ms),
+  remove_env: z.array(z.string()).default([]),
+});
+
+export type BuiltinToolOptions = z.input<typeof builtinOptionsSchema>;
+
+const FS_TOOLS: Record<(typeof BUILTIN_TOOL_NAMES)[number], (ctx: FsToolContext) => Tool> = {
+  read_file: readFileTool,
+  write_file: writeFileTool,
+  edit_file: editFileTool,
+  glob: globTool,
+  grep: grepTool,
+};
+
+/**
+ * podkit's own tools, written against the same interface as any third-party package: the
+ * scoped filesystem tools named in `options.builtin`, and `bash` when `options.bash` is true.
+ */
+export const builtinToolPackage = definePodkitToolPackage({
+  name: BUILTIN_PACKAGE_NAME,
+  tools(ctx) {
+    const parsed = builtinOptionsSchema.safeParse(ctx.options);
+    if (!parsed.success)
+      throw new Error(`invalid options for ${BUILTIN_PACKAGE_NAME}: ${parsed.error.message}`);
+    const options = parsed.data;
+    const fsContext: FsToolContext = { scope: ctx.scope, workspace: ctx.workspace };
+    const factories: ToolFactory[] = options.builtin.map((name) => () => FS_TOOLS[name](fsContext));
+    if (options.bash) {
+      factories.push(() =>
+        bashTool({
+          workspace: ctx.workspace,
+          timeoutMs: options.bash_timeout_ms,
+          maxTimeoutMs: options.bash_max_timeout_ms,
+          allowEnv: options.bash_env,
+          removeEnv: options.remove_env,
+        }),
+      );
+    }
+    return factories;
+  },
+});

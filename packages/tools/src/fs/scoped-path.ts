@@ -1,0 +1,96 @@
+import { constants } from "node:fs";
+import { type FileHandle, open, readlink } from "node:fs/promises";
+import { isAbsolute, relative } from "node:path";
+import type { Permission, Scope } from "@podkit/manifest";
+
+/** What every filesystem tool needs: the scope and the workspace relative paths start from. */
+export interface FsToolContext {
+  readonly scope: Scope;
+  readonly workspace: string;
+}
+
+/** A path the scope allowed, in canonical form, and how to show it to the model. */
+export type ScopedPath = { ok: true; path: string; shown: string } | { ok: false; message: string };
+
+/**
+ * Checks `path` (relative to the workspace, or absolute) against the scope on its canonical
+ * form. A refusal carries the scope's own words (which rule refused, or that no rule allows it)
+ * and never anything read from the file. Called on every tool call: nothing is cached, so a path
+ * swapped for a symlink since the last call is judged by where it points now.
+ */
+export async function checkToolPath(ctx: FsToolContext, path: string, want: Permission): Promise<ScopedPath> {
+  // Joined, not `resolve`d: a lexical fold of `..` would disagree with the OS (`link/..` is the
+  // link target's parent); the scope canonicalizes physically.
+  const absolute = isAbsolute(path) ? path : `${ctx.workspace}/${path}`;
+  const check = await ctx.scope.check(absolute, want);
+  if (check.ok) return { ok: true, path: check.path, shown: shownPath(ctx, check.path) };
+  const hint =
+    check.reason === "not-allowed" || check.reason === "read-only"
+      ? ` ${want === "write" ? "Writable" : "Readable"} locations are listed in the scope summary.`
+      : "";
+  return { ok: false, message: `${check.message}.${hint}` };
+}
+
+/** A canonical path as the model should see it: relative to the workspace when inside it. */
+export function shownPath(ctx: FsToolContext, canonical: string): string {
+  const rel = relative(ctx.workspace, canonical);
+  return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? canonical : rel;
+}
+
+/** Raised when the file system changed between the scope check and the open. */
+export class PathChangedError extends Error {
+  constructor(shown: string) {
+    super(`"${shown}" changed while it was being opened (a symlink appeared); nothing was read or written`);
+    this.name = "PathChangedError";
+  }
+}
+
+const HAS_PROC_FD = process.platform === "linux";
+
+/**
+ * Opens a canonical path without following a symlink in its last component (`O_NOFOLLOW`), then
+ * asks the kernel where the descriptor really points (`/proc/self/fd`) and refuses if that is not
+ * the path the scope approved — so a component swapped for a symlink after the check is caught
+ * instead of followed.
+ */
+export async function openChecked(
+  canonical: string,
+  flags: number,
+  shown: string,
+  mode?: number,
+): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(canonical, flags | constants.O_NOFOLLOW, mode);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ELOOP") throw new PathChangedError(shown);
+    throw error;
+  }
+  if (HAS_PROC_FD) {
+    const actual = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => canonical);
+    if (actual !== canonical) {
+      await handle.close();
+      throw new PathChangedError(shown);
+    }
+  }
+  return handle;
+}
+
+/** A file-system error as a one-line message without contents (`ENOENT: no such file`). */
+export function fsErrorMessage(error: unknown, shown: string): string {
+  if (error instanceof PathChangedError) return error.message;
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case "ENOENT":
+      return `"${shown}" does not exist`;
+    case "EISDIR":
+      return `"${shown}" is a directory; use glob to list it`;
+    case "ENOTDIR":
+      return `a parent of "${shown}" is not a directory`;
+    case "EACCES":
+    case "EPERM":
+      return `the operating system refused access to "${shown}" (${code})`;
+    default:
+      return `cannot access "${shown}": ${code ?? String(error)}`;
+  }
+}

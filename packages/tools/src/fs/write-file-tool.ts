@@ -1,0 +1,29 @@
+import { defineTool, type Tool } from "@podkit/llm-worker";
+import { z } from "zod";
+import { writeFileAtomic } from "./atomic-write.js";
+import { checkToolPath, type FsToolContext, fsErrorMessage } from "./scoped-path.js";
+
+const input = z.strictObject({
+  path: z.string().min(1).describe("File to write, relative to the workspace or absolute"),
+  content: z.string().describe("The complete new content of the file"),
+});
+
+/** `write_file`: creates or replaces a file inside the scope (write permission), atomically. */
+export function writeFileTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
+  return defineTool({
+    name: "write_file",
+    description:
+      "Create or overwrite a file inside the writable scope with the given content (parent directories are created). The file is replaced atomically. Prefer edit_file for changes to an existing file.",
+    inputSchema: input,
+    async execute(args) {
+      const target = await checkToolPath(ctx, args.path, "write");
+      if (!target.ok) return { summary: target.message, is_error: true };
+      try {
+        await writeFileAtomic(target.path, args.content, target.shown);
+      } catch (error) {
+        return { summary: fsErrorMessage(error, target.shown), is_error: true };
+      }
+      return { summary: `wrote ${Buffer.byteLength(args.content, "utf8")} bytes to ${target.shown}` };
+    },
+  });
+}

@@ -1,0 +1,197 @@
+import { pathToFileURL } from "node:url";
+import type { ToolFactory, ToolServer } from "@podkit/llm-worker";
+import type { LoadedManifest } from "@podkit/manifest";
+import { BUILTIN_PACKAGE_NAME, builtinToolPackage } from "../builtin/builtin-package.js";
+import { ToolPackageExportError, type ToolPackageLocation } from "../errors.js";
+import {
+  type DefinedToolPackage,
+  isPodkitToolPackage,
+  type PodkitToolPackage,
+  type ToolPackageContext,
+  type ToolWarningSink,
+} from "../package/tool-package.js";
+import { resolveToolPackage } from "./resolve-package.js";
+
+/** Inputs of `loadToolPackages` besides the manifest. */
+export interface LoadToolPackagesOptions {
+  /**
+   * Packages given in code, loaded after the manifest's, with `{}` options unless
+   * `extraOptions` has some. This is where MCP servers come in:
+   * `extraPackages: [mcpToolPackage(loaded.manifest.mcp.server)]`.
+   */
+  extraPackages?: readonly PodkitToolPackage[];
+  extraOptions?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** Where packages report problems they work around. */
+  warn: ToolWarningSink;
+  /** Abandons loading; also fires every package's `ctx.signal`. */
+  signal?: AbortSignal;
+}
+
+/** The tools of a pod: factories for its tool server, and the clean-up its packages registered. */
+export interface ToolSet {
+  /** Lazy factories, builtin first, then `[tools] packages` in order, then `extraPackages`. */
+  readonly factories: readonly ToolFactory[];
+  /** The names of the packages loaded, in the same order. */
+  readonly packages: readonly string[];
+  /** Queues every factory on `server` (materialized by its `flushPending()`). */
+  register(server: ToolServer): void;
+  /**
+   * Fires the packages' `ctx.signal` and runs their `onClose` callbacks in reverse order of
+   * registration; a failing callback is reported through `warn` and does not skip the others.
+   * Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Loads a pod's tools (SPEC §8): the builtin package configured from `[tools]`, every
+ * `[tools] packages` entry (resolved as Node would from the directory of the manifest that
+ * listed it, imported, and checked to export a `definePodkitToolPackage` value as its default
+ * export or as `podkitToolPackage`), then `extraPackages`. Each package's `tools(ctx)` gets the
+ * scope, the workspace, its `[tools.options."<entry>"]` table, the warning sink and a signal.
+ * Throws `ToolPackageNotFoundError` or `ToolPackageExportError` naming the package, where it
+ * was looked for and what was wrong; packages loaded before the failure are closed first.
+ */
+export async function loadToolPackages(
+  loaded: LoadedManifest,
+  options: LoadToolPackagesOptions,
+): Promise<ToolSet> {
+  const { manifest } = loaded;
+  const controller = new AbortController();
+  const forwardAbort = () => controller.abort(options.signal?.reason);
+  options.signal?.addEventListener("abort", forwardAbort, { once: true });
+  const closers: (() => void | Promise<void>)[] = [];
+  const factories: ToolFactory[] = [];
+  const names: string[] = [];
+
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= (async () => {
+      options.signal?.removeEventListener("abort", forwardAbort);
+      controller.abort(new Error("the tools were closed"));
+      for (const callback of closers.splice(0).reverse()) {
+        try {
+          await callback();
+        } catch (error) {
+          options.warn({
+            code: "tools.close_failed",
+            message: `a clean-up callback failed: ${error instanceof Error ? error.message : String(error)}`,
+            source: "@podkit/tools",
+          });
+        }
+      }
+    })();
+    return closed;
+  };
+
+  const use = async (
+    pkg: PodkitToolPackage,
+    packageOptions: Readonly<Record<string, unknown>>,
+    location?: ToolPackageLocation,
+    file?: string,
+  ) => {
+    options.signal?.throwIfAborted();
+    const ctx: ToolPackageContext = {
+      scope: loaded.scope,
+      workspace: loaded.workspace,
+      options: Object.freeze(structuredClone(packageOptions)),
+      warn: options.warn,
+      signal: controller.signal,
+      onClose: (callback) => {
+        closers.push(callback);
+      },
+    };
+    let produced: readonly ToolFactory[];
+    try {
+      produced = await pkg.tools(ctx);
+    } catch (error) {
+      const problem = `its tools(ctx) failed: ${error instanceof Error ? error.message : String(error)}`;
+      throw new ToolPackageExportError(
+        location ?? { specifier: pkg.name, declaredIn: "", resolveFrom: "" },
+        file ?? pkg.name,
+        problem,
+        error,
+      );
+    }
+    if (!Array.isArray(produced) || produced.some((f) => typeof f !== "function")) {
+      const problem = "its tools(ctx) must return an array of tool factories (functions returning tools)";
+      throw new ToolPackageExportError(
+        location ?? { specifier: pkg.name, declaredIn: "", resolveFrom: "" },
+        file ?? pkg.name,
+        problem,
+      );
+    }
+    factories.push(...produced);
+    names.push(pkg.name);
+  };
+
+  try {
+    await use(builtinToolPackage, {
+      builtin: manifest.tools.builtin,
+      bash: manifest.tools.bash,
+      bash_env: manifest.tools.bash_env,
+      bash_timeout_ms: manifest.tools.bash_timeout_ms,
+      bash_max_timeout_ms: manifest.tools.bash_max_timeout_ms,
+      remove_env: manifest.model.api_key_env ? [manifest.model.api_key_env] : [],
+      ...options.extraOptions?.[BUILTIN_PACKAGE_NAME],
+    });
+    for (const ref of manifest.tools.packages) {
+      const location: ToolPackageLocation = {
+        specifier: ref.specifier,
+        declaredIn: ref.declaredIn,
+        resolveFrom: ref.resolveFrom,
+      };
+      const file = await resolveToolPackage(location);
+      const pkg = await importToolPackage(location, file);
+      await use(pkg, manifest.tools.options[ref.specifier] ?? {}, location, file);
+    }
+    for (const pkg of options.extraPackages ?? []) {
+      if (!isPodkitToolPackage(pkg)) {
+        throw new ToolPackageExportError(
+          { specifier: String((pkg as { name?: unknown }).name), declaredIn: "", resolveFrom: "" },
+          "(given in code)",
+          "not made by definePodkitToolPackage",
+        );
+      }
+      await use(pkg, options.extraOptions?.[pkg.name] ?? {});
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+
+  return {
+    factories,
+    packages: names,
+    register(server) {
+      for (const factory of factories) server.registerTool(factory);
+    },
+    close,
+  };
+}
+
+async function importToolPackage(location: ToolPackageLocation, file: string): Promise<DefinedToolPackage> {
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (error) {
+    const problem = `importing it failed: ${error instanceof Error ? error.message : String(error)}`;
+    throw new ToolPackageExportError(location, file, problem, error);
+  }
+  for (const candidate of [module.default, module.podkitToolPackage]) {
+    if (isPodkitToolPackage(candidate)) return candidate;
+  }
+  const found = Object.keys(module).filter((key) => key !== "__esModule");
+  const problem =
+    found.length === 0
+      ? "it exports nothing"
+      : `neither its default export nor \`podkitToolPackage\` was made by definePodkitToolPackage (it exports ${found.map((k) => `\`${k}\`: ${describe(module[k])}`).join(", ")})`;
+  throw new ToolPackageExportError(location, file, problem);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object without the podkit package marker";
+  return typeof value === "function" ? "a function" : `a ${typeof value}`;
+}

@@ -1,0 +1,177 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: tool results are read as loose JSON
+import { constants } from "node:fs";
+import { open, readFile, rm, symlink } from "node:fs/promises";
+import { join } from "node:path";
+import { beforeEach, describe, expect, it } from "vitest";
+import { openChecked, PathChangedError } from "../src/fs/scoped-path.js";
+import { MINIMAL, modelCalls, type PodTools, podTools, startDouble, tempRoot } from "./helpers.js";
+
+const SECRET = "SECRET-7f3a9c-do-not-leak";
+
+let t: Awaited<ReturnType<typeof tempRoot>>;
+let ws: string;
+let tools: PodTools;
+
+// outside/         a directory next to the workspace, holding the secret
+// ws/private/      inside the workspace, deny read
+// ws/docs/         inside the workspace, deny write (read-only)
+// ws/link-file     symlink → ../outside/secret.txt
+// ws/link-dir      symlink → ../outside
+beforeEach(async () => {
+  t = await tempRoot();
+  ws = t.path("ws");
+  await t.write("outside/secret.txt", `${SECRET}\n`);
+  await t.write("ws/private/secret.txt", `${SECRET}\n`);
+  await t.write("ws/docs/readme.md", "published docs\n");
+  await t.write("ws/src/a.txt", "alpha\nbeta\n");
+  await symlink("../outside/secret.txt", join(ws, "link-file"));
+  await symlink("../outside", join(ws, "link-dir"));
+  const manifest = await t.write(
+    "ws/pod.toml",
+    `${MINIMAL}[[scope.allow]]\ntarget = "."\npermission = "write"\n[[scope.deny]]\ntarget = "private"\npermission = "read"\n[[scope.deny]]\ntarget = "docs"\npermission = "write"\n`,
+  );
+  tools = await podTools(manifest, ws);
+});
+
+/** Paths that reach the secret one way or another. */
+function readCorpus(): string[] {
+  return [
+    "../outside/secret.txt",
+    "src/../../outside/secret.txt",
+    "./src/../../outside/secret.txt",
+    t.path("outside/secret.txt"),
+    "link-file",
+    "link-dir/secret.txt",
+    "private/secret.txt",
+    join(ws, "private/secret.txt"),
+  ];
+}
+
+/** Paths a write must not reach: the read corpus, read-only files, and new files outside. */
+function writeCorpus(): string[] {
+  return [
+    ...readCorpus(),
+    "docs/readme.md",
+    "docs/new.md",
+    "link-dir/new.txt",
+    "../outside/new.txt",
+    "missing/../../outside/new.txt",
+  ];
+}
+
+function calls(): { name: string; arguments: Record<string, unknown> }[] {
+  const out: { name: string; arguments: Record<string, unknown> }[] = [];
+  for (const path of readCorpus()) {
+    out.push({ name: "read_file", arguments: { path } });
+    out.push({ name: "grep", arguments: { pattern: "SECRET", path } });
+    out.push({ name: "glob", arguments: { pattern: "*", path } });
+  }
+  for (const path of writeCorpus()) {
+    out.push({ name: "write_file", arguments: { path, content: "overwritten" } });
+    // Only a prefix of the secret goes in: a wrongly allowed edit would answer with the nearby text.
+    out.push({ name: "edit_file", arguments: { path, old_string: SECRET.slice(0, 9), new_string: "gone" } });
+  }
+  return out;
+}
+
+describe("every fs tool refuses the traversal corpus", () => {
+  it("positive control: each read-corpus path really reaches the secret through plain fs", async () => {
+    for (const path of readCorpus()) {
+      const absolute = path.startsWith("/") ? path : join(ws, path);
+      expect(await readFile(absolute, "utf8"), path).toContain(SECRET);
+    }
+  });
+
+  it("refuses every entry when the model calls the tools, names the rule, and never shows the secret", async () => {
+    const double = await startDouble();
+    const corpus = calls();
+    const results = await modelCalls(double, tools.server, corpus);
+
+    expect(results).toHaveLength(corpus.length);
+    results.forEach((result, i) => {
+      const call = corpus[i] as { name: string; arguments: Record<string, unknown> };
+      const label = `${call.name} ${JSON.stringify(call.arguments)}`;
+      expect(result.is_error, label).toBe(true);
+      expect(result.summary, label).toMatch(/denied|changed while/);
+      expect(JSON.stringify(result), label).not.toContain(SECRET);
+    });
+    // The messages say which rule refused: outside the scope, a deny rule, or read-only.
+    const summaries = results.map((r) => r.summary as string);
+    expect(summaries).toContainEqual(expect.stringContaining("outside the scope"));
+    expect(summaries).toContainEqual(
+      expect.stringContaining(`denied by the deny rule on "${join(ws, "private")}" (read)`),
+    );
+    expect(summaries).toContainEqual(
+      expect.stringContaining(`denied by the deny rule on "${join(ws, "docs")}" (write)`),
+    );
+    expect(summaries).toContainEqual(expect.stringContaining('".." follows'));
+    // Nothing was written anywhere.
+    expect(await readFile(t.path("outside/secret.txt"), "utf8")).toBe(`${SECRET}\n`);
+    expect(await readFile(join(ws, "docs/readme.md"), "utf8")).toBe("published docs\n");
+    await expect(readFile(t.path("outside/new.txt"))).rejects.toThrow(/ENOENT/);
+    // Nothing reached the provider either.
+    expect(JSON.stringify(double.requests.map((r) => r.body))).not.toContain(SECRET);
+  });
+
+  it("grep and glob over the whole workspace skip denied files and symlinks out of it", async () => {
+    const grep = await tools.call("grep", { pattern: "SECRET|alpha", path: "." });
+    expect(grep.content).toContain("src/a.txt:1:alpha");
+    expect(JSON.stringify(grep)).not.toContain(SECRET);
+    const glob = await tools.call("glob", { pattern: "**/*" });
+    expect(glob.content?.split("\n").sort()).toEqual(["docs/readme.md", "pod.toml", "src/a.txt"]);
+  });
+
+  it("re-checks a path on every call: a file swapped for a symlink between two calls is refused", async () => {
+    await t.write("ws/src/swap.txt", "harmless\n");
+    const first = await tools.call("read_file", { path: "src/swap.txt" });
+    expect(first.content).toContain("harmless");
+
+    await rm(join(ws, "src/swap.txt"));
+    await symlink(t.path("outside/secret.txt"), join(ws, "src/swap.txt"));
+    // Positive control: a plain read of the same path now returns the secret.
+    expect(await readFile(join(ws, "src/swap.txt"), "utf8")).toContain(SECRET);
+
+    for (const [name, args] of [
+      ["read_file", { path: "src/swap.txt" }],
+      ["grep", { pattern: "SECRET", path: "src/swap.txt" }],
+      ["edit_file", { path: "src/swap.txt", old_string: SECRET, new_string: "x" }],
+      ["write_file", { path: "src/swap.txt", content: "x" }],
+    ] as const) {
+      const result = await tools.call(name, args);
+      expect(result.is_error, name).toBe(true);
+      expect(result.summary, name).toContain("outside the scope");
+      expect(JSON.stringify(result), name).not.toContain(SECRET);
+    }
+    expect(await readFile(t.path("outside/secret.txt"), "utf8")).toBe(`${SECRET}\n`);
+  });
+
+  it("a final component swapped for a symlink after the scope check is not followed at open", async () => {
+    const path = await t.write("ws/src/race.txt", "harmless\n");
+    // The check approved `path`; then the attacker swaps it.
+    await rm(path);
+    await symlink(t.path("outside/secret.txt"), path);
+    // Positive control: an ordinary open follows the swapped link.
+    const naive = await open(path, constants.O_RDONLY);
+    expect((await naive.readFile()).toString()).toContain(SECRET);
+    await naive.close();
+
+    await expect(openChecked(path, constants.O_RDONLY, "src/race.txt")).rejects.toBeInstanceOf(
+      PathChangedError,
+    );
+  });
+
+  it("a parent directory swapped for a symlink after the check is caught by the real-path check", async () => {
+    await t.write("ws/sub/file.txt", "harmless\n");
+    await t.write("outside/sub-file.txt", `${SECRET}\n`);
+    await rm(join(ws, "sub"), { recursive: true });
+    await t.write("outside/subdir/file.txt", `${SECRET}\n`);
+    await symlink(t.path("outside/subdir"), join(ws, "sub"));
+    const naive = await open(join(ws, "sub/file.txt"), constants.O_RDONLY | constants.O_NOFOLLOW);
+    expect((await naive.readFile()).toString()).toContain(SECRET); // O_NOFOLLOW alone does not help
+    await naive.close();
+
+    await expect(
+      openChecked(join(ws, "sub/file.txt"), constants.O_RDONLY, "sub/file.txt"),
+    ).rejects.toBeInstanceOf(PathChangedError);
+  });
+});
