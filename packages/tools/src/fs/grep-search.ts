@@ -2,7 +2,7 @@ import { constants } from "node:fs";
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { type FsToolContext, openChecked, shownPath } from "./scoped-path.js";
-import { BoundedLines, cutLine, looksBinary, MAX_FILE_BYTES } from "./text.js";
+import { BoundedLines, cutLine, looksBinary, MAX_FILE_BYTES, splitLines } from "./text.js";
 import { type WalkedFile, walkTree } from "./walk-tree.js";
 
 /** What `searchFiles` looks for. */
@@ -112,7 +112,7 @@ interface OutputLine {
 
 /** rg/grep style: `path:line:text` for matches, `path-line-text` for context, `--` between groups. */
 function formatMatches(shown: string, text: string, query: GrepQuery): OutputLine[] {
-  const lines = text.split("\n");
+  const lines = splitLines(text);
   const out: OutputLine[] = [];
   const context = (j: number) => ({
     text: `${shown}-${j + 1}-${cutLine(lines[j] as string, MAX_SHOWN_LINE)}`,
