@@ -3,7 +3,7 @@ import { constants } from "node:fs";
 import { open, readFile, rm, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { openChecked, PathChangedError } from "../src/fs/scoped-path.js";
+import { openChecked, PathChangedError, readSmallFileChecked } from "../src/fs/scoped-path.js";
 import { MINIMAL, modelCalls, type PodTools, podTools, startDouble, tempRoot } from "./helpers.js";
 
 const SECRET = "SECRET-7f3a9c-do-not-leak";
@@ -173,5 +173,12 @@ describe("every fs tool refuses the traversal corpus", () => {
     await expect(
       openChecked(join(ws, "sub/file.txt"), constants.O_RDONLY, "sub/file.txt"),
     ).rejects.toBeInstanceOf(PathChangedError);
+    // grep's fast path makes the same check.
+    expect(
+      readSmallFileChecked(join(ws, "sub/file.txt"), 1 << 20, { buffer: Buffer.alloc(16) }),
+    ).toBeUndefined();
+    expect(
+      readSmallFileChecked(join(ws, "src/a.txt"), 1 << 20, { buffer: Buffer.alloc(16) })?.toString(),
+    ).toBe("alpha\nbeta\n");
   });
 });

@@ -27,14 +27,13 @@ export function globTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
       const limit = args.limit ?? DEFAULT_LIMIT;
       const out = new BoundedLines();
       let found = 0;
-      for await (const file of walkTree(root.path, {
-        scope: ctx.scope,
-        stopAt: ctx.workspace,
-        signal: toolCtx.signal,
-      })) {
-        if (!matches(file.rel)) continue;
-        found++;
-        if (found > limit || !out.push(shownPath(ctx, file.path))) break;
+      const walk = walkTree(root.path, { scope: ctx.scope, stopAt: ctx.workspace, signal: toolCtx.signal });
+      collect: for await (const files of walk) {
+        for (const file of files) {
+          if (!matches(file.rel)) continue;
+          found++;
+          if (found > limit || !out.push(shownPath(ctx, file.path))) break collect;
+        }
       }
       const cut = found > limit || out.full;
       return {

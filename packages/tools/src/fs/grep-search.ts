@@ -1,7 +1,6 @@
-import { constants } from "node:fs";
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
-import { type FsToolContext, openChecked, shownPath } from "./scoped-path.js";
+import { type FsToolContext, readSmallFileChecked, shownPath } from "./scoped-path.js";
 import { BoundedLines, cutLine, looksBinary, MAX_FILE_BYTES, splitLines } from "./text.js";
 import { type WalkedFile, walkTree } from "./walk-tree.js";
 
@@ -27,13 +26,13 @@ export interface GrepResult {
   truncated: boolean;
 }
 
-/** Files read at once: enough to keep the thread pool busy without opening thousands of files. */
-const BATCH = 64;
+/** Longest stretch of synchronous reading before the search yields to the event loop. */
+const SLICE_MS = 10;
 const MAX_SHOWN_LINE = 300;
 
 /**
  * Searches `root` (a canonical file or directory the scope lets the model read) line by line.
- * Every file is opened through `openChecked` (no symlink followed, the real path verified), so a
+ * Every file is opened through `readSmallFileChecked` (no symlink followed, the real path verified), so a
  * tree changed during the search never leaks a file outside the scope.
  */
 export async function searchFiles(ctx: FsToolContext, root: string, query: GrepQuery): Promise<GrepResult> {
@@ -43,65 +42,57 @@ export async function searchFiles(ctx: FsToolContext, root: string, query: GrepQ
   // cheaper than splitting it into lines.
   const anywhere = new RegExp(query.regex.source, `${query.regex.flags}m`);
 
-  const searchOne = async (file: WalkedFile): Promise<OutputLine[] | undefined> => {
-    let text: string;
-    try {
-      const handle = await openChecked(file.path, constants.O_RDONLY, file.rel);
-      try {
-        const bytes = await handle.readFile();
-        if (bytes.length > MAX_FILE_BYTES || looksBinary(bytes)) return undefined;
-        text = bytes.toString("utf8");
-      } finally {
-        await handle.close();
-      }
-    } catch {
-      return undefined; // vanished, swapped for a symlink, or unreadable: skipped, never followed
-    }
+  const scratch = { buffer: Buffer.allocUnsafe(64 * 1024) };
+  const searchOne = (file: WalkedFile): OutputLine[] | undefined => {
+    // Vanished, swapped for a symlink, too big or unreadable: skipped, never followed.
+    const bytes = readSmallFileChecked(file.path, MAX_FILE_BYTES, scratch);
+    if (bytes === undefined || looksBinary(bytes)) return undefined;
+    const text = bytes.toString("utf8");
     if (!anywhere.test(text)) return undefined;
     return formatMatches(shownPath(ctx, file.path), text, query);
   };
 
-  const files = (await stat(root)).isDirectory()
+  // Files are read synchronously in slices of at most SLICE_MS, with a yield to the event loop
+  // after each, so a large search neither stalls other work nor ignores an abort for long.
+  const isDirectory = (await stat(root)).isDirectory();
+  const batches = isDirectory
     ? walkTree(root, {
         scope: ctx.scope,
         stopAt: ctx.workspace,
         ...(query.signal ? { signal: query.signal } : {}),
       })
     : single(root);
-  let batch: WalkedFile[] = [];
-  const flush = async (): Promise<boolean> => {
-    const found = await Promise.all(batch.map(searchOne));
-    batch = [];
-    for (const lines of found) {
+  let sliceStart = performance.now();
+  search: for await (const files of batches) {
+    for (const file of files) {
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        query.signal?.throwIfAborted();
+        sliceStart = performance.now();
+      }
+      if (query.include && !query.include(file.rel)) continue;
+      const lines = searchOne(file);
       if (!lines) continue;
       result.files++;
       for (const line of lines) {
         if (line.match && result.matches >= query.limit) {
           result.limited = true;
-          return false;
+          break search;
         }
         if (!out.push(line.text)) {
           result.truncated = true;
-          return false;
+          break search;
         }
         if (line.match) result.matches++;
       }
     }
-    return true;
-  };
-  for await (const file of files) {
-    query.signal?.throwIfAborted();
-    if (query.include && !query.include(file.rel)) continue;
-    batch.push(file);
-    if (batch.length >= BATCH && !(await flush())) break;
   }
-  if (batch.length > 0) await flush();
   result.text = out.text();
   return result;
 }
 
-async function* single(path: string): AsyncGenerator<WalkedFile> {
-  yield { path, rel: basename(path) };
+async function* single(path: string): AsyncGenerator<WalkedFile[]> {
+  yield [{ path, rel: basename(path) }];
 }
 
 interface OutputLine {

@@ -1,4 +1,4 @@
-import { constants } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync } from "node:fs";
 import { type FileHandle, open, readlink } from "node:fs/promises";
 import { isAbsolute, relative } from "node:path";
 import type { Permission, Scope } from "@podkit/manifest";
@@ -74,6 +74,51 @@ export async function openChecked(
     }
   }
   return handle;
+}
+
+/**
+ * `openChecked` for many small files in a row (grep): opens without following a final symlink,
+ * verifies the real path, and reads at most `maxBytes` — synchronously, because the promise API
+ * costs several thread-pool round trips per file. Callers run it in short slices and yield to
+ * the event loop between them. Returns undefined for a file that vanished, was swapped, is not a
+ * regular file or is larger than `maxBytes`.
+ */
+export function readSmallFileChecked(
+  canonical: string,
+  maxBytes: number,
+  scratch: { buffer: Buffer },
+): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(canonical, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (HAS_PROC_FD && readlinkSync(`/proc/self/fd/${fd}`) !== canonical) return undefined;
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > maxBytes) return undefined;
+    // One byte more than stat says, to notice a file that grew; it is read again in that case.
+    if (scratch.buffer.length < stat.size + 1)
+      scratch.buffer = Buffer.allocUnsafe(Math.max(stat.size + 1, scratch.buffer.length * 2));
+    let length = 0;
+    for (;;) {
+      const n = readSync(fd, scratch.buffer, length, scratch.buffer.length - length, length);
+      if (n === 0) break;
+      length += n;
+      if (length === scratch.buffer.length) {
+        if (length > maxBytes) return undefined;
+        const bigger = Buffer.allocUnsafe(length * 2);
+        scratch.buffer.copy(bigger);
+        scratch.buffer = bigger;
+      }
+    }
+    return scratch.buffer.subarray(0, length);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A file-system error as a one-line message without contents (`ENOENT: no such file`). */

@@ -19,7 +19,8 @@ interface IgnoreLayer {
 }
 
 /**
- * Lists the regular files under `root` (a canonical directory) the scope lets the model read.
+ * Lists the regular files under `root`, one directory's files per batch (fewer awaits on big
+ * trees), (a canonical directory) the scope lets the model read.
  * Symlinks are not followed (so every path stays canonical and nothing outside the tree is
  * reached through one), `.git` is skipped, and `.gitignore` files are honoured from `stopAt`
  * (the workspace) down, matched by the `ignore` package, git's own rule set. Subtrees a deny
@@ -28,7 +29,7 @@ interface IgnoreLayer {
 export async function* walkTree(
   root: string,
   options: { scope: Scope; stopAt: string; signal?: AbortSignal },
-): AsyncGenerator<WalkedFile> {
+): AsyncGenerator<WalkedFile[]> {
   const { scope } = options;
   const layers: IgnoreLayer[] = [];
   // .gitignore files between the workspace and the walk root apply too, as in git.
@@ -45,10 +46,14 @@ export async function* walkTree(
     if (layer) layers.push(layer);
   }
 
-  const stack: { dir: string; layers: IgnoreLayer[] }[] = [{ dir: root, layers }];
+  const stack: { dir: string; rel: string; layers: IgnoreLayer[] }[] = [{ dir: root, rel: "", layers }];
   while (stack.length > 0) {
     options.signal?.throwIfAborted();
-    const { dir, layers: inherited } = stack.pop() as { dir: string; layers: IgnoreLayer[] };
+    const {
+      dir,
+      rel: dirRel,
+      layers: inherited,
+    } = stack.pop() as { dir: string; rel: string; layers: IgnoreLayer[] };
     let entries: import("node:fs").Dirent[];
     try {
       entries = await readdir(dir, { withFileTypes: true });
@@ -61,20 +66,25 @@ export async function* walkTree(
       if (layer) active = [...inherited, layer];
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const subdirs: string[] = [];
+    const subdirs: { dir: string; rel: string; layers: IgnoreLayer[] }[] = [];
+    const files: WalkedFile[] = [];
     for (const entry of entries) {
       if (entry.isSymbolicLink()) continue;
-      const path = join(dir, entry.name);
+      const path = `${dir}/${entry.name}`;
+      const rel = dirRel === "" ? entry.name : `${dirRel}/${entry.name}`;
       const isDir = entry.isDirectory();
       if (isDir && entry.name === ".git") continue;
-      if (ignored(active, path, isDir)) continue;
+      if (active.length > 0 && ignored(active, path, isDir)) continue;
       if (isDir) {
-        if (scope.permissionAtCanonical(path) !== null || reopensBelow(scope, path)) subdirs.push(path);
+        if (scope.permissionAtCanonical(path) !== null || reopensBelow(scope, path)) {
+          subdirs.push({ dir: path, rel, layers: active });
+        }
       } else if (entry.isFile() && scope.permissionAtCanonical(path) !== null) {
-        yield { path, rel: relative(root, path) };
+        files.push({ path, rel });
       }
     }
-    for (const sub of subdirs.reverse()) stack.push({ dir: sub, layers: active });
+    if (files.length > 0) yield files;
+    stack.push(...subdirs.reverse());
   }
 }
 
