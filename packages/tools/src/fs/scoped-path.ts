@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync } fro
 import { type FileHandle, open, readlink } from "node:fs/promises";
 import { isAbsolute, relative } from "node:path";
 import type { Permission, Scope } from "@podkit/manifest";
+import { ToolsError } from "../errors.js";
 
 /** What every filesystem tool needs: the scope and the workspace relative paths start from. */
 export interface FsToolContext {
@@ -37,11 +38,25 @@ export function shownPath(ctx: FsToolContext, canonical: string): string {
   return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? canonical : rel;
 }
 
-/** Raised when the file system changed between the scope check and the open. */
-export class PathChangedError extends Error {
+const PATH_CHANGED_MARKER = Symbol.for("podkit.tools.error.path-changed");
+
+/** The file system changed between the scope check and the open (a symlink appeared). */
+export class PathChangedError extends ToolsError {
+  readonly [PATH_CHANGED_MARKER] = true;
+
   constructor(shown: string) {
-    super(`"${shown}" changed while it was being opened (a symlink appeared); nothing was read or written`);
+    super(`"${shown}" changed while it was being opened (a symlink appeared); nothing was read or written`, {
+      hint: "check who else is changing the workspace, then try again",
+    });
     this.name = "PathChangedError";
+  }
+
+  static override isInstance(value: unknown): value is PathChangedError {
+    return (
+      typeof value === "object" &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[PATH_CHANGED_MARKER] === true
+    );
   }
 }
 
@@ -123,7 +138,7 @@ export function readSmallFileChecked(
 
 /** A file-system error as a one-line message without contents (`ENOENT: no such file`). */
 export function fsErrorMessage(error: unknown, shown: string): string {
-  if (error instanceof PathChangedError) return error.message;
+  if (PathChangedError.isInstance(error)) return error.message;
   const code = (error as NodeJS.ErrnoException).code;
   switch (code) {
     case "ENOENT":

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { ToolPackageExportError, ToolPackageNotFoundError, ToolsError } from "../src/errors.js";
+import { PathChangedError } from "../src/fs/scoped-path.js";
+
+// Every error class carries its own `Symbol.for("podkit.tools.error.<kind>")` marker; its
+// `isInstance` checks that marker, never the mutable `name` (docs/errors.md).
+const location = { specifier: "x", declaredIn: "/m.toml", resolveFrom: "/" };
+const CASES = [
+  {
+    kind: "package-not-found",
+    make: () => new ToolPackageNotFoundError(location, ["/node_modules/x"]),
+    is: ToolPackageNotFoundError,
+  },
+  {
+    kind: "bad-package-export",
+    make: () => new ToolPackageExportError(location, "/x.js", "no export"),
+    is: ToolPackageExportError,
+  },
+  { kind: "path-changed", make: () => new PathChangedError("a.txt"), is: PathChangedError },
+] as const;
+
+describe("tools errors carry per-class markers", () => {
+  it.each(CASES)(
+    "$kind: recognised by its marker even when renamed, and only by it",
+    ({ kind, make, is }) => {
+      const error = make();
+      expect(is.isInstance(error)).toBe(true);
+      expect(ToolsError.isInstance(error)).toBe(true);
+      error.name = "Renamed";
+      expect(is.isInstance(error)).toBe(true);
+      const impostor = Object.assign(new ToolsError("x"), { name: is.name });
+      expect(is.isInstance(impostor)).toBe(false);
+      const foreign = Object.assign(new Error("another copy"), {
+        [Symbol.for("podkit.tools.error")]: true,
+        [Symbol.for(`podkit.tools.error.${kind}`)]: true,
+      });
+      expect(is.isInstance(foreign)).toBe(true);
+      for (const other of CASES) expect(other.is.isInstance(error)).toBe(other.is === is);
+    },
+  );
+});
