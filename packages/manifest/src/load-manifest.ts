@@ -14,7 +14,7 @@ import {
   userManifestPath,
   workspaceManifestPath,
 } from "./env.js";
-import type { ResolvedManifest } from "./resolved-manifest.js";
+import type { ResolvedManifest, ToolPackageRef } from "./resolved-manifest.js";
 import type { Scope } from "./scope/scope.js";
 
 /** Inputs of `loadManifest`. */
@@ -40,6 +40,11 @@ export interface LoadedManifest {
    * `prompts.toml` and `prompts/` are the user layer of the prompt catalog.
    */
   userConfigDir: string;
+  /**
+   * `[tools] packages`, each with the directory it resolves from (that of the layer that listed
+   * it; the cwd for `--set`) — what `@podkit/tools` needs to resolve them as Node would.
+   */
+  toolPackages: ToolPackageRef[];
   /** Every layer considered, lowest first (absent optional files included, `present: false`). */
   layers: ManifestLayer[];
   /** Merged key path (`worker.max_turns`, `scope.allow[2]`) → the layer that set it. */
@@ -84,7 +89,7 @@ export async function loadManifest(options: LoadManifestOptions = {}): Promise<L
 
   const merged = mergeLayers(parsed);
   const topFile = [...parsed].reverse().find((p) => p.layer.file !== undefined)?.layer.file;
-  const { manifest, scope } = await finalizeManifest(merged.data, merged.provenance, {
+  const { manifest, scope, toolPackages } = await finalizeManifest(merged.data, merged.provenance, {
     builtin,
     topFile,
     workspace,
@@ -95,6 +100,7 @@ export async function loadManifest(options: LoadManifestOptions = {}): Promise<L
     scope,
     workspace,
     userConfigDir: userConfigDir(env),
+    toolPackages,
     layers,
     provenance: merged.provenance,
   };

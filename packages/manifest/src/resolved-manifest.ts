@@ -68,7 +68,8 @@ export interface ToolsConfig {
   bash_env: string[];
   bash_timeout_ms: number;
   bash_max_timeout_ms: number;
-  packages: ToolPackageRef[];
+  /** As written; `LoadedManifest.toolPackages` says where each resolves from. */
+  packages: string[];
   /** Options per package specifier (`[tools.options."<specifier>"]`). */
   options: Record<string, Record<string, unknown>>;
 }

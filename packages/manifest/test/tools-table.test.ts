@@ -58,11 +58,13 @@ describe("[tools]", () => {
       "proj/pods/main.toml",
       `${MINIMAL}[tools]\nbuiltin = ["read_file"]\npackages = ["@acme/podkit-tools-jira", "./local-tools.mjs"]\n[tools.options."@acme/podkit-tools-jira"]\nsite = "acme.atlassian.net"\nmax_results = 5\n`,
     );
-    const { manifest, provenance } = await load(file);
+    const { manifest, provenance, toolPackages } = await load(file);
     expect(manifest.tools.builtin).toEqual(["read_file"]);
     expect(manifest.tools.bash).toBe(true);
     expect(manifest.tools.bash_env).toEqual(["GITHUB_TOKEN"]);
-    expect(manifest.tools.packages).toEqual([
+    expect(manifest.tools.packages).toEqual(["@acme/podkit-tools-jira", "./local-tools.mjs"]);
+    expect(provenance.get("tools.packages")).toMatchObject({ layer: { kind: "file" }, line: 7 });
+    expect(toolPackages).toEqual([
       { specifier: "@acme/podkit-tools-jira", resolveFrom: t.path("proj/pods"), declaredIn: file },
       { specifier: "./local-tools.mjs", resolveFrom: t.path("proj/pods"), declaredIn: file },
     ]);

@@ -9,7 +9,7 @@ import {
 import type { ManifestIssue } from "../errors.js";
 import { manifestError } from "../format-issue.js";
 import { defaultApiKeyEnv, defaultContextWindow, parseModelRef } from "../model-ref.js";
-import type { ResolvedManifest } from "../resolved-manifest.js";
+import type { ResolvedManifest, ToolPackageRef } from "../resolved-manifest.js";
 import type { ManifestLayerData, ScopeRuleLayer } from "../schema/layer-schema.js";
 import { canonicalPath } from "../scope/canonical-path.js";
 import { Scope, type ScopeRule } from "../scope/scope.js";
@@ -37,7 +37,7 @@ export async function finalizeManifest(
   merged: ManifestLayerData,
   provenance: Map<string, Provenance>,
   context: FinalizeContext,
-): Promise<{ manifest: ResolvedManifest; scope: Scope }> {
+): Promise<{ manifest: ResolvedManifest; scope: Scope; toolPackages: ToolPackageRef[] }> {
   const issues: ManifestIssue[] = [];
   const at = (keyPath: string, problem: string): ManifestIssue => {
     const source = provenance.get(keyPath);
@@ -114,7 +114,7 @@ export async function finalizeManifest(
       );
     }
   });
-  const tools = finalizeTools(merged, provenance, context, fromBuiltin, at, issues);
+  const { tools, packageRefs } = finalizeTools(merged, provenance, context, fromBuiltin, at, issues);
 
   const pack = merged.pod?.prompt_pack;
   if (pack !== undefined && !pack.startsWith("$")) {
@@ -158,7 +158,7 @@ export async function finalizeManifest(
     tools,
   };
   const scope = await Scope.fromRules(allowRules, denyRules, context.workspace);
-  return { manifest, scope };
+  return { manifest, scope, toolPackages: packageRefs };
 }
 
 type At = (keyPath: string, problem: string) => ManifestIssue;

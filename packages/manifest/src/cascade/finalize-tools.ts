@@ -21,7 +21,7 @@ export function finalizeTools(
   fromBuiltin: (keyPath: string, note?: string) => void,
   at: At,
   issues: ManifestIssue[],
-): ToolsConfig {
+): { tools: ToolsConfig; packageRefs: ToolPackageRef[] } {
   const set = merged.tools ?? {};
   const hasWriteRule = (merged.scope?.allow ?? []).some((rule) => rule.permission === "write");
 
@@ -74,15 +74,16 @@ export function finalizeTools(
     }
   }
 
-  return {
+  const tools: ToolsConfig = {
     builtin,
     bash: filled.bash,
     bash_env: [...new Set(set.bash_env ?? [])],
     bash_timeout_ms: filled.bash_timeout_ms,
     bash_max_timeout_ms: filled.bash_max_timeout_ms,
-    packages,
+    packages: packages.map((p) => p.specifier),
     options,
   };
+  return { tools, packageRefs: packages };
 }
 
 function pick(set: NonNullable<ManifestLayerData["tools"]>) {

@@ -135,7 +135,7 @@ export async function loadToolPackages(
       remove_env: manifest.model.api_key_env ? [manifest.model.api_key_env] : [],
       ...options.extraOptions?.[BUILTIN_PACKAGE_NAME],
     });
-    for (const ref of manifest.tools.packages) {
+    for (const ref of loaded.toolPackages) {
       const location: ToolPackageLocation = {
         specifier: ref.specifier,
         declaredIn: ref.declaredIn,
