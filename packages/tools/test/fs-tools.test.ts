@@ -211,3 +211,20 @@ describe("glob and grep", () => {
     expect(bad.summary).toContain("invalid regular expression");
   });
 });
+
+describe("output caps", () => {
+  it("the tools stop under the manifest's per-tool cap and say so, instead of being cut by the worker", async () => {
+    const manifest = await t.write(
+      "ws/capped.toml",
+      `${MINIMAL}[worker.tool_output]\nper_tool = { grep = 4096, read_file = 2048 }\n[[scope.allow]]\ntarget = "."\npermission = "read"\n`,
+    );
+    const capped = await podTools(manifest, ws);
+    await t.write("ws/many.txt", Array.from({ length: 2000 }, (_, i) => `match number ${i}`).join("\n"));
+    const grep = await capped.call("grep", { pattern: "match", limit: 5000 });
+    expect(Buffer.byteLength(grep.content ?? "")).toBeLessThanOrEqual(4096 - 512);
+    expect(grep.summary).toContain("output cut at the size budget");
+    const read = await capped.call("read_file", { path: "many.txt" });
+    expect(Buffer.byteLength(read.content ?? "")).toBeLessThanOrEqual(2048 - 512);
+    expect(read.summary).toMatch(/continue with offset \d+/);
+  });
+});

@@ -7,6 +7,7 @@ import { globTool } from "../fs/glob-tool.js";
 import { grepTool } from "../fs/grep-tool.js";
 import { readFileTool } from "../fs/read-file-tool.js";
 import type { FsToolContext } from "../fs/scoped-path.js";
+import { OUTPUT_BUDGET_BYTES } from "../fs/text.js";
 import { writeFileTool } from "../fs/write-file-tool.js";
 import { definePodkitToolPackage } from "../package/tool-package.js";
 
@@ -24,6 +25,10 @@ export const builtinOptionsSchema = z.strictObject({
   bash_timeout_ms: z.int().min(1).default(TOOLS_DEFAULTS.bash_timeout_ms),
   bash_max_timeout_ms: z.int().min(1).default(TOOLS_DEFAULTS.bash_max_timeout_ms),
   remove_env: z.array(z.string()).default([]),
+  /** `[worker.tool_output]`: the tools keep their output under these caps. */
+  tool_output: z
+    .object({ default_max_bytes: z.int().min(1), per_tool: z.record(z.string(), z.int().min(1)).default({}) })
+    .optional(),
 });
 
 export type BuiltinToolOptions = z.input<typeof builtinOptionsSchema>;
@@ -47,7 +52,14 @@ export const builtinToolPackage = definePodkitToolPackage({
     if (!parsed.success)
       throw new Error(`invalid options for ${BUILTIN_PACKAGE_NAME}: ${parsed.error.message}`);
     const options = parsed.data;
-    const fsContext: FsToolContext = { scope: ctx.scope, workspace: ctx.workspace };
+    const caps = options.tool_output;
+    // Room for the summary line the worker counts in the same cap.
+    const outputBudget = (tool: string) =>
+      Math.max(
+        1024,
+        Math.min(OUTPUT_BUDGET_BYTES, (caps?.per_tool[tool] ?? caps?.default_max_bytes ?? Infinity) - 512),
+      );
+    const fsContext: FsToolContext = { scope: ctx.scope, workspace: ctx.workspace, outputBudget };
     const factories: ToolFactory[] = options.builtin.map((name) => () => FS_TOOLS[name](fsContext));
     if (options.bash) {
       factories.push(() =>
@@ -57,6 +69,7 @@ export const builtinToolPackage = definePodkitToolPackage({
           maxTimeoutMs: options.bash_max_timeout_ms,
           allowEnv: options.bash_env,
           removeEnv: options.remove_env,
+          maxOutputBytes: Math.min(30_000, outputBudget("bash")),
         }),
       );
     }

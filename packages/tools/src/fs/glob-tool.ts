@@ -25,7 +25,7 @@ export function globTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
       if (!root.ok) return { summary: root.message, is_error: true };
       const matches = compileGlob(args.pattern);
       const limit = args.limit ?? DEFAULT_LIMIT;
-      const out = new BoundedLines();
+      const out = new BoundedLines(ctx.outputBudget?.("glob"));
       let found = 0;
       const walk = walkTree(root.path, { scope: ctx.scope, stopAt: ctx.workspace, signal: toolCtx.signal });
       collect: for await (const files of walk) {

@@ -36,7 +36,7 @@ const MAX_SHOWN_LINE = 300;
  * tree changed during the search never leaks a file outside the scope.
  */
 export async function searchFiles(ctx: FsToolContext, root: string, query: GrepQuery): Promise<GrepResult> {
-  const out = new BoundedLines();
+  const out = new BoundedLines(ctx.outputBudget?.("grep"));
   const result: GrepResult = { text: "", matches: 0, files: 0, limited: false, truncated: false };
   // A whole-file prefilter: most files have no match, and one regex run over the buffer is far
   // cheaper than splitting it into lines.

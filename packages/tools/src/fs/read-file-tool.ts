@@ -58,7 +58,7 @@ export function readFileTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
           is_error: true,
         };
       }
-      const out = new BoundedLines();
+      const out = new BoundedLines(ctx.outputBudget?.("read_file"));
       let shownLast = first - 1;
       for (let n = first; n <= last; n++) {
         if (!out.push(`${String(n).padStart(6)}\t${cutLine(lines[n - 1] ?? "")}`)) break;

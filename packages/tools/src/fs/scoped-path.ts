@@ -8,6 +8,11 @@ import { ToolsError } from "../errors.js";
 export interface FsToolContext {
   readonly scope: Scope;
   readonly workspace: string;
+  /**
+   * Output bytes a tool may produce (the manifest's `[worker.tool_output]` cap for it, less room
+   * for the summary); the tools stop there and say how to get the rest. Default 48 KiB.
+   */
+  readonly outputBudget?: (toolName: string) => number;
 }
 
 /** A path the scope allowed, in canonical form, and how to show it to the model. */

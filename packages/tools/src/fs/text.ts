@@ -33,7 +33,11 @@ export class BoundedLines {
   private bytes = 0;
   full = false;
 
-  constructor(private readonly budget = OUTPUT_BUDGET_BYTES) {}
+  private readonly budget: number;
+
+  constructor(budget?: number) {
+    this.budget = budget ?? OUTPUT_BUDGET_BYTES;
+  }
 
   /** Adds a line; false (and nothing added) once the budget would be exceeded. */
   push(line: string): boolean {

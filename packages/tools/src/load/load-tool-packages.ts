@@ -133,6 +133,7 @@ export async function loadToolPackages(
       bash_timeout_ms: manifest.tools.bash_timeout_ms,
       bash_max_timeout_ms: manifest.tools.bash_max_timeout_ms,
       remove_env: manifest.model.api_key_env ? [manifest.model.api_key_env] : [],
+      tool_output: manifest.worker.tool_output,
       ...options.extraOptions?.[BUILTIN_PACKAGE_NAME],
     });
     for (const ref of loaded.toolPackages) {
