@@ -1,9 +1,14 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: tool results are read as loose JSON
 import { constants } from "node:fs";
-import { open, readFile, rm, symlink } from "node:fs/promises";
+import { open, readFile, rename, rm, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { openChecked, PathChangedError, readSmallFileChecked } from "../src/fs/scoped-path.js";
+import {
+  CheckedDirectory,
+  openChecked,
+  PathChangedError,
+  readSmallFileChecked,
+} from "../src/fs/scoped-path.js";
 import { MINIMAL, modelCalls, type PodTools, podTools, startDouble, tempRoot } from "./helpers.js";
 
 const SECRET = "SECRET-7f3a9c-do-not-leak";
@@ -180,5 +185,21 @@ describe("every fs tool refuses the traversal corpus", () => {
     expect(
       readSmallFileChecked(join(ws, "src/a.txt"), 1 << 20, { buffer: Buffer.alloc(16) })?.toString(),
     ).toBe("alpha\nbeta\n");
+  });
+
+  it("grep reads a directory's files through the directory it verified, even if the path is swapped meanwhile", async () => {
+    await t.write("ws/sub/file.txt", "harmless\n");
+    await t.write("outside/subdir/file.txt", `${SECRET}\n`);
+    const directory = CheckedDirectory.open(join(ws, "sub"));
+    expect(directory).toBeDefined();
+    await rename(join(ws, "sub"), join(ws, "sub-old"));
+    await symlink(t.path("outside/subdir"), join(ws, "sub"));
+    // Positive control: the path now leads to the secret.
+    expect(await readFile(join(ws, "sub/file.txt"), "utf8")).toContain(SECRET);
+
+    const scratch = { buffer: Buffer.alloc(16) };
+    expect(directory?.read("file.txt", 1 << 20, scratch)?.toString()).toBe("harmless\n");
+    directory?.close();
+    expect(CheckedDirectory.open(join(ws, "sub"))).toBeUndefined();
   });
 });

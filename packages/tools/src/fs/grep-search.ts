@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
-import { type FsToolContext, readSmallFileChecked, shownPath } from "./scoped-path.js";
+import { CheckedDirectory, type FsToolContext, readSmallFileChecked, shownPath } from "./scoped-path.js";
 import { BoundedLines, cutLine, looksBinary, MAX_FILE_BYTES, splitLines } from "./text.js";
 import { type WalkedFile, walkTree } from "./walk-tree.js";
 
@@ -32,8 +32,9 @@ const MAX_SHOWN_LINE = 300;
 
 /**
  * Searches `root` (a canonical file or directory the scope lets the model read) line by line.
- * Every file is opened through `readSmallFileChecked` (no symlink followed, the real path verified), so a
- * tree changed during the search never leaks a file outside the scope.
+ * Files are opened without following a symlink, through a directory descriptor whose real path
+ * was verified (`CheckedDirectory`), so a tree changed during the search never leaks a file
+ * outside the scope.
  */
 export async function searchFiles(ctx: FsToolContext, root: string, query: GrepQuery): Promise<GrepResult> {
   const out = new BoundedLines(ctx.outputBudget?.("grep"));
@@ -43,56 +44,75 @@ export async function searchFiles(ctx: FsToolContext, root: string, query: GrepQ
   const anywhere = new RegExp(query.regex.source, `${query.regex.flags}m`);
 
   const scratch = { buffer: Buffer.allocUnsafe(64 * 1024) };
-  const searchOne = (file: WalkedFile): OutputLine[] | undefined => {
+  const searchOne = (file: WalkedFile, bytes: Buffer | undefined): OutputLine[] | undefined => {
     // Vanished, swapped for a symlink, too big or unreadable: skipped, never followed.
-    const bytes = readSmallFileChecked(file.path, MAX_FILE_BYTES, scratch);
     if (bytes === undefined || looksBinary(bytes)) return undefined;
     const text = bytes.toString("utf8");
     if (!anywhere.test(text)) return undefined;
     return formatMatches(shownPath(ctx, file.path), text, query);
   };
 
-  // Files are read synchronously in slices of at most SLICE_MS, with a yield to the event loop
-  // after each, so a large search neither stalls other work nor ignores an abort for long.
-  const isDirectory = (await stat(root)).isDirectory();
-  const batches = isDirectory
-    ? walkTree(root, {
-        scope: ctx.scope,
-        stopAt: ctx.workspace,
-        ...(query.signal ? { signal: query.signal } : {}),
-      })
-    : single(root);
+  // A single file is read on its own; a tree comes one directory per batch, read through that
+  // directory's verified descriptor. Files are read synchronously in slices of at most SLICE_MS
+  // with a yield to the event loop after each, so a large search neither stalls other work nor
+  // ignores an abort for long.
+  if (!(await stat(root)).isDirectory()) {
+    const file = { path: root, rel: basename(root) };
+    collect(result, out, query, searchOne(file, readSmallFileChecked(root, MAX_FILE_BYTES, scratch)));
+    result.text = out.text();
+    return result;
+  }
+  const batches = walkTree(root, {
+    scope: ctx.scope,
+    stopAt: ctx.workspace,
+    ...(query.signal ? { signal: query.signal } : {}),
+  });
   let sliceStart = performance.now();
   search: for await (const files of batches) {
-    for (const file of files) {
-      if (performance.now() - sliceStart > SLICE_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        query.signal?.throwIfAborted();
-        sliceStart = performance.now();
-      }
-      if (query.include && !query.include(file.rel)) continue;
-      const lines = searchOne(file);
-      if (!lines) continue;
-      result.files++;
-      for (const line of lines) {
-        if (line.match && result.matches >= query.limit) {
-          result.limited = true;
-          break search;
+    const first = files[0] as WalkedFile;
+    const directory = CheckedDirectory.open(first.path.slice(0, first.path.lastIndexOf("/")));
+    if (!directory) continue; // the directory changed since it was listed: skipped, never followed
+    try {
+      for (const file of files) {
+        if (performance.now() - sliceStart > SLICE_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          query.signal?.throwIfAborted();
+          sliceStart = performance.now();
         }
-        if (!out.push(line.text)) {
-          result.truncated = true;
-          break search;
-        }
-        if (line.match) result.matches++;
+        if (query.include && !query.include(file.rel)) continue;
+        const name = file.path.slice(file.path.lastIndexOf("/") + 1);
+        const lines = searchOne(file, directory.read(name, MAX_FILE_BYTES, scratch));
+        if (!collect(result, out, query, lines)) break search;
       }
+    } finally {
+      directory.close();
     }
   }
   result.text = out.text();
   return result;
 }
 
-async function* single(path: string): AsyncGenerator<WalkedFile[]> {
-  yield [{ path, rel: basename(path) }];
+/** Adds one file's lines to the output; false once the match limit or the budget stops the search. */
+function collect(
+  result: GrepResult,
+  out: BoundedLines,
+  query: GrepQuery,
+  lines: OutputLine[] | undefined,
+): boolean {
+  if (!lines) return true;
+  result.files++;
+  for (const line of lines) {
+    if (line.match && result.matches >= query.limit) {
+      result.limited = true;
+      return false;
+    }
+    if (!out.push(line.text)) {
+      result.truncated = true;
+      return false;
+    }
+    if (line.match) result.matches++;
+  }
+  return true;
 }
 
 interface OutputLine {

@@ -97,10 +97,10 @@ export async function openChecked(
 }
 
 /**
- * `openChecked` for many small files in a row (grep): opens without following a final symlink,
- * verifies the real path, and reads at most `maxBytes` — synchronously, because the promise API
- * costs several thread-pool round trips per file. Callers run it in short slices and yield to
- * the event loop between them. Returns undefined for a file that vanished, was swapped, is not a
+ * `openChecked` for a small file read synchronously (grep reads thousands in a row, and the
+ * promise API costs several thread-pool round trips per file; callers run it in short slices
+ * and yield to the event loop between them): no final symlink followed, the real path verified,
+ * at most `maxBytes` read. Returns undefined for a file that vanished, was swapped, is not a
  * regular file or is larger than `maxBytes`.
  */
 export function readSmallFileChecked(
@@ -116,29 +116,89 @@ export function readSmallFileChecked(
   }
   try {
     if (HAS_PROC_FD && readlinkSync(`/proc/self/fd/${fd}`) !== canonical) return undefined;
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > maxBytes) return undefined;
-    // One byte more than stat says, to notice a file that grew; it is read again in that case.
-    if (scratch.buffer.length < stat.size + 1)
-      scratch.buffer = Buffer.allocUnsafe(Math.max(stat.size + 1, scratch.buffer.length * 2));
-    let length = 0;
-    for (;;) {
-      const n = readSync(fd, scratch.buffer, length, scratch.buffer.length - length, length);
-      if (n === 0) break;
-      length += n;
-      if (length === scratch.buffer.length) {
-        if (length > maxBytes) return undefined;
-        const bigger = Buffer.allocUnsafe(length * 2);
-        scratch.buffer.copy(bigger);
-        scratch.buffer = bigger;
-      }
-    }
-    return scratch.buffer.subarray(0, length);
+    return readRegularFile(fd, maxBytes, scratch);
   } catch {
     return undefined;
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A directory opened once (`O_NOFOLLOW`) and verified to be the canonical directory the walk
+ * listed. On Linux its files are then opened through `/proc/self/fd/<dir fd>/<name>`, which the
+ * kernel resolves from the opened directory itself, so a parent swapped for a symlink later
+ * cannot redirect them — one check per directory instead of one per file. Elsewhere each file
+ * is opened by path with `O_NOFOLLOW`.
+ */
+export class CheckedDirectory {
+  private constructor(
+    private readonly dir: string,
+    private readonly fd: number | undefined,
+  ) {}
+
+  /** Opens and verifies `canonicalDir`; undefined when it vanished or is no longer that directory. */
+  static open(canonicalDir: string): CheckedDirectory | undefined {
+    if (!HAS_PROC_FD) return new CheckedDirectory(canonicalDir, undefined);
+    let fd: number;
+    try {
+      fd = openSync(canonicalDir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    } catch {
+      return undefined;
+    }
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`) === canonicalDir) return new CheckedDirectory(canonicalDir, fd);
+    } catch {
+      // fall through: treated as changed
+    }
+    closeSync(fd);
+    return undefined;
+  }
+
+  /** Reads the regular file `name` in this directory; undefined as for `readSmallFileChecked`. */
+  read(name: string, maxBytes: number, scratch: { buffer: Buffer }): Buffer | undefined {
+    if (this.fd === undefined) return readSmallFileChecked(`${this.dir}/${name}`, maxBytes, scratch);
+    let fd: number;
+    try {
+      fd = openSync(`/proc/self/fd/${this.fd}/${name}`, constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch {
+      return undefined;
+    }
+    try {
+      return readRegularFile(fd, maxBytes, scratch);
+    } catch {
+      return undefined;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+  }
+}
+
+/** The whole content of a regular file descriptor into the (growing) scratch buffer. */
+function readRegularFile(fd: number, maxBytes: number, scratch: { buffer: Buffer }): Buffer | undefined {
+  const stat = fstatSync(fd);
+  if (!stat.isFile() || stat.size > maxBytes) return undefined;
+  // One byte more than stat says, so a file that grew meanwhile is noticed and read on.
+  if (scratch.buffer.length < stat.size + 1) {
+    scratch.buffer = Buffer.allocUnsafe(Math.max(stat.size + 1, scratch.buffer.length * 2));
+  }
+  let length = 0;
+  for (;;) {
+    const n = readSync(fd, scratch.buffer, length, scratch.buffer.length - length, length);
+    if (n === 0) break;
+    length += n;
+    if (length === scratch.buffer.length) {
+      if (length > maxBytes) return undefined;
+      const bigger = Buffer.allocUnsafe(length * 2);
+      scratch.buffer.copy(bigger);
+      scratch.buffer = bigger;
+    }
+  }
+  return scratch.buffer.subarray(0, length);
 }
 
 /** A file-system error as a one-line message without contents (`ENOENT: no such file`). */
