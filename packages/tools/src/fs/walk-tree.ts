@@ -1,7 +1,8 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import type { Scope } from "@podkit/manifest";
 import ignoreModule, { type Ignore } from "ignore";
+import { readSmallFileChecked } from "./scoped-path.js";
 
 // A CommonJS module whose function is also its own `default`; this form type-checks under NodeNext.
 const ignore = ignoreModule.default;
@@ -100,8 +101,9 @@ function ignored(layers: readonly IgnoreLayer[], path: string, isDir: boolean): 
 async function loadIgnore(dir: string, scope: Scope): Promise<IgnoreLayer | undefined> {
   const file = join(dir, ".gitignore");
   if (scope.permissionAtCanonical(file) === null) return undefined;
-  const text = await readFile(file, "utf8").catch(() => undefined);
-  return text === undefined ? undefined : { base: dir, rules: ignore().add(text) };
+  // Read like any other file: a .gitignore that is a symlink out of the tree is not followed.
+  const bytes = readSmallFileChecked(file, 1024 * 1024, { buffer: Buffer.allocUnsafe(4096) });
+  return bytes === undefined ? undefined : { base: dir, rules: ignore().add(bytes.toString("utf8")) };
 }
 
 /** True when an allow rule targets something strictly below `dir` (a deny above it may not cover it). */
