@@ -1,3 +1,4 @@
+export * from "./mcp/index.js";
 export {
   type DefinedToolPackage,
   definePodkitToolPackage,
