@@ -15,6 +15,8 @@ import type { CheckedMcpServerConfig } from "./server-config.js";
 
 /** How long closing waits for an HTTP server to acknowledge the end of its session. */
 const TERMINATE_SESSION_MS = 2000;
+/** How long an HTTP server whose stream broke gets to answer a ping before it counts as gone. */
+const LIVENESS_PING_MS = 2000;
 
 export interface McpConnectOptions {
   /** Limit for starting the server, the MCP handshake and listing its tools. */
@@ -40,12 +42,14 @@ export class McpConnection {
   private exited = false;
   private closing: Promise<void> | undefined;
   private toolsChangedReported = false;
+  /** Aborted when the server is found gone, so calls waiting on it end at once. */
+  private readonly gone = new AbortController();
+  private probing = false;
 
   private constructor(
     readonly server: string,
     private readonly client: Client,
     private readonly opened: McpTransport,
-    private readonly rootPid: number | null,
     private readonly warn: ToolWarningSink,
     readonly tools: readonly McpTool[],
   ) {}
@@ -68,10 +72,8 @@ export class McpConnection {
       else changedBeforeReady = true;
     });
     const request = { timeout: options.connectTimeoutMs, signal: options.signal };
-    let rootPid: number | null = null;
     try {
       await client.connect(opened.transport, request);
-      rootPid = opened.pid();
       const tools: McpTool[] = [];
       let cursor: string | undefined;
       do {
@@ -79,9 +81,9 @@ export class McpConnection {
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor !== undefined);
-      connection = new McpConnection(config.name, client, opened, rootPid, options.warn, tools);
+      connection = new McpConnection(config.name, client, opened, options.warn, tools);
     } catch (error) {
-      await closeQuietly(client, opened, rootPid ?? opened.pid());
+      await closeQuietly(client, opened);
       const stderr = opened.stderrTail();
       throw new Error(
         `${describeServer(config)} could not be connected: ${messageOf(error)}${stderr ? `; its stderr ended with: ${stderr}` : ""}`,
@@ -89,6 +91,9 @@ export class McpConnection {
       );
     }
     client.onclose = () => connection?.onServerGone();
+    // Over HTTP a server that dies mid-call only breaks the call's event stream (the SDK then
+    // reports an error and waits to resume), so check with a ping whether anyone still answers.
+    if (opened.kind === "http") client.onerror = () => void connection?.probeLiveness();
     if (changedBeforeReady) connection.reportToolsChanged();
     return connection;
   }
@@ -110,7 +115,7 @@ export class McpConnection {
       const result = await this.client.callTool(
         { name: tool, arguments: (args ?? {}) as Record<string, unknown> },
         undefined,
-        { signal, timeout: timeoutMs },
+        { signal: AbortSignal.any([signal, this.gone.signal]), timeout: timeoutMs },
       );
       if ("toolResult" in result && !("content" in result)) {
         return mapCallToolResult(publicName, {
@@ -120,6 +125,14 @@ export class McpConnection {
       return mapCallToolResult(publicName, result as CallToolResult);
     } catch (error) {
       if (signal.aborted) throw signal.reason ?? error;
+      // Checked before the timeout: the SDK reports our own abort with the timeout's error code.
+      if (
+        this.exited ||
+        this.gone.signal.aborted ||
+        (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
+      ) {
+        return this.goneOutput(publicName);
+      }
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         this.warn({
           code: "mcp.call_timeout",
@@ -131,9 +144,6 @@ export class McpConnection {
           is_error: true,
         };
       }
-      if (this.exited || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
-        return this.goneOutput(publicName);
-      }
       return {
         summary: `${publicName} failed: MCP server "${this.server}" answered with an error: ${messageOf(error)}`,
         is_error: true,
@@ -143,7 +153,7 @@ export class McpConnection {
 
   /** Closes the client, ends an HTTP session and makes sure no process of a stdio server survives. Idempotent. */
   close(): Promise<void> {
-    this.closing ??= closeQuietly(this.client, this.opened, this.rootPid);
+    this.closing ??= closeQuietly(this.client, this.opened);
     return this.closing;
   }
 
@@ -157,15 +167,28 @@ export class McpConnection {
     };
   }
 
-  private onServerGone(): void {
+  private async probeLiveness(): Promise<void> {
+    if (this.probing || this.closing || this.exited) return;
+    this.probing = true;
+    try {
+      await this.client.ping({ timeout: LIVENESS_PING_MS });
+    } catch {
+      this.onServerGone("stopped answering (its connection broke and a ping failed)");
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private onServerGone(how = "closed its connection unexpectedly"): void {
     if (this.closing || this.exited) return;
     this.exited = true;
     const stderr = this.opened.stderrTail();
     this.warn({
       code: "mcp.server_exited",
       source: `mcp:${this.server}`,
-      message: `MCP server "${this.server}" closed its connection unexpectedly; calls to its tools now fail until the pod is restarted${stderr ? ` (stderr ended with: ${stderr})` : ""}`,
+      message: `MCP server "${this.server}" ${how}; calls to its tools now fail until the pod is restarted${stderr ? ` (stderr ended with: ${stderr})` : ""}`,
     });
+    this.gone.abort(new Error(`MCP server "${this.server}" is gone`));
     // The child may linger half-dead (stdout closed, still running): make sure it is gone.
     void this.close();
   }
@@ -192,7 +215,8 @@ function describeServer(config: CheckedMcpServerConfig): string {
  * SDK closes stdin, then SIGTERMs, then SIGKILLs its child), then kills whatever of the child's
  * process tree is still running — a launcher's grandchild the SDK never knew about included.
  */
-async function closeQuietly(client: Client, opened: McpTransport, rootPid: number | null): Promise<void> {
+async function closeQuietly(client: Client, opened: McpTransport): Promise<void> {
+  const rootPid = opened.pid();
   const tree = rootPid === null ? [] : [rootPid, ...(await listDescendants(rootPid))];
   if (opened.kind === "http") {
     let timer: NodeJS.Timeout | undefined;

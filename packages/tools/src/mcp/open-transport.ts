@@ -12,7 +12,7 @@ export interface McpTransport {
   readonly kind: "stdio" | "http";
   /** The last bytes a stdio server wrote to stderr ("" for HTTP). */
   stderrTail(): string;
-  /** The stdio child's pid while it runs (null for HTTP or once it exited). */
+  /** The stdio child's pid once spawned, even after it exited (null for HTTP or before the spawn). */
   pid(): number | null;
   /** Ends the server-side session (HTTP `DELETE`); nothing for stdio. */
   terminateSession(): Promise<void>;
@@ -64,6 +64,14 @@ export function openTransport(
     ...(config.cwd ? { cwd: config.cwd } : {}),
     stderr: "pipe",
   });
+  // Recorded at spawn and kept: the SDK forgets the child as soon as it starts closing it (which
+  // its Client does by itself when the handshake fails), and we still have to see it gone.
+  let spawnedPid: number | null = null;
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    await start();
+    spawnedPid = transport.pid;
+  };
   let tail = "";
   // With stderr "pipe" the SDK hands out its PassThrough before start, so nothing is lost; reading
   // it also keeps a chatty server from blocking on a full pipe.
@@ -74,7 +82,7 @@ export function openTransport(
     transport,
     kind: "stdio",
     stderrTail: () => tail.trim(),
-    pid: () => transport.pid,
+    pid: () => spawnedPid,
     terminateSession: async () => {},
   };
 }

@@ -1,3 +1,8 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
 import { mcpToolPackage } from "../../src/index.js";
 import { eventually, fixturePids, loadPackage, running, stdioServer } from "./support.js";
@@ -137,6 +142,23 @@ describe("MCP server over stdio", () => {
   });
 
   it("closing also kills what the server left behind (a launcher's grandchild ignoring SIGTERM)", async () => {
+    // Positive control: the SDK's own close ends the child it spawned but not the grandchild.
+    const bare = new Client({ name: "control", version: "1" });
+    const spec = stdioServer("fx", { args: ["--grandchild"] });
+    await bare.connect(
+      new StdioClientTransport({ command: spec.command, args: spec.args, stderr: "ignore" }),
+    );
+    const control = JSON.parse(
+      ((await bare.callTool({ name: "pid" })).content as { text: string }[])[0]?.text ?? "",
+    ) as { pid: number; grandchild: number };
+    await bare.close();
+    try {
+      expect(await eventually(() => !running(control.pid))).toBe(true);
+      expect(running(control.grandchild)).toBe(true);
+    } finally {
+      process.kill(control.grandchild, "SIGKILL");
+    }
+
     const loaded = await loadPackage(mcpToolPackage([stdioServer("fx", { args: ["--grandchild"] })]));
     const { pid, grandchild } = await fixturePids(loaded, "fx");
     expect(grandchild).not.toBeNull();
@@ -145,6 +167,37 @@ describe("MCP server over stdio", () => {
 
     expect(running(pid)).toBe(false);
     expect(running(grandchild as number)).toBe(false);
+  });
+
+  it("a server that never answers the handshake is given up after the connect timeout and killed", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "podkit-mcp-hang-"));
+    const pidFile = join(dir, "pid");
+    const loaded = await loadPackage(
+      mcpToolPackage(
+        [
+          {
+            name: "mute",
+            command: process.execPath,
+            args: [
+              "-e",
+              "require('node:fs').writeFileSync(process.env.PID_FILE, String(process.pid)); setInterval(() => {}, 1000);",
+            ],
+            env: { PID_FILE: pidFile },
+          },
+        ],
+        { connectTimeoutMs: 1500 },
+      ),
+    );
+
+    expect(loaded.names).toEqual([]);
+    expect(loaded.warnings).toEqual([
+      expect.objectContaining({
+        code: "mcp.server_unavailable",
+        message: expect.stringMatching(/could not be connected: .*timed out/i),
+      }),
+    ]);
+    expect(running(Number(await readFile(pidFile, "utf8")))).toBe(false);
+    await rm(dir, { recursive: true, force: true });
   });
 
   it("a server that cannot start leaves its tools out with a warning; the other servers still load", async () => {
