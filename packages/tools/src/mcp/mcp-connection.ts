@@ -62,10 +62,15 @@ export class McpConnection {
   static async open(config: CheckedMcpServerConfig, options: McpConnectOptions): Promise<McpConnection> {
     const opened = openTransport(config, options.env);
     const client = new Client({ name: "podkit", version: "1" }, { capabilities: {} });
-    // Transport errors also reach pending requests (as rejections) or onclose; keep them off the
-    // default handler so none ends up unhandled.
-    client.onerror = () => {};
     let connection: McpConnection | undefined;
+    // Both stay no-ops until the connection exists (a failed connect is reported by its rejection).
+    client.onclose = () => connection?.onServerGone();
+    // Over HTTP a server that dies mid-call only breaks the call's event stream (the SDK then
+    // reports an error and waits to resume), so check with a ping whether anyone still answers.
+    // Other transport errors also reach pending requests as rejections, so nothing else is done.
+    client.onerror = () => {
+      if (opened.kind === "http") void connection?.probeLiveness();
+    };
     let changedBeforeReady = false;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (connection) connection.reportToolsChanged();
@@ -90,10 +95,6 @@ export class McpConnection {
         { cause: error },
       );
     }
-    client.onclose = () => connection?.onServerGone();
-    // Over HTTP a server that dies mid-call only breaks the call's event stream (the SDK then
-    // reports an error and waits to resume), so check with a ping whether anyone still answers.
-    if (opened.kind === "http") client.onerror = () => void connection?.probeLiveness();
     if (changedBeforeReady) connection.reportToolsChanged();
     return connection;
   }
