@@ -23,48 +23,79 @@ export interface McpToolPackageOptions {
 }
 
 /**
- * One server's lazy factory and its clean-up. The factory connects and lists when the tool server
- * flushes; closing aborts a connect still under way and shuts the server down.
+ * One server's connection as the package manages it: started at most once (when the first of the
+ * package's factories runs), abandoned and shut down when the tools are closed.
  */
-function serverTools(
-  config: CheckedMcpServerConfig,
-  ctx: ToolPackageContext,
-  options: McpToolPackageOptions,
-): ToolFactory {
-  const abort = new AbortController();
-  const onPodAbort = () => abort.abort(ctx.signal.reason);
-  ctx.signal.addEventListener("abort", onPodAbort, { once: true });
-  let opening: Promise<McpConnection | undefined> | undefined;
-  ctx.onClose(async () => {
-    ctx.signal.removeEventListener("abort", onPodAbort);
-    abort.abort(new Error("the tools were closed"));
-    const connection = await opening;
-    await connection?.close();
-  });
-  return async () => {
-    opening = McpConnection.open(config, {
-      connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS,
-      env: options.env ?? process.env,
-      warn: ctx.warn,
-      signal: abort.signal,
-    }).catch((error: unknown) => {
+class ServerSlot {
+  private readonly abort = new AbortController();
+  private opening: Promise<McpConnection | undefined> | undefined;
+
+  constructor(
+    readonly config: CheckedMcpServerConfig,
+    private readonly ctx: ToolPackageContext,
+    private readonly options: McpToolPackageOptions,
+  ) {
+    const onPodAbort = () => this.abort.abort(ctx.signal.reason);
+    ctx.signal.addEventListener("abort", onPodAbort, { once: true });
+    ctx.onClose(async () => {
+      ctx.signal.removeEventListener("abort", onPodAbort);
+      this.abort.abort(new Error("the tools were closed"));
+      const connection = await this.opening;
+      await connection?.close();
+    });
+  }
+
+  /** Connects (once); resolves to undefined, after a warning, when the server cannot be used. */
+  connect(): Promise<McpConnection | undefined> {
+    this.opening ??= this.open();
+    return this.opening;
+  }
+
+  private async open(): Promise<McpConnection | undefined> {
+    // The pod gave up (or closed) before the flush: start nothing.
+    if (this.abort.signal.aborted) return undefined;
+    try {
+      return await McpConnection.open(this.config, {
+        connectTimeoutMs: this.options.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS,
+        env: this.options.env ?? process.env,
+        warn: this.ctx.warn,
+        signal: this.abort.signal,
+      });
+    } catch (error) {
       // A server that cannot start costs its own tools, not the pod: warn and carry on without it.
       // (No warning when the pod itself gave up on the connect: nobody is waiting for these tools.)
-      if (abort.signal.aborted) return undefined;
-      ctx.warn({
-        code: "mcp.server_unavailable",
-        source: `mcp:${config.name}`,
-        message: `${error instanceof Error ? error.message : String(error)}; its tools are left out of this session`,
-      });
+      if (!this.abort.signal.aborted) {
+        this.ctx.warn({
+          code: "mcp.server_unavailable",
+          source: `mcp:${this.config.name}`,
+          message: `${error instanceof Error ? error.message : String(error)}; its tools are left out of this session`,
+        });
+      }
       return undefined;
-    });
-    const connection = await opening;
+    }
+  }
+}
+
+/**
+ * One lazy factory per server. The tool server runs factories one after another, so the first
+ * one to run starts every server: they come up side by side and a flush waits for the slowest
+ * server, not for the sum of them.
+ */
+function serverFactories(
+  servers: readonly CheckedMcpServerConfig[],
+  ctx: ToolPackageContext,
+  options: McpToolPackageOptions,
+): ToolFactory[] {
+  const slots = servers.map((config) => new ServerSlot(config, ctx, options));
+  return slots.map((slot) => async () => {
+    for (const other of slots) void other.connect();
+    const connection = await slot.connect();
     if (!connection) return [];
     return toWorkerTools(connection, connection.tools, {
-      timeoutMs: config.timeout_ms ?? options.callTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS,
+      timeoutMs: slot.config.timeout_ms ?? options.callTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS,
       warn: ctx.warn,
     });
-  };
+  });
 }
 
 /**
@@ -80,6 +111,6 @@ export function mcpToolPackage(
   const checked = checkMcpServerConfigs(servers);
   return definePodkitToolPackage({
     name: "mcp",
-    tools: (ctx) => checked.map((config) => serverTools(config, ctx, options)),
+    tools: (ctx) => serverFactories(checked, ctx, options),
   });
 }

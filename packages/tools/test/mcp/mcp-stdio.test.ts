@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -5,7 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
 import { mcpToolPackage } from "../../src/index.js";
-import { eventually, fixturePids, loadPackage, running, stdioServer } from "./support.js";
+import { eventually, fixturePids, loadPackage, running, startLoading, stdioServer } from "./support.js";
 
 describe("MCP server over stdio", () => {
   it("lists the server's tools as mcp__<server>__<tool> with its JSON-Schema inputs", async () => {
@@ -198,6 +199,66 @@ describe("MCP server over stdio", () => {
     ]);
     expect(running(Number(await readFile(pidFile, "utf8")))).toBe(false);
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it("closing while a server is still starting abandons it: no warning, no process left", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "podkit-mcp-hang-"));
+    const pidFile = join(dir, "pid");
+    const loading = await startLoading(
+      mcpToolPackage([
+        {
+          name: "mute",
+          command: process.execPath,
+          args: [
+            "-e",
+            "require('node:fs').writeFileSync(process.env.PID_FILE, String(process.pid)); setInterval(() => {}, 1000);",
+          ],
+          env: { PID_FILE: pidFile },
+        },
+      ]),
+    );
+    expect(await eventually(() => existsSync(pidFile))).toBe(true);
+    const pid = Number(await readFile(pidFile, "utf8"));
+
+    await loading.close();
+
+    expect(await loading.flushing).toEqual([]);
+    expect(loading.warnings).toEqual([]);
+    expect(running(pid)).toBe(false);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("servers are started side by side at flush (two that need each other both come up)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "podkit-mcp-rendezvous-"));
+    const meeting = (me: string, other: string) => ({
+      ...stdioServer(me),
+      env: { RENDEZVOUS_DIR: dir, RENDEZVOUS_ME: me, RENDEZVOUS_OTHER: other },
+    });
+
+    const loaded = await loadPackage(
+      mcpToolPackage([meeting("a", "b"), meeting("b", "a")], { connectTimeoutMs: 5000 }),
+    );
+
+    expect(loaded.warnings).toEqual([]);
+    expect(loaded.names).toContain("mcp__a__echo");
+    expect(loaded.names).toContain("mcp__b__echo");
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("names providers refuse are made safe or the tool is left out with a warning", async () => {
+    const loaded = await loadPackage(
+      mcpToolPackage([{ ...stdioServer("fx"), env: { FIXTURE_ODD_NAMES: "1" } }]),
+    );
+
+    expect(loaded.names).toContain("mcp__fx__files_read");
+    expect(await loaded.call("mcp__fx__files_read", {})).toEqual({ summary: "dotted" });
+    expect(loaded.names.some((name) => name.includes("xxxx"))).toBe(false);
+    expect(loaded.warnings).toEqual([
+      expect.objectContaining({
+        code: "mcp.tool_skipped",
+        message: expect.stringMatching(/is longer than 64 characters/),
+      }),
+    ]);
   });
 
   it("a server that cannot start leaves its tools out with a warning; the other servers still load", async () => {

@@ -41,7 +41,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-export async function loadPackage(pkg: DefinedToolPackage): Promise<LoadedPackage> {
+/** A package whose factories are queued and whose flush has started, but may not have finished. */
+export interface LoadingPackage extends Omit<LoadedPackage, "names"> {
+  flushing: Promise<readonly string[]>;
+}
+
+export async function startLoading(pkg: DefinedToolPackage): Promise<LoadingPackage> {
   const workspace = await mkdtemp(join(tmpdir(), "podkit-mcp-"));
   const warnings: ToolWarning[] = [];
   const closers: (() => void | Promise<void>)[] = [];
@@ -66,11 +71,10 @@ export async function loadPackage(pkg: DefinedToolPackage): Promise<LoadedPackag
     return closed;
   };
   cleanups.push(close);
-  const names = await server.flushPending();
   let n = 0;
   return {
     server,
-    names,
+    flushing: server.flushPending(),
     warnings,
     abortController,
     close,
@@ -80,6 +84,12 @@ export async function loadPackage(pkg: DefinedToolPackage): Promise<LoadedPackag
         signal,
       ),
   };
+}
+
+export async function loadPackage(pkg: DefinedToolPackage): Promise<LoadedPackage> {
+  const loading = await startLoading(pkg);
+  const { flushing, ...rest } = loading;
+  return { ...rest, names: await flushing };
 }
 
 /** The fixture's own pid (and its grandchild's, in `--grandchild` mode), asked through the tool. */
