@@ -21,6 +21,8 @@ const LIVENESS_PING_MS = 2000;
 export interface McpConnectOptions {
   /** Limit for starting the server, the MCP handshake and listing its tools. */
   readonly connectTimeoutMs: number;
+  /** The pod's workspace: a stdio server's working directory unless `cwd` says otherwise. */
+  readonly workspace: string;
   /** Where `headers_env` variables are read. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly warn: ToolWarningSink;
@@ -60,7 +62,7 @@ export class McpConnection {
    * of the server's stderr when it wrote any.
    */
   static async open(config: CheckedMcpServerConfig, options: McpConnectOptions): Promise<McpConnection> {
-    const opened = openTransport(config, options.env);
+    const opened = openTransport(config, options.env, options.workspace);
     const client = new Client({ name: "podkit", version: "1" }, { capabilities: {} });
     let connection: McpConnection | undefined;
     // Both stay no-ops until the connection exists (a failed connect is reported by its rejection).

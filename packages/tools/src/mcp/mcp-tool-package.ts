@@ -58,6 +58,7 @@ class ServerSlot {
       return await McpConnection.open(this.config, {
         connectTimeoutMs: this.options.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS,
         env: this.options.env ?? process.env,
+        workspace: this.ctx.workspace,
         warn: this.ctx.warn,
         signal: this.abort.signal,
       });

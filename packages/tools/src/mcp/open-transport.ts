@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -37,13 +38,15 @@ function resolveHeaders(
 }
 
 /**
- * Builds the SDK transport for one server: a stdio child (stderr piped and kept as a tail, so a
+ * Builds the SDK transport for one server: a stdio child started in `cwd` (relative to the
+ * workspace; the workspace when absent), stderr piped and kept as a tail, so a
  * server's chatter never lands on the pod's terminal) or a Streamable HTTP client. Throws when a
  * header's environment variable is missing.
  */
 export function openTransport(
   config: CheckedMcpServerConfig,
   env: Readonly<Record<string, string | undefined>>,
+  workspace: string,
 ): McpTransport {
   if (config.url !== undefined) {
     const transport = new StreamableHTTPClientTransport(new URL(config.url), {
@@ -61,7 +64,8 @@ export function openTransport(
     command: config.command as string,
     ...(config.args ? { args: config.args } : {}),
     ...(config.env ? { env: config.env } : {}),
-    ...(config.cwd ? { cwd: config.cwd } : {}),
+    // A server works on the pod's workspace unless told otherwise, never on wherever the host process happens to run.
+    cwd: resolve(workspace, config.cwd ?? "."),
     stderr: "pipe",
   });
   // Recorded at spawn and kept: the SDK forgets the child as soon as it starts closing it (which

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
@@ -29,6 +29,14 @@ describe("MCP server over stdio", () => {
       required: ["text"],
     });
     expect(loaded.warnings).toEqual([]);
+  });
+
+  it("a stdio server runs in the workspace, or in its cwd resolved against the workspace", async () => {
+    const loaded = await loadPackage(mcpToolPackage([stdioServer("fx")]));
+    expect((await fixturePids(loaded, "fx")).cwd).toBe(await realpath(loaded.workspace));
+
+    const nested = await loadPackage(mcpToolPackage([{ ...stdioServer("fx"), cwd: ".." }]));
+    expect((await fixturePids(nested, "fx")).cwd).toBe(dirname(await realpath(nested.workspace)));
   });
 
   it("a call reaches the server and its text comes back", async () => {

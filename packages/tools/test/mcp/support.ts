@@ -28,6 +28,7 @@ export function stdioServer(name: string, extra: { args?: string[]; timeout_ms?:
  * `close()` runs the clean-up callbacks in reverse, as the pod does when it closes.
  */
 export interface LoadedPackage {
+  workspace: string;
   server: ToolServer;
   names: readonly string[];
   warnings: ToolWarning[];
@@ -73,6 +74,7 @@ export async function startLoading(pkg: DefinedToolPackage): Promise<LoadingPack
   cleanups.push(close);
   let n = 0;
   return {
+    workspace,
     server,
     flushing: server.flushPending(),
     warnings,
@@ -96,9 +98,9 @@ export async function loadPackage(pkg: DefinedToolPackage): Promise<LoadedPackag
 export async function fixturePids(
   loaded: LoadedPackage,
   server: string,
-): Promise<{ pid: number; grandchild: number | null }> {
+): Promise<{ pid: number; grandchild: number | null; cwd: string }> {
   const output = await loaded.call(`mcp__${server}__pid`, {});
-  return JSON.parse(output.summary) as { pid: number; grandchild: number | null };
+  return JSON.parse(output.summary) as { pid: number; grandchild: number | null; cwd: string };
 }
 
 /** True while `pid` runs (a zombie counts as gone). */
