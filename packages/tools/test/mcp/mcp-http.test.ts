@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { mcpToolPackage } from "../../src/index.js";
-import { eventually, fixturePids, loadPackage, startHttpFixture } from "./support.js";
+import { eventually, eventuallyAsync, fixturePids, loadPackage, startHttpFixture } from "./support.js";
 
 const TOKEN = "s3cret-token-value";
 
@@ -60,7 +60,10 @@ describe("MCP server over Streamable HTTP on 127.0.0.1", () => {
     expect(output.is_error).toBe(true);
     expect(output.summary).toMatch(/did not answer within 300 ms/);
     expect(loaded.warnings.map((w) => w.code)).toEqual(["mcp.call_timeout"]);
-    expect((await loaded.call("mcp__web__cancellations", {})).summary).toBe("1");
+    // The cancellation is its own POST; wait until the server has processed it.
+    expect(
+      await eventuallyAsync(async () => (await loaded.call("mcp__web__cancellations", {})).summary === "1"),
+    ).toBe(true);
   });
 
   it("a server killed mid-call gives a tool error and a warning well before the call's timeout", async () => {
@@ -83,9 +86,15 @@ describe("MCP server over Streamable HTTP on 127.0.0.1", () => {
     const loaded = await loadPackage(mcpToolPackage([{ name: "web", url: fixture.url }]));
     const before = loaded.server.names();
 
-    await loaded.call("mcp__web__add_tool", {});
+    // The notification travels on the session's GET event stream, which the client opens on its own
+    // schedule; a change made before it is open is lost, so keep changing until one arrives.
+    const reported = await eventuallyAsync(async () => {
+      expect((await loaded.call("mcp__web__add_tool", {})).summary).toBe("added");
+      return loaded.warnings.some((w) => w.code === "mcp.tools_changed");
+    });
 
-    expect(await eventually(() => loaded.warnings.some((w) => w.code === "mcp.tools_changed"))).toBe(true);
+    expect(reported).toBe(true);
+    expect(loaded.warnings.filter((w) => w.code === "mcp.tools_changed")).toHaveLength(1);
     expect(loaded.server.names()).toEqual(before);
   });
 

@@ -128,6 +128,16 @@ export async function eventually(predicate: () => boolean, timeoutMs = 5000): Pr
   return true;
 }
 
+/** Repeats `attempt` until it returns true or `timeoutMs` passes; returns whether it did. */
+export async function eventuallyAsync(attempt: () => Promise<boolean>, timeoutMs = 5000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await attempt())) {
+    if (Date.now() > deadline) return false;
+    await delay(50);
+  }
+  return true;
+}
+
 /** The fixture as a Streamable HTTP server on 127.0.0.1, in its own child process. */
 export interface HttpFixture {
   url: string;
