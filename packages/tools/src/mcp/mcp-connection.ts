@@ -207,10 +207,14 @@ export class McpConnection {
   }
 }
 
+/**
+ * How messages name a server: the command without its arguments and the URL without credentials
+ * or query, since either may carry a secret and warnings end up in logs.
+ */
 function describeServer(config: CheckedMcpServerConfig): string {
-  return config.url !== undefined
-    ? `MCP server "${config.name}" at ${config.url}`
-    : `MCP server "${config.name}" (${[config.command, ...(config.args ?? [])].join(" ")})`;
+  if (config.url === undefined) return `MCP server "${config.name}" (${config.command})`;
+  const url = new URL(config.url);
+  return `MCP server "${config.name}" at ${url.origin}${url.pathname}`;
 }
 
 /**

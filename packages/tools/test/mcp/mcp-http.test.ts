@@ -28,10 +28,12 @@ describe("MCP server over Streamable HTTP on 127.0.0.1", () => {
     expect(loaded.warnings).toEqual([]);
   });
 
-  it("a wrong token is refused by the server (the header really is sent) and the value is never reported", async () => {
+  it("a wrong token is refused by the server (the header really is sent); neither it nor the URL's query is reported", async () => {
     const fixture = await startHttpFixture({ FIXTURE_TOKEN: TOKEN });
     const loaded = await loadPackage(
-      mcpToolPackage([httpServer(fixture.url)], { env: { FX_TOKEN: "Bearer wrong-value-123" } }),
+      mcpToolPackage([httpServer(`${fixture.url}?key=url-secret-456`)], {
+        env: { FX_TOKEN: "Bearer wrong-value-123" },
+      }),
     );
 
     expect(loaded.names).toEqual([]);
@@ -39,6 +41,7 @@ describe("MCP server over Streamable HTTP on 127.0.0.1", () => {
     expect(loaded.warnings[0]).toMatchObject({ code: "mcp.server_unavailable", source: "mcp:web" });
     expect(loaded.warnings[0]?.message).toMatch(/401|Unauthorized|bearer token/i);
     expect(loaded.warnings[0]?.message).not.toContain("wrong-value-123");
+    expect(loaded.warnings[0]?.message).not.toContain("url-secret-456");
   });
 
   it("a header variable that is not set gives a warning naming the variable, and no tools", async () => {

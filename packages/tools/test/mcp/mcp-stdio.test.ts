@@ -271,11 +271,15 @@ describe("MCP server over stdio", () => {
 
   it("a server that cannot start leaves its tools out with a warning; the other servers still load", async () => {
     const loaded = await loadPackage(
-      mcpToolPackage([{ name: "broken", command: "/nonexistent/mcp-server" }, stdioServer("fx")]),
+      mcpToolPackage([
+        { name: "broken", command: "/nonexistent/mcp-server", args: ["--token", "arg-secret-789"] },
+        stdioServer("fx"),
+      ]),
     );
 
     expect(loaded.names).toContain("mcp__fx__echo");
     expect(loaded.names.some((name) => name.startsWith("mcp__broken__"))).toBe(false);
+    expect(loaded.warnings[0]?.message).not.toContain("arg-secret-789");
     expect(loaded.warnings).toEqual([
       expect.objectContaining({
         code: "mcp.server_unavailable",
