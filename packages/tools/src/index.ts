@@ -11,6 +11,7 @@ export {
   ToolsError,
 } from "./errors.js";
 export { type LoadToolPackagesOptions, loadToolPackages, type ToolSet } from "./load/load-tool-packages.js";
+export * from "./mcp/index.js";
 export {
   type DefinedToolPackage,
   definePodkitToolPackage,

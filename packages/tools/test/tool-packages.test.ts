@@ -11,6 +11,7 @@ import {
   type ToolWarning,
 } from "../src/index.js";
 import { MINIMAL, modelCalls, startDouble, tempRoot } from "./helpers.js";
+import { FIXTURE_SERVER, running } from "./mcp/support.js";
 
 const EXAMPLE_POD = resolve(fileURLToPath(import.meta.url), "../../../../examples/tickets-pod");
 
@@ -162,5 +163,34 @@ describe("loading packages from a manifest", () => {
     await set.close();
     expect(closed).toBe(true);
     expect(signal?.aborted).toBe(true);
+  });
+});
+
+describe("MCP servers declared in the manifest", () => {
+  it("come in as the mcp package without code, and closing the tool set stops their processes", async () => {
+    const t = await tempRoot();
+    const manifest = await t.write(
+      "ws/pod.toml",
+      `${MINIMAL}[[mcp.server]]\nname = "fx"\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(FIXTURE_SERVER)}]\n`,
+    );
+    const warnings: ToolWarning[] = [];
+    const set = await loadToolPackages(await load(manifest, t.path("ws")), { warn: (w) => warnings.push(w) });
+    expect(set.packages).toEqual(["@podkit/tools", "mcp"]);
+    const server = new ToolServer();
+    set.register(server);
+    const names = await server.flushPending();
+    expect(names).toContain("mcp__fx__echo");
+    const pid = JSON.parse(
+      (
+        await server.execute(
+          { type: "tool_call", call_id: "c1", name: "mcp__fx__pid", arguments: "{}" },
+          new AbortController().signal,
+        )
+      ).summary,
+    ).pid as number;
+    expect(running(pid)).toBe(true);
+    await set.close();
+    expect(running(pid)).toBe(false);
+    expect(warnings).toEqual([]);
   });
 });

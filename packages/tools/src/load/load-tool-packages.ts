@@ -3,6 +3,7 @@ import type { ToolFactory, ToolServer } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
 import { BUILTIN_PACKAGE_NAME, builtinToolPackage } from "../builtin/builtin-package.js";
 import { ToolPackageExportError, type ToolPackageLocation } from "../errors.js";
+import { mcpToolPackage } from "../mcp/mcp-tool-package.js";
 import {
   type DefinedToolPackage,
   isPodkitToolPackage,
@@ -16,8 +17,8 @@ import { resolveToolPackage } from "./resolve-package.js";
 export interface LoadToolPackagesOptions {
   /**
    * Packages given in code, loaded after the manifest's, with `{}` options unless
-   * `extraOptions` has some. This is where MCP servers come in:
-   * `extraPackages: [mcpToolPackage(loaded.manifest.mcp.server)]`.
+   * `extraOptions` has some. (The manifest's `[[mcp.server]]` entries are loaded without this:
+   * they come in as the `mcp` package after `[tools] packages`.)
    */
   extraPackages?: readonly PodkitToolPackage[];
   extraOptions?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
@@ -29,7 +30,10 @@ export interface LoadToolPackagesOptions {
 
 /** The tools of a pod: factories for its tool server, and the clean-up its packages registered. */
 export interface ToolSet {
-  /** Lazy factories, builtin first, then `[tools] packages` in order, then `extraPackages`. */
+  /**
+   * Lazy factories: builtin first, then `[tools] packages` in order, then one per
+   * `[[mcp.server]]`, then `extraPackages`.
+   */
   readonly factories: readonly ToolFactory[];
   /** The names of the packages loaded, in the same order. */
   readonly packages: readonly string[];
@@ -146,6 +150,7 @@ export async function loadToolPackages(
       const pkg = await importToolPackage(location, file);
       await use(pkg, manifest.tools.options[ref.specifier] ?? {}, location, file);
     }
+    if (manifest.mcp.server.length > 0) await use(mcpToolPackage(manifest.mcp.server), {});
     for (const pkg of options.extraPackages ?? []) {
       if (!isPodkitToolPackage(pkg)) {
         throw new ToolPackageExportError(

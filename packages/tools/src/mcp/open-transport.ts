@@ -1,0 +1,92 @@
+import { resolve } from "node:path";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { CheckedMcpServerSpec } from "./server-config.js";
+
+/** How much of a stdio server's stderr is kept for error messages (the end is what explains a crash). */
+const STDERR_TAIL_BYTES = 2048;
+
+/** A transport before `connect`, with what the connection needs to report on and clean up after it. */
+export interface McpTransport {
+  readonly transport: Transport;
+  readonly kind: "stdio" | "http";
+  /** The last bytes a stdio server wrote to stderr ("" for HTTP). */
+  stderrTail(): string;
+  /** The stdio child's pid once spawned, even after it exited (null for HTTP or before the spawn). */
+  pid(): number | null;
+  /** Ends the server-side session (HTTP `DELETE`); nothing for stdio. */
+  terminateSession(): Promise<void>;
+}
+
+/** The environment variables a `headers_env` entry names, read now; the message never carries a value. */
+function resolveHeaders(
+  config: CheckedMcpServerSpec,
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [header, variable] of Object.entries(config.headers_env ?? {})) {
+    const value = env[variable];
+    if (value === undefined || value === "") {
+      throw new Error(
+        `header "${header}" takes its value from the environment variable ${variable}, which is not set; set it before starting the pod or remove the header from headers_env`,
+      );
+    }
+    headers[header] = value;
+  }
+  return headers;
+}
+
+/**
+ * Builds the SDK transport for one server: a stdio child started in `cwd` (relative to the
+ * workspace; the workspace when absent), stderr piped and kept as a tail, so a
+ * server's chatter never lands on the pod's terminal) or a Streamable HTTP client. Throws when a
+ * header's environment variable is missing.
+ */
+export function openTransport(
+  config: CheckedMcpServerSpec,
+  env: Readonly<Record<string, string | undefined>>,
+  workspace: string,
+): McpTransport {
+  if (config.url !== undefined) {
+    const transport = new StreamableHTTPClientTransport(new URL(config.url), {
+      requestInit: { headers: resolveHeaders(config, env) },
+    });
+    return {
+      transport,
+      kind: "http",
+      stderrTail: () => "",
+      pid: () => null,
+      terminateSession: () => transport.terminateSession(),
+    };
+  }
+  const transport = new StdioClientTransport({
+    command: config.command as string,
+    ...(config.args ? { args: config.args } : {}),
+    ...(config.env ? { env: config.env } : {}),
+    // A server works on the pod's workspace unless told otherwise, never on wherever the host process happens to run.
+    cwd: resolve(workspace, config.cwd ?? "."),
+    stderr: "pipe",
+  });
+  // Recorded at spawn and kept: the SDK forgets the child as soon as it starts closing it (which
+  // its Client does by itself when the handshake fails), and we still have to see it gone.
+  let spawnedPid: number | null = null;
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    await start();
+    spawnedPid = transport.pid;
+  };
+  let tail = "";
+  // With stderr "pipe" the SDK hands out its PassThrough before start, so nothing is lost; reading
+  // it also keeps a chatty server from blocking on a full pipe.
+  transport.stderr?.on("data", (chunk: Buffer | string) => {
+    tail = (tail + chunk.toString()).slice(-STDERR_TAIL_BYTES);
+  });
+  return {
+    transport,
+    kind: "stdio",
+    stderrTail: () => tail.trim(),
+    pid: () => spawnedPid,
+    terminateSession: async () => {},
+  };
+}
