@@ -10,7 +10,7 @@ import {
   type MinimalItem,
   MinimalItemSchema,
 } from "../entry/entry-schema.js";
-import { CRC_TAIL_LENGTH, frameLine, hasFrameTail } from "../entry/line-frame.js";
+import { CRC_TAIL_LENGTH, frameLine, frameLines, hasFrameTail } from "../entry/line-frame.js";
 import { NotFoundError, SessionStoreUsageError } from "../errors.js";
 import { assertSafeId } from "../ids.js";
 import type {
@@ -156,17 +156,12 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
       return { status: "drift", count: segment.count };
     }
     if (entries.length === 0) return { status: "appended", count: segment.count };
-    let data: string;
-    if (bodies.length === 1) {
-      data = `${this.line(bodies[0] as string, segment.count, segment.version)}\n`;
-    } else {
-      data = "";
-      for (let i = 0; i < bodies.length; i++) {
-        data += `${this.line(bodies[i] as string, segment.count + i, segment.version)}\n`;
-      }
-    }
+    const data =
+      segment.version === 1
+        ? Buffer.from(`${bodies.join("\n")}\n`, "utf8")
+        : frameLines(bodies, segment.count);
     try {
-      appendOnce(this.fs, segment, Buffer.from(data, "utf8"), entries.length, this.fsync);
+      appendOnce(this.fs, segment, data, entries.length, this.fsync);
     } catch (error) {
       this.forget(path);
       throw error;

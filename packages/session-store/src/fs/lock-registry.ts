@@ -88,6 +88,11 @@ function register(lockPath: string, owner: object, policy: LockPolicy & { linger
   }
 }
 
+/** Settles when `signal` aborts (never without one). */
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true }));
+}
+
 /** Takes `lockPath` for `owner` once the wait in progress (if any) and this thread's turn are over. */
 async function acquire(
   lockPath: string,
@@ -100,7 +105,7 @@ async function acquire(
     const pending = acquiring.get(lockPath);
     if (pending === undefined) break;
     // Another operation of this thread is already waiting for this lock: queue behind it.
-    await pending.catch(() => {});
+    await Promise.race([pending.catch(() => {}), aborted(signal)]);
     signal?.throwIfAborted();
     const current = held.get(lockPath);
     if (current !== undefined) {
@@ -113,6 +118,7 @@ async function acquire(
     signal,
     // Every lease this thread holds is idle while it waits (no operation holds a lock across
     // an await), so give them up: two processes must never wait on each other's leases.
+    // (This wait's own lock is not among them: it is not held yet.)
     onWait: releaseHeldLocks,
   });
   acquiring.set(lockPath, wait);

@@ -183,20 +183,35 @@ describe("segment append lock", () => {
     await firstLine(holder);
     await writeFile(lock, `${holder.pid}\n`);
     const before = await readFile(path);
-    try {
-      const controller = new AbortController();
-      const appending = store.append(ref, [input("never")], { signal: controller.signal });
-      while (!existsSync(`${lock}.want`)) await new Promise((resolve) => setTimeout(resolve, 2));
-      const reason = new Error("user pressed Ctrl-C");
-      controller.abort(reason);
-      await expect(appending).rejects.toBe(reason);
-      expect(existsSync(`${lock}.want`)).toBe(false);
-      expect(readFileSync(lock, "utf8")).toBe(`${holder.pid}\n`);
-      expect(await readFile(path)).toEqual(before);
-    } finally {
-      holder.kill("SIGKILL");
-      await exited(holder);
-    }
+    // Two appends of this process wait for the lock; the second queues behind the first.
+    const first = store.append(ref, [input("first")]);
+    const controller = new AbortController();
+    const second = store.append(ref, [input("never")], { signal: controller.signal });
+    while (!existsSync(`${lock}.want`)) await new Promise((resolve) => setTimeout(resolve, 2));
+    const reason = new Error("user pressed Ctrl-C");
+    controller.abort(reason);
+    await expect(second).rejects.toBe(reason);
+    expect(readFileSync(lock, "utf8")).toBe(`${holder.pid}\n`);
+    expect(await readFile(path)).toEqual(before);
+    // The first one is still waiting; once the holder dies it takes the lock over.
+    holder.kill("SIGKILL");
+    await exited(holder);
+    expect(await first).toEqual({ status: "appended", count: 2 });
+    expect(existsSync(`${lock}.want`)).toBe(false);
+
+    // A lone waiter that aborts withdraws its hand-over request.
+    const other = node("setInterval(() => {}, 1000); console.log('up')");
+    await firstLine(other);
+    store.close();
+    await writeFile(lock, `${other.pid}\n`);
+    const lone = new AbortController();
+    const waiting = store.append(ref, [input("never either")], { signal: lone.signal });
+    while (!existsSync(`${lock}.want`)) await new Promise((resolve) => setTimeout(resolve, 2));
+    lone.abort(reason);
+    await expect(waiting).rejects.toBe(reason);
+    expect(existsSync(`${lock}.want`)).toBe(false);
+    other.kill("SIGKILL");
+    await exited(other);
     store.close();
   });
 

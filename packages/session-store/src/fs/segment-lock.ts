@@ -168,8 +168,8 @@ export function tryAcquireFileLock(
  * short timer polls, never blocking the event loop, up to `timeoutMs`, then `LockTimeoutError`;
  * `signal` aborts the wait with its reason. While waiting, this process leaves a `.want` file
  * so a holder that keeps appending hands the lock over instead of starving it, and newcomers
- * let the process that asked first go first. `onWait` runs once, when waiting begins (the
- * caller drops its idle leases there, so two processes never wait on each other's leases).
+ * let the process that asked first go first. `onWait` runs before each pause (the caller drops
+ * its idle leases there, so two processes never wait on each other's leases).
  * `what` names the segment for a missing-directory error.
  */
 export async function acquireFileLock(
@@ -182,7 +182,6 @@ export async function acquireFileLock(
   const started = policy.now();
   let delay = 1;
   let wanting = false;
-  let waiting = false;
   let freeForRivalSince: number | undefined;
   try {
     for (;;) {
@@ -215,10 +214,9 @@ export async function acquireFileLock(
       } else if (holder === null && rival === null) {
         continue;
       }
-      if (!waiting) {
-        waiting = true;
-        hooks.onWait?.();
-      }
+      // On every poll, not just the first: a lease taken meanwhile by another operation of
+      // this process must not be held while it waits either.
+      hooks.onWait?.();
       if (holder !== null && rival === null && !wanting) wanting = tryCreate(policy.fs, want, policy.pid);
       const waited = policy.now() - started;
       if (waited >= policy.timeoutMs) {

@@ -50,7 +50,6 @@ export interface SegmentInit<TItem> {
 }
 
 const MAX_DRIFT_FORKS = 3;
-const noop = () => {};
 
 /**
  * A writer on one session: the append-only log a pod persists every step to. It keeps the
@@ -63,8 +62,8 @@ const noop = () => {};
 export class SessionLog<TItem = MinimalItem> {
   private fold: ReplayFold<TItem>;
   private currentRef: SegmentRef;
-  /** Settles when the last queued write has finished (never rejects). */
-  private tail: Promise<void> = Promise.resolve();
+  /** The last queued write while one is running (null when idle). */
+  private tail: Promise<unknown> | null = null;
   /**
    * Live segments of the session other than the one this log continues, as found when it was
    * opened by `SessionLog.open` (empty otherwise): branches a restore did not pick (see the head rule).
@@ -255,8 +254,13 @@ export class SessionLog<TItem = MinimalItem> {
    * Appends one entry (`ts` defaults to the clock, read now). Committed (newline written) when
    * the promise resolves. Throws `InvalidEntryError` before writing anything invalid.
    */
-  async append(input: EntryInput<TItem>, options?: WriteCallOptions): Promise<AppendResult> {
-    const entries = [this.stamp(input)];
+  append(input: EntryInput<TItem>, options?: WriteCallOptions): Promise<AppendResult> {
+    let entries: Entry<TItem>[];
+    try {
+      entries = [this.stamp(input)];
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.serial(() => this.write(entries, options));
   }
 
@@ -345,8 +349,13 @@ export class SessionLog<TItem = MinimalItem> {
 
   /** Runs `op` after every write queued before it, so the known entry count is never raced by this writer itself. */
   private serial<T>(op: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(op);
-    this.tail = run.then(noop, noop);
+    // Idle: start at once (the common case: one await per append, no queue).
+    const run = this.tail === null ? op() : this.tail.then(op, op);
+    this.tail = run;
+    const settled = () => {
+      if (this.tail === run) this.tail = null;
+    };
+    run.then(settled, settled);
     return run;
   }
 
