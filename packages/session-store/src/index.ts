@@ -5,8 +5,6 @@ export type {
   EntryInput,
   EntryKind,
   EntryOf,
-  FormatVersion,
-  HistorySourceEntry,
   InvokeTrigger,
   Lineage,
   MinimalItem,

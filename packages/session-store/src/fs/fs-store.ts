@@ -138,32 +138,39 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
     writeWholeFile(this.fs, path, [data], this.fsync);
   }
 
-  async append(
-    ref: SegmentRef,
-    entries: readonly Entry<TItem>[],
-    options?: WriteOptions,
-  ): Promise<AppendOutcome> {
-    const path = this.segmentPath(ref);
-    // Validate and serialize before taking the lock; only the frame needs the position.
-    const bodies = entries.map((entry) => this.codec.encode(entry));
-    const locked = this.lockedSegment(ref, path, options?.signal);
-    const segment = locked instanceof Promise ? await locked : locked;
-    const expected = options?.expectedCount;
+  append(ref: SegmentRef, entries: readonly Entry<TItem>[], options?: WriteOptions): Promise<AppendOutcome> {
+    // Not an async function: with the lock held (the common case) the append completes
+    // synchronously, and the promise wrapper is the only asynchronous part of it.
+    try {
+      const path = this.segmentPath(ref);
+      // Validate and serialize before taking the lock; only the frame needs the position.
+      const bodies = entries.map((entry) => this.codec.encode(entry));
+      const locked = this.lockedSegment(ref, path, options?.signal);
+      if (locked instanceof Promise) {
+        return locked.then((segment) => this.appendLocked(segment, bodies, options?.expectedCount));
+      }
+      return Promise.resolve(this.appendLocked(locked, bodies, options?.expectedCount));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private appendLocked(segment: OpenSegment, bodies: string[], expected: number | undefined): AppendOutcome {
     if (expected !== undefined && expected !== segment.count) {
       // This writer will continue elsewhere: free the segment now, not after the linger (the
       // fork it writes next may take a while, and other writers may be waiting).
-      releaseLock(`${path}.lock`);
+      releaseLock(`${segment.path}.lock`);
       return { status: "drift", count: segment.count };
     }
-    if (entries.length === 0) return { status: "appended", count: segment.count };
+    if (bodies.length === 0) return { status: "appended", count: segment.count };
     const data =
       segment.version === 1
         ? Buffer.from(`${bodies.join("\n")}\n`, "utf8")
         : frameLines(bodies, segment.count);
     try {
-      appendOnce(this.fs, segment, data, entries.length, this.fsync);
+      appendOnce(this.fs, segment, data, bodies.length, this.fsync);
     } catch (error) {
-      this.forget(path);
+      this.forget(segment.path);
       throw error;
     }
     return { status: "appended", count: segment.count };

@@ -359,14 +359,15 @@ export class SessionLog<TItem = MinimalItem> {
     return run;
   }
 
-  private async write(entries: Entry<TItem>[], options?: WriteCallOptions): Promise<AppendResult> {
-    let driftFork: DriftFork | null = null;
-    for (let attempt = 0; ; attempt++) {
-      const index = this.entryCount;
-      const outcome = await this.store.append(this.ref, entries, {
-        expectedCount: index,
-        signal: options?.signal,
-      });
+  private write(
+    entries: Entry<TItem>[],
+    options?: WriteCallOptions,
+    attempt = 0,
+    driftFork: DriftFork | null = null,
+  ): Promise<AppendResult> {
+    const index = this.entryCount;
+    const written = this.store.append(this.ref, entries, { expectedCount: index, signal: options?.signal });
+    return written.then((outcome) => {
       if (outcome.status === "appended") {
         for (const entry of entries) this.fold.apply(entry);
         return { segmentId: this.segmentId, index, driftFork };
@@ -377,8 +378,10 @@ export class SessionLog<TItem = MinimalItem> {
             "appending to this session's new segments — stop the other writer and restore the session",
         );
       }
-      driftFork = await this.moveToFork(this.fold, index, outcome.count);
-    }
+      return this.moveToFork(this.fold, index, outcome.count).then((fork) =>
+        this.write(entries, options, attempt + 1, fork),
+      );
+    });
   }
 
   /**
