@@ -1,5 +1,3 @@
-import type { Dirent } from "node:fs";
-import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { z } from "zod";
 import { createEntryCodec, type EntryCodec } from "../entry/entry-codec.js";
@@ -21,6 +19,7 @@ import type {
   TruncateOutcome,
   WriteOptions,
 } from "../store/store.js";
+import { listDir } from "./list-dir.js";
 import { holdLock, releaseLock, releaseLocksOf } from "./lock-registry.js";
 import { readSegmentEnds, readSegmentFile } from "./read-segment.js";
 import { isProcessAlive, type LockPolicy } from "./segment-lock.js";
@@ -265,13 +264,13 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
   }
 
   async listSessions(): Promise<string[]> {
-    return ((await this.listDir(this.root, true)) ?? []).sort().reverse();
+    return ((await listDir(this.root, true)) ?? []).sort().reverse();
   }
 
   async listSegments(sessionId: string): Promise<string[]> {
     assertSafeId(sessionId, "session");
     const dir = join(this.root, sessionId);
-    const names = await this.listDir(dir, false);
+    const names = await listDir(dir, false);
     if (names === undefined) throw new NotFoundError({ what: "session", id: sessionId, where: this.root });
     return names.sort().reverse();
   }
@@ -398,25 +397,5 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
       if (errorCode(error) === "ENOENT") return false;
       throw error;
     }
-  }
-
-  /** Session directories or segment files of `dir`; undefined when `dir` does not exist. */
-  private async listDir(dir: string, directories: boolean): Promise<string[] | undefined> {
-    let dirents: Dirent[];
-    try {
-      dirents = await readdir(dir, { withFileTypes: true });
-    } catch (error) {
-      if (errorCode(error) === "ENOENT") return undefined;
-      throw error;
-    }
-    const ids: string[] = [];
-    for (const dirent of dirents) {
-      if (directories) {
-        if (dirent.isDirectory() && !dirent.name.startsWith(".")) ids.push(dirent.name);
-      } else if (dirent.isFile() && dirent.name.endsWith(".jsonl")) {
-        ids.push(dirent.name.slice(0, -".jsonl".length));
-      }
-    }
-    return ids;
   }
 }
