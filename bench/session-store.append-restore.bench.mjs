@@ -1,9 +1,11 @@
 // Append and restore throughput of @podkit/session-store on a 100,000-entry segment, each as a
 // ratio to the floor measured in the same run:
 //   append floor  = fs.appendFileSync(path, line) per entry, lines pre-serialized (the bare minimum
-//                   a JSONL logger does; our side also validates and serializes each entry);
-//   restore floor = readFileSync + split("\n") + JSON.parse per line (our side also validates
-//                   every entry with zod and folds it with replay()).
+//                   a JSONL logger does; our side also validates, serializes and frames each entry
+//                   with its sequence number and CRC-32, and awaits each append);
+//   restore floor = readFileSync + split("\n") + JSON.parse per line (our side also checks UTF-8,
+//                   verifies every line's CRC-32 and sequence number, validates every entry with
+//                   zod and folds it with replay()).
 // Also, against appendFileSync one per tick (setImmediate between appends, as a pod awaiting I/O):
 //   append_per_tick      - default lock lease (10 ms linger): a burst of appends shares one lock;
 //   append_lock_each     - lockLingerMs 0: the lock file is created and removed around every append,
@@ -106,13 +108,13 @@ const clean = () => {
   mkdirSync(dir);
 };
 
-function appendOurs(entries) {
+async function appendOurs(entries) {
   const store = new FsStore({ root: fresh() });
-  const log = SessionLog.create(store, head);
+  const log = await SessionLog.create(store, head);
   const t0 = performance.now();
-  for (const entry of entries) log.append(entry);
+  for (const entry of entries) await log.append(entry);
   const ms = performance.now() - t0;
-  store.close();
+  await store.close();
   return { ms, store, log };
 }
 
@@ -125,15 +127,15 @@ function appendFloor(lines) {
 
 async function appendOursPerTick(entries, lockLingerMs) {
   const store = new FsStore({ root: fresh(), lockLingerMs });
-  const log = SessionLog.create(store, head);
+  const log = await SessionLog.create(store, head);
   await tick();
   const t0 = performance.now();
   for (const entry of entries) {
-    log.append(entry);
+    await log.append(entry);
     await tick();
   }
   const ms = performance.now() - t0;
-  store.close();
+  await store.close();
   return ms;
 }
 
@@ -184,7 +186,7 @@ try {
     let floor;
     for (const side of order) {
       gc();
-      if (side === "ours") ours = appendOurs(entries);
+      if (side === "ours") ours = await appendOurs(entries);
       else floor = appendFloor(lines);
     }
     for (const side of order) {

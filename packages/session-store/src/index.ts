@@ -8,11 +8,17 @@ export type {
   InvokeTrigger,
   Lineage,
   MinimalItem,
-  RunResult,
+  RunStatus,
   SegmentStartEntry,
   SystemItem,
 } from "./entry/entry-schema.js";
-export { createEntrySchema, EntrySchema, FORMAT_VERSION, MinimalItemSchema } from "./entry/entry-schema.js";
+export {
+  createEntrySchema,
+  EntrySchema,
+  FORMAT_VERSION,
+  MinimalItemSchema,
+  RunStatusSchema,
+} from "./entry/entry-schema.js";
 export {
   AppendFailedError,
   CorruptEntryError,
@@ -28,9 +34,30 @@ export type { FsStoreOptions } from "./fs/fs-store.js";
 export { FsStore, sessionsRoot } from "./fs/fs-store.js";
 export type { SyncFs } from "./fs/sync-fs.js";
 export { newId } from "./ids.js";
-export type { AppendResult, DriftFork, SegmentInit, SessionLogOptions } from "./log/session-log.js";
+export type { SegmentInfo, SessionOverview } from "./log/session-head.js";
+export { describeSession } from "./log/session-head.js";
+export type {
+  AppendResult,
+  DriftFork,
+  SegmentInit,
+  SessionLogOptions,
+  WriteCallOptions,
+} from "./log/session-log.js";
 export { restoreSession, SessionLog } from "./log/session-log.js";
-export type { ReplayOptions } from "./replay/replay.js";
+export type { ExtensionFold, ReplayOptions } from "./replay/replay.js";
 export { replay } from "./replay/replay.js";
-export type { InFlightTurn, LineageRef, SessionState, UsageRecord } from "./replay/session-state.js";
-export type { AppendOutcome, SegmentRef, Store, TruncateOutcome } from "./store/store.js";
+export type {
+  HistorySource,
+  InFlightTurn,
+  LineageRef,
+  SessionState,
+  UsageRecord,
+} from "./replay/session-state.js";
+export type {
+  AppendOutcome,
+  SegmentRef,
+  SegmentSummary,
+  Store,
+  TruncateOutcome,
+  WriteOptions,
+} from "./store/store.js";

@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import * as nodeFs from "node:fs";
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import type { Entry } from "../src/entry/entry-schema.js";
 import { FsStore } from "../src/fs/fs-store.js";
+import type { SyncFs } from "../src/fs/sync-fs.js";
 import { SessionLog } from "../src/log/session-log.js";
 import { childScript } from "./helpers/built-package.js";
 import { useTempDirs } from "./helpers/temp-dir.js";
@@ -62,7 +64,7 @@ async function readAll(store: FsStore, ref: { sessionId: string; segmentId: stri
 describe("concurrent writers in separate processes", () => {
   it("two processes appending to one segment never interleave bytes and lose nothing", async () => {
     const root = await tempDir();
-    const log = SessionLog.create(new FsStore({ root }), { systemPrompt: null, config: {} });
+    const log = await SessionLog.create(new FsStore({ root }), { systemPrompt: null, config: {} });
     const count = 150;
     const writers = ["alpha", "beta"].map((name) =>
       writer(["interleave", root, log.sessionId, log.segmentId, name, String(count)]),
@@ -95,7 +97,7 @@ describe("concurrent writers in separate processes", () => {
 
   it("a process that keeps appending hands the lock over to a waiting process", async () => {
     const root = await tempDir();
-    const log = SessionLog.create(new FsStore({ root }), { systemPrompt: null, config: {} });
+    const log = await SessionLog.create(new FsStore({ root }), { systemPrompt: null, config: {} });
     const busy = writer(["busy", root, log.sessionId, log.segmentId]);
     try {
       expect(await busy.next()).toBe("ready");
@@ -104,7 +106,7 @@ describe("concurrent writers in separate processes", () => {
       // Without the hand-over this would time out: the busy writer's lease never goes idle.
       const store = new FsStore({ root, lockTimeoutMs: 2_000 });
       const entry: Entry = { kind: "extension", ts: 1, domain: "waiter", payload: "got in" };
-      expect(store.append(log.ref, [entry]).status).toBe("appended");
+      expect((await store.append(log.ref, [entry])).status).toBe("appended");
       store.close();
       expect(busy.child.exitCode).toBeNull();
     } finally {
@@ -118,11 +120,11 @@ describe("concurrent writers in separate processes", () => {
   it("the loser of a drift race forks with forked_from and leaves the source untouched", async () => {
     const root = await tempDir();
     const store = new FsStore({ root });
-    const log = SessionLog.create(store, { systemPrompt: "race", config: { n: 1 } });
-    log.append({ kind: "invoke", trigger: "user" });
-    log.append({ kind: "user_input", text: "before the race" });
-    log.append({ kind: "turn_end", turn: 1 });
-    log.append({ kind: "run_completed", result: "finished", interrupted: false });
+    const log = await SessionLog.create(store, { systemPrompt: "race", config: { n: 1 } });
+    await log.append({ kind: "invoke", trigger: "user" });
+    await log.append({ kind: "user_input", text: "before the race" });
+    await log.append({ kind: "turn_end", turn: 1 });
+    await log.append({ kind: "run_completed", result: "finished", interrupted: false });
     store.close();
     const sourcePath = store.segmentPath(log.ref);
     const initial = await readFile(sourcePath, "utf8");
@@ -171,5 +173,80 @@ describe("concurrent writers in separate processes", () => {
       expect(fork.at(-1)).toMatchObject({ kind: "user_input", text: loserName });
     }
     expect((await readFile(sourcePath, "utf8")).startsWith(initial)).toBe(true);
+  });
+
+  it("two processes each holding a lease and wanting the other's segment both get through", {
+    timeout: 30_000,
+  }, async () => {
+    const root = await tempDir();
+    const store = new FsStore({ root });
+    const a = await SessionLog.create(store, { systemPrompt: null, config: {} });
+    const b = await a.createCompactedSegment({ history: [] });
+    await store.close();
+    const writers = [
+      writer(["cross", root, a.sessionId, a.segmentId, b.segmentId]),
+      writer(["cross", root, a.sessionId, b.segmentId, a.segmentId]),
+    ];
+    try {
+      for (const w of writers) expect(await w.next()).toBe("holding");
+      // The deadlock's precondition really holds: each process has a lease on its own segment.
+      expect(await readFile(`${store.segmentPath(a.ref)}.lock`, "utf8")).toBe(`${writers[0]?.child.pid}\n`);
+      expect(await readFile(`${store.segmentPath(b.ref)}.lock`, "utf8")).toBe(`${writers[1]?.child.pid}\n`);
+      for (const w of writers) w.child.stdin?.write("go\n");
+      // Waiting without blocking lets each drop its idle lease; a blocking wait timed out both.
+      for (const w of writers) expect(JSON.parse(await w.next())).toMatchObject({ status: "appended" });
+    } finally {
+      for (const w of writers) w.child.kill("SIGKILL");
+    }
+    for (const ref of [a.ref, b.ref]) {
+      const domains = (await readAll(new FsStore({ root }), ref)).map(
+        (e) => (e as { domain?: string }).domain,
+      );
+      expect(domains.slice(1)).toEqual(["own", "cross"]);
+    }
+  });
+
+  it("a writer that drifts frees the old segment before writing its fork, while another process waits for it", {
+    timeout: 30_000,
+  }, async () => {
+    const root = await tempDir();
+    // Records who holds the old segment's lock at the moment the fork's file is being written.
+    const holderAtForkWrite: (string | null)[] = [];
+    let lockPath = "";
+    const fs: SyncFs = {
+      ...nodeFs,
+      openSync: ((path: string, flags: string, mode?: number) => {
+        if (typeof path === "string" && path.includes(".jsonl.tmp-") && lockPath !== "") {
+          holderAtForkWrite.push(
+            nodeFs.existsSync(lockPath) ? nodeFs.readFileSync(lockPath, "utf8").trim() : null,
+          );
+        }
+        return nodeFs.openSync(path, flags, mode);
+      }) as SyncFs["openSync"],
+    };
+    const store = new FsStore({ root, fs });
+    const log = await SessionLog.create(store, { systemPrompt: "p", config: {} });
+    for (let i = 0; i < 50; i++)
+      await log.append({ kind: "user_input", text: `history ${i} ${"ü".repeat(2000)}` });
+    lockPath = `${store.segmentPath(log.ref)}.lock`;
+    const busy = writer(["busy", root, log.sessionId, log.segmentId]);
+    try {
+      expect(await busy.next()).toBe("ready");
+      busy.child.stdin?.write("go\n");
+      expect(await busy.next()).toBe("appending");
+      // This writer's count is stale (the busy process appended): it waits its turn, sees the
+      // drift and forks while the busy process keeps asking for the segment.
+      const result = await log.append({ kind: "user_input", text: "mine" });
+      expect(result.driftFork).toMatchObject({
+        fromSegmentId: expect.any(String),
+        toSegmentId: log.segmentId,
+      });
+      expect(holderAtForkWrite).toHaveLength(1);
+      expect(holderAtForkWrite[0]).not.toBe(String(process.pid));
+      expect(busy.child.exitCode).toBeNull();
+    } finally {
+      busy.child.kill("SIGKILL");
+    }
+    await store.close();
   });
 });

@@ -1,15 +1,17 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { FsStore } from "../src/fs/fs-store.js";
 import { SessionLog } from "../src/log/session-log.js";
 import { childScript } from "./helpers/built-package.js";
-import { payloadOf, seqOf } from "./helpers/payload.mjs";
+import { bigPayloadOf, payloadOf, seqOf } from "./helpers/payload.mjs";
 import { useTempDirs } from "./helpers/temp-dir.js";
 
 const tempDir = useTempDirs();
-const KILLS = 200;
+const KILLS = 120;
+/** Every BIG_EVERY-th kill targets the middle of a 12 MB write. */
+const BIG_EVERY = 8;
 
 /** Small seeded PRNG so a failing run can be replayed with the seed it prints. */
 function mulberry32(seed: number): () => number {
@@ -25,6 +27,8 @@ function mulberry32(seed: number): () => number {
 interface ChildRun {
   child: ChildProcess;
   reported: number[];
+  /** The large append announced last: its sequence number and the file size before it. */
+  bigWrite: Promise<{ seq: number; sizeBefore: number }>;
   exited: Promise<void>;
   /** Resolves once the child has loaded the package and waits for "go". */
   warm: Promise<void>;
@@ -42,6 +46,10 @@ function spawnWriter(script: string, root: string, sessionId: string): ChildRun 
     onWarm = resolve;
   });
   let waiter: { n: number; resolve: () => void } | undefined;
+  let onBig: (big: { seq: number; sizeBefore: number }) => void = () => {};
+  const bigWrite = new Promise<{ seq: number; sizeBefore: number }>((resolve) => {
+    onBig = resolve;
+  });
   child.stdout?.on("data", (chunk: Buffer) => {
     buffered += chunk.toString("utf8");
     const lines = buffered.split("\n");
@@ -49,6 +57,10 @@ function spawnWriter(script: string, root: string, sessionId: string): ChildRun 
     for (const line of lines) {
       if (line === "warm") onWarm();
       else if (/^\d+$/.test(line)) reported.push(Number(line));
+      else if (line.startsWith("big ")) {
+        const [, seq, size] = line.split(" ");
+        onBig({ seq: Number(seq), sizeBefore: Number(size) });
+      }
     }
     if (waiter !== undefined && reported.length >= waiter.n) waiter.resolve();
   });
@@ -57,6 +69,7 @@ function spawnWriter(script: string, root: string, sessionId: string): ChildRun 
   return {
     child,
     reported,
+    bigWrite,
     exited,
     warm,
     waitForReports: (n) =>
@@ -68,20 +81,38 @@ function spawnWriter(script: string, root: string, sessionId: string): ChildRun 
   };
 }
 
+/** The last byte of a file, or undefined for an empty one. */
+async function lastByte(path: string): Promise<number | undefined> {
+  const handle = await open(path, "r");
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return undefined;
+    const byte = Buffer.alloc(1);
+    await handle.read(byte, 0, 1, size - 1);
+    return byte[0];
+  } finally {
+    await handle.close();
+  }
+}
+
 describe("crash safety under SIGKILL", () => {
-  it(`keeps every reported entry across ${KILLS} kills of a real appending process`, {
-    timeout: 120_000,
+  it(`keeps every reported entry across ${KILLS} kills of a real appending process, some inside large writes`, {
+    timeout: 400_000,
   }, async () => {
     const script = childScript("append-child.mjs");
     const seed = Date.now() % 100_000;
     const random = mulberry32(seed);
     const root = await tempDir();
-    const created = SessionLog.create(new FsStore({ root }), { systemPrompt: "crash test", config: {} });
+    const created = await SessionLog.create(new FsStore({ root }), {
+      systemPrompt: "crash test",
+      config: {},
+    });
     const ref = created.ref;
     const path = new FsStore({ root }).segmentPath(ref);
     const committed = new Set<number>();
     let staleLocks = 0;
     let tornTails = 0;
+    let killsInsideWrites = 0;
 
     // Two writers load the package ahead of time (they only restore once told "go").
     const ready = [spawnWriter(script, root, ref.sessionId), spawnWriter(script, root, ref.sessionId)];
@@ -89,15 +120,24 @@ describe("crash safety under SIGKILL", () => {
       const run = ready.shift() as ChildRun;
       await run.warm;
       ready.push(spawnWriter(script, root, ref.sessionId));
-      run.child.stdin?.write("go\n");
-      await run.waitForReports(1 + Math.floor(random() * 4));
-      await new Promise((resolve) => setTimeout(resolve, random() * 10));
+      const big = kill % BIG_EVERY === BIG_EVERY - 1;
+      run.child.stdin?.write(big ? "go big\n" : "go\n");
+      if (big) {
+        // Kill as soon as the large write has started to land in the file.
+        const { seq, sizeBefore } = await run.bigWrite;
+        while ((await stat(path)).size <= sizeBefore && !run.reported.includes(seq)) {
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        if (!run.reported.includes(seq)) killsInsideWrites++;
+      } else {
+        await run.waitForReports(1 + Math.floor(random() * 4));
+        await new Promise((resolve) => setTimeout(resolve, random() * 10));
+      }
       run.child.kill("SIGKILL");
       await run.exited;
       for (const seq of run.reported) committed.add(seq);
       if (existsSync(`${path}.lock`)) staleLocks++;
-      const raw = await readFile(path);
-      if (raw.at(-1) !== 0x0a) tornTails++;
+      if ((await lastByte(path)) !== 0x0a) tornTails++;
 
       // Restore succeeds and holds every entry the child reported, intact.
       const store = new FsStore({ root });
@@ -109,28 +149,33 @@ describe("crash safety under SIGKILL", () => {
         found.set(seqOf(text) as number, text);
       }
       for (const seq of committed) {
-        expect(found.get(seq), `seed ${seed}, kill ${kill}: entry ${seq}`).toBe(payloadOf(seq));
+        const text = found.get(seq);
+        const intact =
+          text === payloadOf(seq) || (text !== undefined && text.length > 1e6 && text === bigPayloadOf(seq));
+        expect(intact, `seed ${seed}, kill ${kill}: entry ${seq}`).toBe(true);
       }
 
       // Appending continues cleanly: the torn tail (if any) is cut and one whole line is added.
       const before = log.entryCount;
-      log.append({ kind: "extension", domain: "crash-test", payload: { kill } });
-      store.close();
-      const after = (await readFile(path, "utf8")).split("\n");
-      expect(after.pop()).toBe("");
-      expect(JSON.parse(after.at(-1) as string)).toMatchObject({ kind: "extension", payload: { kill } });
+      await log.append({ kind: "extension", domain: "crash-test", payload: { kill } });
+      await store.close();
+      expect(await lastByte(path)).toBe(0x0a);
       const counter = new FsStore({ root });
-      expect(counter.entryCount(ref)).toBe(before + 1);
-      counter.close();
+      expect(await counter.entryCount(ref)).toBe(before + 1);
+      await counter.close();
     }
     for (const idle of ready) idle.child.kill("SIGKILL");
     await Promise.all(ready.map((idle) => idle.exited));
     expect(committed.size).toBeGreaterThan(KILLS);
     // The child appends under a held lease, so kills regularly leave a dead pid's lock behind.
     expect(staleLocks).toBeGreaterThan(0);
+    // Kills really landed inside writes, and each torn tail they left was repaired above.
+    expect(killsInsideWrites).toBeGreaterThan(0);
+    expect(tornTails).toBeGreaterThan(0);
     console.log(
       `crash test (seed ${seed}): ${KILLS} kills, ${committed.size} reported entries, ` +
-        `${staleLocks} stale locks taken over, ${tornTails} torn tails repaired`,
+        `${staleLocks} stale locks taken over, ${killsInsideWrites} kills inside a large write, ` +
+        `${tornTails} torn tails repaired`,
     );
   });
 });

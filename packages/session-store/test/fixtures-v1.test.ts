@@ -40,8 +40,7 @@ const usage = (
   cacheReadTokens: number,
   cacheWriteTokens: number,
   outputTokens: number,
-  ts: number,
-) => ({ historyLen, inputTokens, cacheReadTokens, cacheWriteTokens, outputTokens, ts });
+) => ({ historyLen, inputTokens, cacheReadTokens, cacheWriteTokens, outputTokens });
 const noLineage = { forkedFrom: null, compactedFrom: null };
 
 /** A store holding the given fixture files (paths under fixtures/) under the ids their segment_start names. */
@@ -76,10 +75,11 @@ describe("format v1 fixture corpus", () => {
         text("user", "日本語で要約してください 🙏"),
         text("assistant", "LLM エージェントのための TypeScript ランタイムです。"),
       ],
+      historySources: [],
       turn: 2,
       interrupted: false,
       inFlight: null,
-      usage: [usage(1, 1830, 0, 1790, 14, 1759309206875), usage(3, 1871, 1790, 41, 22, 1759309216500)],
+      usage: [usage(1, 1830, 0, 1790, 14), usage(3, 1871, 1790, 41, 22)],
       extensions: new Map([["memory.extract", { history_len: 4 }]]),
       lineage: noLineage,
       entryCount: 16,
@@ -162,14 +162,29 @@ describe("format v1 fixture corpus", () => {
       systemPrompt: "You are a coder.",
       config: { model: "anthropic/claude-sonnet-4-5", max_tokens: 4096, reasoning: 2048 },
       history,
+      historySources: [
+        {
+          index: 1,
+          from: "user_input",
+          segments: [
+            { type: "text", text: "Fix the failing test in " },
+            { type: "file", path: "src/add.ts" },
+          ],
+        },
+        {
+          index: 8,
+          from: "system_item",
+          item: {
+            kind: "notification",
+            body: "<notification>CI finished: 1 failing test</notification>",
+            source: "ci",
+          },
+        },
+      ],
       turn: 1,
       interrupted: false,
       inFlight: null,
-      usage: [
-        usage(2, 2410, 0, 2380, 96, 1759309242625),
-        usage(6, 2602, 2380, 222, 41, 1759309248125),
-        usage(7, 2700, 2602, 98, 63, 1759309252250),
-      ],
+      usage: [usage(2, 2410, 0, 2380, 96), usage(6, 2602, 2380, 222, 41), usage(7, 2700, 2602, 98, 63)],
       extensions: new Map(),
       lineage: noLineage,
       entryCount: 17,
@@ -199,10 +214,11 @@ describe("format v1 fixture corpus", () => {
         text("user", "Which license?"),
         text("assistant", "Apache-2.0."),
       ],
+      historySources: [],
       turn: 2,
       interrupted: false,
       inFlight: null,
-      usage: [usage(3, 1850, 1790, 60, 5, 1759309228875)],
+      usage: [usage(3, 1850, 1790, 60, 5)],
       extensions: new Map(),
       lineage: { forkedFrom: { segmentId: G_PLAIN, atTurn: 1 }, compactedFrom: null },
       entryCount: 7,
@@ -230,10 +246,22 @@ describe("format v1 fixture corpus", () => {
         text("system", "<notification>build finished</notification>"),
         text("assistant", "Noted: the build finished."),
       ],
+      historySources: [
+        {
+          index: 3,
+          from: "system_item",
+          item: { kind: "context", body: "<context>\n## Memory\nPrefers short answers.\n</context>" },
+        },
+        {
+          index: 4,
+          from: "system_item",
+          item: { kind: "notification", body: "<notification>build finished</notification>" },
+        },
+      ],
       turn: 4,
       interrupted: false,
       inFlight: null,
-      usage: [usage(5, 3100, 0, 3100, 9, 1759309290750)],
+      usage: [usage(5, 3100, 0, 3100, 9)],
       extensions: new Map(),
       lineage: { forkedFrom: null, compactedFrom: { segmentId: G_CSRC, atTurn: 3 } },
       entryCount: 8,
@@ -242,9 +270,9 @@ describe("format v1 fixture corpus", () => {
     expect(source).toMatchObject({ turn: 3, entryCount: 20, lineage: noLineage, systemPrompt: PROMPT });
     expect(source.history).toHaveLength(6);
     expect(source.usage).toEqual([
-      usage(1, 40000, 0, 1000, 30, 1759309261875),
-      usage(3, 80000, 39000, 1000, 30, 1759309270125),
-      usage(5, 120000, 78000, 1000, 30, 1759309278375),
+      usage(1, 40000, 0, 1000, 30),
+      usage(3, 80000, 39000, 1000, 30),
+      usage(5, 120000, 78000, 1000, 30),
     ]);
     expect(source.extensions).toEqual(new Map([["memory.extract", { history_len: 6 }]]));
   });
@@ -262,10 +290,11 @@ describe("format v1 fixture corpus", () => {
         text("assistant", "Running them now."),
         { type: "tool_call", call_id: "call_Qm9vYmFy", name: "bash", arguments: '{"cmd":"pnpm test"}' },
       ],
+      historySources: [],
       turn: 0,
       interrupted: true,
       inFlight: { trigger: "resume", entryIndex: 5 },
-      usage: [usage(2, 900, 0, 0, 18, 1759309304500)],
+      usage: [usage(2, 900, 0, 0, 18)],
       extensions: new Map(),
       lineage: noLineage,
       entryCount: 8,
@@ -279,8 +308,13 @@ describe("format v1 fixture corpus", () => {
       const log = await SessionLog.open(store, sessionId);
       const path = store.segmentPath(log.ref);
       const before = await readFile(path, "utf8");
-      log.append({ kind: "config_changed", config: { max_tokens: 1 } });
-      expect((await readFile(path, "utf8")).startsWith(before)).toBe(true);
+      await log.append({ kind: "config_changed", config: { max_tokens: 1 } });
+      const after = await readFile(path, "utf8");
+      expect(after.startsWith(before)).toBe(true);
+      // A v1 segment stays v1: the new line is plain JSON, without seq and crc.
+      expect(after.slice(before.length)).toMatch(
+        /^\{"kind":"config_changed","ts":\d+,"config":\{"max_tokens":1\}\}\n$/,
+      );
       expect((await restoreSession(store, sessionId)).config).toEqual({ max_tokens: 1 });
     }
     store.close();

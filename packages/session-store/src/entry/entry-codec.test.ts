@@ -50,10 +50,10 @@ describe("entry codec", () => {
   });
 
   it("rejects a segment from a newer format version with an upgrade hint", () => {
-    const line = '{"kind":"segment_start","ts":1,"v":2,"session_id":"s","segment_id":"g"}';
+    const line = '{"kind":"segment_start","ts":1,"v":3,"session_id":"s","segment_id":"g"}';
     const error = catchError(() => codec.decode(line, "f", 1));
     expect(UnsupportedFormatError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toMatch(/version 2 .*upgrade podkit/);
+    expect((error as Error).message).toMatch(/version 3 .*upgrade podkit/);
   });
 
   it("validates items with a schema passed in", () => {

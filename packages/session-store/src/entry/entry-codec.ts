@@ -1,8 +1,11 @@
 import type { z } from "zod";
 import { CorruptEntryError, InvalidEntryError, UnsupportedFormatError } from "../errors.js";
-import { createEntrySchema, type Entry, FORMAT_VERSION } from "./entry-schema.js";
+import { createEntrySchema, type Entry, READABLE_VERSIONS } from "./entry-schema.js";
 
-/** Turns entries into log lines and back, validating both ways. */
+/**
+ * Turns entries into their JSON text and back, validating both ways. The text is the entry
+ * alone; how a backend frames it (FsStore's v2 lines add `seq` and `crc`) is up to the backend.
+ */
 export interface EntryCodec<TItem> {
   /** Validates and serializes one entry (no trailing newline). Throws `InvalidEntryError`. */
   encode(entry: Entry<TItem>): string;
@@ -28,7 +31,7 @@ export function createEntryCodec<TItem>(itemSchema: z.ZodType<TItem>): EntryCode
       throw new CorruptEntryError({ file, line: lineNumber, reason: "not a JSON object" });
     }
     const record = value as Record<string, unknown>;
-    if (record.kind === "segment_start" && record.v !== FORMAT_VERSION) {
+    if (record.kind === "segment_start" && !READABLE_VERSIONS.includes(record.v as number)) {
       throw new UnsupportedFormatError({ file, line: lineNumber, version: record.v });
     }
     const result = schema.safeParse(value);

@@ -1,7 +1,14 @@
 import { z } from "zod";
 
-/** Version of the on-disk entry format, written as `v` on every `segment_start`. */
-export const FORMAT_VERSION = 1;
+/**
+ * Version of the on-disk entry format this package writes, as `v` on every `segment_start`.
+ * v2 lines end with their sequence number and a checksum (see `line-frame.ts`); v1 lines are
+ * plain JSON and stay readable (and appendable, in v1).
+ */
+export const FORMAT_VERSION = 2;
+/** Every format version this package reads. */
+export const READABLE_VERSIONS: readonly number[] = [1, 2];
+export type FormatVersion = 1 | 2;
 
 /**
  * The least this package needs to know about a history item: a JSON object tagged by `type`.
@@ -28,8 +35,21 @@ export type SystemItem = z.infer<typeof SystemItemSchema>;
 export const InvokeTriggerSchema = z.enum(["user", "notify", "resume"]);
 export type InvokeTrigger = z.infer<typeof InvokeTriggerSchema>;
 
-export const RunResultSchema = z.enum(["finished", "paused", "limit_reached", "yielded"]);
-export type RunResult = z.infer<typeof RunResultSchema>;
+/** How a run ended; the same name and union as llm-worker's run status. */
+export const RunStatusSchema = z.enum(["finished", "paused", "limit_reached", "yielded"]);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+/**
+ * What a history item of a `segment_start` came from, when a restore needs more than the item:
+ * the system item behind a system message (its `kind`: context, notification, interrupt note,
+ * attachment), or the structured `segments` of a user input. `index` is the item's position in
+ * `history`. Written by forks so the annotations survive a move to a new segment.
+ */
+export const HistorySourceSchema = z.union([
+  z.object({ index: z.number().int().nonnegative(), system_item: SystemItemSchema }),
+  z.object({ index: z.number().int().nonnegative(), segments: z.array(z.unknown()) }),
+]);
+export type HistorySourceEntry = z.infer<typeof HistorySourceSchema>;
 
 const ts = z.number().int().nonnegative();
 const count = z.number().int().nonnegative();
@@ -45,7 +65,7 @@ export function createEntrySchema<TItem>(item: z.ZodType<TItem>) {
     z.object({
       kind: z.literal("segment_start"),
       ts,
-      v: z.literal(FORMAT_VERSION),
+      v: z.union([z.literal(1), z.literal(2)]),
       session_id: z.string().min(1),
       segment_id: z.string().min(1),
       system_prompt: z.string().nullable(),
@@ -53,6 +73,7 @@ export function createEntrySchema<TItem>(item: z.ZodType<TItem>) {
       history: z.array(item),
       forked_from: LineageSchema.optional(),
       compacted_from: LineageSchema.optional(),
+      history_sources: z.array(HistorySourceSchema).optional(),
     }),
     z.object({ kind: z.literal("invoke"), ts, trigger: InvokeTriggerSchema }),
     z.object({
@@ -73,8 +94,9 @@ export function createEntrySchema<TItem>(item: z.ZodType<TItem>) {
       cache_read_tokens: count,
       cache_write_tokens: count,
       output_tokens: count,
+      reasoning_tokens: count.optional(),
     }),
-    z.object({ kind: z.literal("run_completed"), ts, result: RunResultSchema, interrupted: z.boolean() }),
+    z.object({ kind: z.literal("run_completed"), ts, result: RunStatusSchema, interrupted: z.boolean() }),
     z.object({ kind: z.literal("run_errored"), ts, message: z.string(), interrupted: z.boolean() }),
     z.object({ kind: z.literal("config_changed"), ts, config }),
     z.object({ kind: z.literal("extension"), ts, domain: z.string().min(1), payload: z.unknown() }),

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { useTempDirs } from "../../test/helpers/temp-dir.js";
 import type { Entry, MinimalItem } from "../entry/entry-schema.js";
+import { frameLine } from "../entry/line-frame.js";
 import {
   AppendFailedError,
   CorruptEntryError,
@@ -24,7 +25,7 @@ function head(ref: SegmentRef): Entry {
   return {
     kind: "segment_start",
     ts: 1,
-    v: 1,
+    v: 2,
     session_id: ref.sessionId,
     segment_id: ref.segmentId,
     system_prompt: "p",
@@ -45,7 +46,7 @@ async function newSegment(options: Partial<FsStoreOptions<MinimalItem>> = {}) {
   const root = await tempDir();
   const store = new FsStore<MinimalItem>({ root, ...options });
   const ref = { sessionId: newId(), segmentId: newId() };
-  store.createSegment(ref, [head(ref)]);
+  await store.createSegment(ref, [head(ref)]);
   return { root, store, ref, path: store.segmentPath(ref) };
 }
 
@@ -54,12 +55,12 @@ describe("FsStore layout and listing", () => {
     const workspace = await tempDir();
     const store = new FsStore({ root: sessionsRoot(workspace) });
     const ref = { sessionId: newId(), segmentId: newId() };
-    store.createSegment(ref, [head(ref)]);
+    await store.createSegment(ref, [head(ref)]);
     const text = await readFile(
       join(workspace, ".podkit", "sessions", ref.sessionId, `${ref.segmentId}.jsonl`),
       "utf8",
     );
-    expect(text).toBe(`${JSON.stringify(head(ref))}\n`);
+    expect(text).toBe(`${frameLine(JSON.stringify(head(ref)), 0)}\n`);
     store.close();
   });
 
@@ -73,7 +74,7 @@ describe("FsStore layout and listing", () => {
       { sessionId: s2, segmentId: b },
       { sessionId: s1, segmentId: c },
     ]) {
-      store.createSegment(ref, [head(ref)]);
+      await store.createSegment(ref, [head(ref)]);
     }
     await writeFile(join(root, s1, `${a}.jsonl.lock`), "1\n");
     await writeFile(join(root, s1, "notes.txt"), "x");
@@ -88,7 +89,7 @@ describe("FsStore layout and listing", () => {
   it("rejects ids that could escape the store directory", async () => {
     const store = new FsStore({ root: await tempDir() });
     const ref = { sessionId: "..", segmentId: "x" };
-    expect(() => store.createSegment(ref, [head(ref)])).toThrow(SessionStoreUsageError);
+    await expect(store.createSegment(ref, [head(ref)])).rejects.toThrow(SessionStoreUsageError);
     expect(() => store.segmentPath({ sessionId: "a/b", segmentId: "c" })).toThrow(
       /invalid session id "a\/b"/,
     );
@@ -96,10 +97,12 @@ describe("FsStore layout and listing", () => {
 
   it("creates a segment atomically and never replaces an existing one", async () => {
     const { store, ref, path } = await newSegment();
-    expect(() => store.createSegment(ref, [head(ref)])).toThrow(/already exists/);
+    await expect(store.createSegment(ref, [head(ref)])).rejects.toThrow(/already exists/);
     expect(await readdir(join(path, ".."))).toEqual([`${ref.segmentId}.jsonl`]);
     const other = { sessionId: ref.sessionId, segmentId: newId() };
-    expect(() => store.createSegment(other, [input("no head")])).toThrow(/must begin with a segment_start/);
+    await expect(store.createSegment(other, [input("no head")])).rejects.toThrow(
+      /must begin with a segment_start/,
+    );
     store.close();
   });
 });
@@ -107,9 +110,9 @@ describe("FsStore layout and listing", () => {
 describe("FsStore append and read", () => {
   it("appends entries as newline-terminated JSON lines and streams them back", async () => {
     const { store, ref, path } = await newSegment();
-    expect(store.append(ref, [input("one")])).toEqual({ status: "appended", count: 2 });
-    expect(store.append(ref, [input("two"), input("three")])).toEqual({ status: "appended", count: 4 });
-    expect(store.entryCount(ref)).toBe(4);
+    expect(await store.append(ref, [input("one")])).toEqual({ status: "appended", count: 2 });
+    expect(await store.append(ref, [input("two"), input("three")])).toEqual({ status: "appended", count: 4 });
+    expect(await store.entryCount(ref)).toBe(4);
     const entries = await readAllOf(store, ref);
     expect(entries.map((e) => (e.kind === "user_input" ? e.text : e.kind))).toEqual([
       "segment_start",
@@ -119,15 +122,21 @@ describe("FsStore append and read", () => {
     ]);
     const lines = (await readFile(path, "utf8")).split("\n");
     expect(lines.at(-1)).toBe("");
-    expect(lines.slice(0, -1).map((line) => JSON.parse(line))).toEqual(entries);
+    // Format v2: each line is the entry's JSON plus its sequence number and checksum.
+    expect(lines.slice(0, -1)).toEqual(entries.map((entry, seq) => frameLine(JSON.stringify(entry), seq)));
+    expect(JSON.parse(lines[1] as string)).toEqual({
+      ...input("one"),
+      seq: 1,
+      crc: expect.stringMatching(/^[0-9a-f]{8}$/),
+    });
     store.close();
   });
 
   it("streams a segment larger than the read chunk, including a line longer than it", async () => {
     const { store, ref } = await newSegment();
     const long = "ß".repeat(700_000); // 1.4 MB of two-byte characters in one line
-    store.append(ref, [input("a"), input(long), input("b")]);
-    for (let i = 0; i < 3000; i++) store.append(ref, [input(`entry ${i} — ü`)]);
+    await store.append(ref, [input("a"), input(long), input("b")]);
+    for (let i = 0; i < 3000; i++) await store.append(ref, [input(`entry ${i} — ü`)]);
     const entries = await readAllOf(store, ref);
     expect(entries).toHaveLength(3004);
     expect(entries[2]).toEqual(input(long));
@@ -137,7 +146,7 @@ describe("FsStore append and read", () => {
 
   it("ignores a torn multi-byte UTF-8 tail on read and cuts it before the next append", async () => {
     const { store, ref, path } = await newSegment({ lockLingerMs: 0 });
-    store.append(ref, [input("committed")]);
+    await store.append(ref, [input("committed")]);
     const committed = await readFile(path);
     // A record cut in the middle of "日" (E6 97 A5): two of its three bytes, no newline.
     const torn = Buffer.concat([
@@ -148,14 +157,14 @@ describe("FsStore append and read", () => {
 
     const fresh = new FsStore({ root: store.root });
     expect((await readAllOf(fresh, ref)).map((e) => e.kind)).toEqual(["segment_start", "user_input"]);
-    expect(fresh.entryCount(ref)).toBe(2);
+    expect(await fresh.entryCount(ref)).toBe(2);
     expect(await readFile(path)).toEqual(Buffer.concat([committed, torn]));
 
     await new Promise((resolve) => setImmediate(resolve)); // let the first store's lock go
-    expect(store.append(ref, [input("日本語 after repair")])).toEqual({ status: "appended", count: 3 });
+    expect(await store.append(ref, [input("日本語 after repair")])).toEqual({ status: "appended", count: 3 });
     const expected = Buffer.concat([
       committed,
-      Buffer.from(`${JSON.stringify(input("日本語 after repair"))}\n`),
+      Buffer.from(`${frameLine(JSON.stringify(input("日本語 after repair")), 2)}\n`),
     ]);
     expect(await readFile(path)).toEqual(expected);
     expect((await readAllOf(fresh, ref)).at(-1)).toEqual(input("日本語 after repair"));
@@ -165,13 +174,13 @@ describe("FsStore append and read", () => {
 
   it("throws CorruptEntryError with the line number for a newline-terminated garbage line", async () => {
     const { store, ref, path } = await newSegment();
-    store.append(ref, [input("fine")]);
+    await store.append(ref, [input("fine")]);
     await appendFile(path, "garbage}\n");
-    store.append(ref, [input("after")]);
+    await store.append(ref, [input("after")]);
     const error = await readAllOf(store, ref).catch((e: unknown) => e);
     expect(CorruptEntryError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ file: path, line: 3 });
-    expect((error as Error).message).toContain(`${path}:3: corrupt session log entry: not valid JSON`);
+    expect((error as Error).message).toContain(`${path}:3: corrupt session log entry: no `);
     // A restore surfaces it too instead of resuming from a silently shortened history.
     await expect(restoreSession(store, ref.sessionId)).rejects.toMatchObject({
       name: "CorruptEntryError",
@@ -184,18 +193,24 @@ describe("FsStore append and read", () => {
     const { store, ref, path } = await newSegment();
     const before = await readFile(path);
     const bad = { kind: "turn_end", ts: 1, turn: -1 } as Entry;
-    expect(() => store.append(ref, [bad])).toThrow(InvalidEntryError);
+    await expect(store.append(ref, [bad])).rejects.toThrow(InvalidEntryError);
     expect(await readFile(path)).toEqual(before);
     store.close();
   });
 
   it("reports drift instead of writing when the expected entry count does not match", async () => {
     const { store, ref, path } = await newSegment();
-    store.append(ref, [input("a")]);
+    await store.append(ref, [input("a")]);
     const before = await readFile(path);
-    expect(store.append(ref, [input("b")], { expectedCount: 1 })).toEqual({ status: "drift", count: 2 });
+    expect(await store.append(ref, [input("b")], { expectedCount: 1 })).toEqual({
+      status: "drift",
+      count: 2,
+    });
     expect(await readFile(path)).toEqual(before);
-    expect(store.append(ref, [input("b")], { expectedCount: 2 })).toEqual({ status: "appended", count: 3 });
+    expect(await store.append(ref, [input("b")], { expectedCount: 2 })).toEqual({
+      status: "appended",
+      count: 3,
+    });
     store.close();
   });
 
@@ -203,10 +218,13 @@ describe("FsStore append and read", () => {
     const { store, ref } = await newSegment();
     const other = new FsStore({ root: store.root });
     for (let i = 0; i < 10; i++) {
-      store.append(ref, [input(`a${i}`)], { expectedCount: 1 + 2 * i });
-      other.append(ref, [input(`b${i}`)], { expectedCount: 2 + 2 * i });
+      await store.append(ref, [input(`a${i}`)], { expectedCount: 1 + 2 * i });
+      await other.append(ref, [input(`b${i}`)], { expectedCount: 2 + 2 * i });
     }
-    expect(store.append(ref, [input("late")], { expectedCount: 20 })).toEqual({ status: "drift", count: 21 });
+    expect(await store.append(ref, [input("late")], { expectedCount: 20 })).toEqual({
+      status: "drift",
+      count: 21,
+    });
     expect(await readAllOf(store, ref)).toHaveLength(21);
     store.close();
     other.close();
@@ -216,10 +234,12 @@ describe("FsStore append and read", () => {
     const root = await tempDir();
     const store = new FsStore({ root });
     const refs = Array.from({ length: 20 }, () => ({ sessionId: newId(), segmentId: newId() }));
-    for (const ref of refs) store.createSegment(ref, [head(ref)]);
+    for (const ref of refs) await store.createSegment(ref, [head(ref)]);
     for (let round = 0; round < 3; round++) {
       for (const ref of refs) {
-        expect(store.append(ref, [input(`r${round}`)], { expectedCount: 1 + round }).status).toBe("appended");
+        expect((await store.append(ref, [input(`r${round}`)], { expectedCount: 1 + round })).status).toBe(
+          "appended",
+        );
       }
     }
     for (const ref of refs) expect(await readAllOf(store, ref)).toHaveLength(4);
@@ -229,9 +249,9 @@ describe("FsStore append and read", () => {
   it("reports a missing segment as NotFoundError", async () => {
     const { store, ref } = await newSegment();
     const missing = { sessionId: ref.sessionId, segmentId: newId() };
-    expect(() => store.append(missing, [input("x")])).toThrow(NotFoundError);
+    await expect(store.append(missing, [input("x")])).rejects.toThrow(NotFoundError);
     await expect(readAllOf(store, missing)).rejects.toThrow(NotFoundError);
-    expect(() => store.append({ sessionId: newId(), segmentId: newId() }, [input("x")])).toThrow(
+    await expect(store.append({ sessionId: newId(), segmentId: newId() }, [input("x")])).rejects.toThrow(
       NotFoundError,
     );
     store.close();
@@ -261,21 +281,15 @@ describe("FsStore write failures", () => {
   it("rolls the file back to its previous length when a write fails midway", async () => {
     const fs = failingHalfWrite();
     const { store, ref, path } = await newSegment({ fs });
-    store.append(ref, [input("before")]);
+    await store.append(ref, [input("before")]);
     const before = await readFile(path);
     fs.arm();
-    const error = (() => {
-      try {
-        store.append(ref, [input("x".repeat(5000))]);
-      } catch (e) {
-        return e;
-      }
-    })();
+    const error = await store.append(ref, [input("x".repeat(5000))]).catch((e: unknown) => e);
     expect(AppendFailedError.isInstance(error)).toBe(true);
     expect((error as Error).message).toMatch(/ENOSPC.*rolled back/);
     expect((error as Error).cause).toMatchObject({ code: "ENOSPC" });
     expect(await readFile(path)).toEqual(before);
-    expect(store.append(ref, [input("after")])).toEqual({ status: "appended", count: 3 });
+    expect(await store.append(ref, [input("after")])).toEqual({ status: "appended", count: 3 });
     expect((await readAllOf(store, ref)).map((e) => e.kind === "user_input" && e.text)).toEqual([
       false,
       "before",
@@ -296,7 +310,7 @@ describe("FsStore write failures", () => {
     };
     const { store, ref, path } = await newSegment({ fs });
     const before = await readFile(path);
-    expect(() => store.append(ref, [input("y".repeat(200))])).toThrow(/short write: 10 of \d+ bytes/);
+    await expect(store.append(ref, [input("y".repeat(200))])).rejects.toThrow(/short write: 10 of \d+ bytes/);
     expect(await readFile(path)).toEqual(before);
     store.close();
   });
@@ -312,10 +326,10 @@ describe("FsStore write failures", () => {
     };
     const { store, ref } = await newSegment({ fs, durability: "fsync" });
     expect(synced).toHaveLength(2); // the temp file, then its directory after the rename
-    store.append(ref, [input("durable")]);
+    await store.append(ref, [input("durable")]);
     expect(synced).toHaveLength(3);
     const relaxed = await newSegment({ fs });
-    relaxed.store.append(relaxed.ref, [input("not flushed")]);
+    await relaxed.store.append(relaxed.ref, [input("not flushed")]);
     expect(synced).toHaveLength(3);
     store.close();
     relaxed.store.close();
@@ -325,26 +339,29 @@ describe("FsStore write failures", () => {
 describe("FsStore truncate", () => {
   it("keeps the first entries by writing a temp file and renaming it over the segment", async () => {
     const { store, ref, path } = await newSegment();
-    for (const text of ["a", "b", "c"]) store.append(ref, [input(text)]);
+    for (const text of ["a", "b", "c"]) await store.append(ref, [input(text)]);
     const inodeBefore = (await stat(path)).ino;
-    expect(store.truncate(ref, 2, { expectedCount: 4 })).toEqual({ status: "truncated", count: 2 });
+    expect(await store.truncate(ref, 2, { expectedCount: 4 })).toEqual({ status: "truncated", count: 2 });
     expect((await stat(path)).ino).not.toBe(inodeBefore);
     expect(await readdir(join(path, ".."))).toEqual([
       `${ref.segmentId}.jsonl`,
       `${ref.segmentId}.jsonl.lock`,
     ]);
     expect((await readAllOf(store, ref)).map((e) => e.kind)).toEqual(["segment_start", "user_input"]);
-    expect(store.append(ref, [input("d")], { expectedCount: 2 })).toEqual({ status: "appended", count: 3 });
+    expect(await store.append(ref, [input("d")], { expectedCount: 2 })).toEqual({
+      status: "appended",
+      count: 3,
+    });
     store.close();
   });
 
   it("leaves the segment alone when its entry count drifted or the cut is out of range", async () => {
     const { store, ref, path } = await newSegment();
-    store.append(ref, [input("a")]);
+    await store.append(ref, [input("a")]);
     const before = await readFile(path);
-    expect(store.truncate(ref, 1, { expectedCount: 5 })).toEqual({ status: "drift", count: 2 });
-    expect(() => store.truncate(ref, 0)).toThrow(/keep at least its segment_start/);
-    expect(() => store.truncate(ref, 3)).toThrow(SessionStoreUsageError);
+    expect(await store.truncate(ref, 1, { expectedCount: 5 })).toEqual({ status: "drift", count: 2 });
+    await expect(store.truncate(ref, 0)).rejects.toThrow(/keep at least its segment_start/);
+    await expect(store.truncate(ref, 3)).rejects.toThrow(SessionStoreUsageError);
     expect(await readFile(path)).toEqual(before);
     store.close();
   });
@@ -352,13 +369,16 @@ describe("FsStore truncate", () => {
   it("makes another process-local store reopen the replaced file before its next append", async () => {
     const { store, ref } = await newSegment({ lockLingerMs: 0 });
     const other = new FsStore({ root: store.root, lockLingerMs: 0 });
-    other.append(ref, [input("a")]);
-    other.append(ref, [input("b")]);
+    await other.append(ref, [input("a")]);
+    await other.append(ref, [input("b")]);
     await new Promise((resolve) => setImmediate(resolve));
-    store.truncate(ref, 2);
+    await store.truncate(ref, 2);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(other.append(ref, [input("c")], { expectedCount: 3 })).toEqual({ status: "drift", count: 2 });
-    other.append(ref, [input("c")], { expectedCount: 2 });
+    expect(await other.append(ref, [input("c")], { expectedCount: 3 })).toEqual({
+      status: "drift",
+      count: 2,
+    });
+    await other.append(ref, [input("c")], { expectedCount: 2 });
     expect((await readAllOf(store, ref)).map((e) => (e.kind === "user_input" ? e.text : "-"))).toEqual([
       "-",
       "a",
@@ -375,12 +395,12 @@ describe("FsStore with a custom item schema", () => {
     const itemSchema = z.object({ type: z.literal("message"), role: z.enum(["user", "assistant"]) });
     const store = new FsStore({ root, itemSchema });
     const ref = { sessionId: newId(), segmentId: newId() };
-    store.createSegment(ref, [head(ref) as Entry<z.infer<typeof itemSchema>>]);
-    expect(() =>
+    await store.createSegment(ref, [head(ref) as Entry<z.infer<typeof itemSchema>>]);
+    await expect(
       store.append(ref, [
         { kind: "assistant_item", ts: 1, item: { type: "message", role: "robot" } as never },
       ]),
-    ).toThrow(/item\.role/);
+    ).rejects.toThrow(/item\.role/);
     await mkdir(join(root, ref.sessionId), { recursive: true });
     await appendFile(
       store.segmentPath(ref),

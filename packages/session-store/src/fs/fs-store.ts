@@ -1,14 +1,27 @@
-import type { Dirent } from "node:fs";
-import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { z } from "zod";
 import { createEntryCodec, type EntryCodec } from "../entry/entry-codec.js";
-import { type Entry, type MinimalItem, MinimalItemSchema } from "../entry/entry-schema.js";
+import {
+  type Entry,
+  FORMAT_VERSION,
+  type FormatVersion,
+  type MinimalItem,
+  MinimalItemSchema,
+} from "../entry/entry-schema.js";
+import { CRC_TAIL_LENGTH, frameLine, frameLines, hasFrameTail } from "../entry/line-frame.js";
 import { NotFoundError, SessionStoreUsageError } from "../errors.js";
 import { assertSafeId } from "../ids.js";
-import type { AppendOutcome, SegmentRef, Store, TruncateOutcome } from "../store/store.js";
-import { holdLock, releaseLocksOf } from "./lock-registry.js";
-import { readSegmentFile } from "./read-segment.js";
+import type {
+  AppendOutcome,
+  SegmentRef,
+  SegmentSummary,
+  Store,
+  TruncateOutcome,
+  WriteOptions,
+} from "../store/store.js";
+import { listDir } from "./list-dir.js";
+import { holdLock, releaseLock, releaseLocksOf } from "./lock-registry.js";
+import { readSegmentEnds, readSegmentFile } from "./read-segment.js";
 import { isProcessAlive, type LockPolicy } from "./segment-lock.js";
 import { scanLines } from "./segment-scan.js";
 import { appendOnce, type OpenSegment, writeWholeFile } from "./segment-write.js";
@@ -50,10 +63,13 @@ interface ReadHint {
   ino: number;
   committedSize: number;
   count: number;
+  version: FormatVersion | undefined;
 }
 
 /**
  * The embedded default store: one JSONL file per segment at `<root>/<session>/<segment>.jsonl`.
+ * Format v2 lines carry their sequence number and a CRC-32 of their bytes (`line-frame.ts`);
+ * a v1 segment is read as it is and appended to in v1.
  *
  * Durability (SPEC §2): the newline is the commit marker; before appending, a torn tail is cut
  * back to the last newline; each append is one positional write of record(s) plus newline, and
@@ -103,12 +119,15 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
     return path;
   }
 
-  createSegment(ref: SegmentRef, entries: readonly Entry<TItem>[]): void {
+  async createSegment(ref: SegmentRef, entries: readonly Entry<TItem>[]): Promise<void> {
     const path = this.segmentPath(ref);
-    if (entries[0]?.kind !== "segment_start") {
+    const first = entries[0];
+    if (first?.kind !== "segment_start") {
       throw new SessionStoreUsageError(`segment ${ref.segmentId} must begin with a segment_start entry`);
     }
-    const data = Buffer.from(`${entries.map((entry) => this.codec.encode(entry)).join("\n")}\n`, "utf8");
+    const version = first.v;
+    const lines = entries.map((entry, seq) => this.line(this.codec.encode(entry), seq, version));
+    const data = Buffer.from(`${lines.join("\n")}\n`, "utf8");
     this.fs.mkdirSync(join(this.root, ref.sessionId), { recursive: true });
     if (this.exists(path)) {
       throw new SessionStoreUsageError(
@@ -118,41 +137,57 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
     writeWholeFile(this.fs, path, [data], this.fsync);
   }
 
-  append(
-    ref: SegmentRef,
-    entries: readonly Entry<TItem>[],
-    options?: { expectedCount?: number },
-  ): AppendOutcome {
-    const path = this.segmentPath(ref);
-    const data =
-      entries.length === 1
-        ? `${this.codec.encode(entries[0] as Entry<TItem>)}\n`
-        : `${entries.map((entry) => this.codec.encode(entry)).join("\n")}\n`;
-    const segment = this.lockedSegment(ref, path);
-    const expected = options?.expectedCount;
+  append(ref: SegmentRef, entries: readonly Entry<TItem>[], options?: WriteOptions): Promise<AppendOutcome> {
+    // Not an async function: with the lock held (the common case) the append completes
+    // synchronously, and the promise wrapper is the only asynchronous part of it.
+    try {
+      const path = this.segmentPath(ref);
+      // Validate and serialize before taking the lock; only the frame needs the position.
+      const bodies = entries.map((entry) => this.codec.encode(entry));
+      const locked = this.lockedSegment(ref, path, options?.signal);
+      if (locked instanceof Promise) {
+        return locked.then((segment) => this.appendLocked(segment, bodies, options?.expectedCount));
+      }
+      return Promise.resolve(this.appendLocked(locked, bodies, options?.expectedCount));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private appendLocked(segment: OpenSegment, bodies: string[], expected: number | undefined): AppendOutcome {
     if (expected !== undefined && expected !== segment.count) {
+      // This writer will continue elsewhere: free the segment now, not after the linger (the
+      // fork it writes next may take a while, and other writers may be waiting).
+      releaseLock(`${segment.path}.lock`);
       return { status: "drift", count: segment.count };
     }
-    if (entries.length === 0) return { status: "appended", count: segment.count };
+    if (bodies.length === 0) return { status: "appended", count: segment.count };
+    const data =
+      segment.version === 1
+        ? Buffer.from(`${bodies.join("\n")}\n`, "utf8")
+        : frameLines(bodies, segment.count);
     try {
-      appendOnce(this.fs, segment, Buffer.from(data, "utf8"), entries.length, this.fsync);
+      appendOnce(this.fs, segment, data, bodies.length, this.fsync);
     } catch (error) {
-      this.forget(path);
+      this.forget(segment.path);
       throw error;
     }
     return { status: "appended", count: segment.count };
   }
 
-  entryCount(ref: SegmentRef): number {
+  async entryCount(ref: SegmentRef, options?: { signal?: AbortSignal }): Promise<number> {
     const path = this.segmentPath(ref);
-    return this.lockedSegment(ref, path).count;
+    const locked = this.lockedSegment(ref, path, options?.signal);
+    return (locked instanceof Promise ? await locked : locked).count;
   }
 
-  truncate(ref: SegmentRef, keep: number, options?: { expectedCount?: number }): TruncateOutcome {
+  async truncate(ref: SegmentRef, keep: number, options?: WriteOptions): Promise<TruncateOutcome> {
     const path = this.segmentPath(ref);
-    const segment = this.lockedSegment(ref, path);
+    const locked = this.lockedSegment(ref, path, options?.signal);
+    const segment = locked instanceof Promise ? await locked : locked;
     const expected = options?.expectedCount;
     if (expected !== undefined && expected !== segment.count) {
+      releaseLock(`${path}.lock`);
       return { status: "drift", count: segment.count };
     }
     if (!Number.isInteger(keep) || keep < 1 || keep > segment.count) {
@@ -179,7 +214,33 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
     }
     writeWholeFile(this.fs, path, chunks, this.fsync);
     this.forget(path);
-    return { status: "truncated", count: this.lockedSegment(ref, path).count };
+    // Still under the lock taken above (no await since), so the reopened view is exact.
+    const reopened = this.lockedSegment(ref, path, options?.signal);
+    return { status: "truncated", count: (reopened instanceof Promise ? await reopened : reopened).count };
+  }
+
+  async describeSegment(ref: SegmentRef): Promise<SegmentSummary<TItem>> {
+    const path = this.segmentPath(ref);
+    let ends: Awaited<ReturnType<typeof readSegmentEnds<TItem>>>;
+    try {
+      ends = await readSegmentEnds(path, this.codec);
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") {
+        throw new NotFoundError({ what: "segment", id: ref.segmentId, where: path });
+      }
+      throw error;
+    }
+    if (ends === null || ends.first.kind !== "segment_start") {
+      throw new SessionStoreUsageError(
+        `${path} does not begin with a committed segment_start; it is not a segment`,
+      );
+    }
+    return { start: ends.first, last: ends.last, entryCount: ends.count };
+  }
+
+  /** One line as stored: a v2 line is framed with its sequence number and checksum. */
+  private line(body: string, seq: number, version: FormatVersion): string {
+    return version === 1 ? body : frameLine(body, seq);
   }
 
   readAll(ref: SegmentRef): AsyncIterable<Entry<TItem>> {
@@ -203,13 +264,13 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
   }
 
   async listSessions(): Promise<string[]> {
-    return ((await this.listDir(this.root, true)) ?? []).sort().reverse();
+    return ((await listDir(this.root, true)) ?? []).sort().reverse();
   }
 
   async listSegments(sessionId: string): Promise<string[]> {
     assertSafeId(sessionId, "session");
     const dir = join(this.root, sessionId);
-    const names = await this.listDir(dir, false);
+    const names = await listDir(dir, false);
     if (names === undefined) throw new NotFoundError({ what: "session", id: sessionId, where: this.root });
     return names.sort().reverse();
   }
@@ -222,7 +283,7 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
     return undefined;
   }
 
-  close(): void {
+  async close(): Promise<void> {
     releaseLocksOf(this);
     for (const path of [...this.open.keys()]) this.forget(path);
     this.hints.clear();
@@ -234,8 +295,17 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
    * otherwise the path is re-checked too: same inode → count the lines past the known committed
    * length (a torn tail is not a line); replaced (truncated by someone) or shrunk → full rescan.
    */
-  private lockedSegment(ref: SegmentRef, path: string): OpenSegment {
-    const continuous = holdLock(`${path}.lock`, this, this.lockPolicy, ref);
+  private lockedSegment(
+    ref: SegmentRef,
+    path: string,
+    signal?: AbortSignal,
+  ): OpenSegment | Promise<OpenSegment> {
+    const held = holdLock(`${path}.lock`, this, this.lockPolicy, ref, signal);
+    if (typeof held === "boolean") return this.segmentView(ref, path, held);
+    return held.then((continuous) => this.segmentView(ref, path, continuous));
+  }
+
+  private segmentView(ref: SegmentRef, path: string, continuous: boolean): OpenSegment {
     const cached = this.open.get(path);
     if (continuous && cached !== undefined) {
       // No cooperating writer can have run, but a stray one (an editor, `echo >>`) might have:
@@ -279,12 +349,22 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
       committedSize: scan.committedSize,
       count: scan.count,
       fileSize: size,
+      version: base?.version ?? this.versionOf(fd, scan.committedSize),
     };
     // A long-lived writer moves on to new segments (compaction, forks); keep only recent files open.
     const oldest = this.open.keys().next();
     if (this.open.size >= MAX_OPEN_SEGMENTS && !oldest.done) this.forget(oldest.value);
     this.open.set(path, segment);
     return segment;
+  }
+
+  /** A segment's format, from the frame (or its absence) on its last committed line. */
+  private versionOf(fd: number, committedSize: number): FormatVersion {
+    const length = Math.min(committedSize - 1, CRC_TAIL_LENGTH + 1);
+    if (length <= CRC_TAIL_LENGTH) return FORMAT_VERSION;
+    const tail = Buffer.alloc(length);
+    this.fs.readSync(fd, tail, 0, length, committedSize - 1 - length);
+    return hasFrameTail(tail, 0, length) ? 2 : 1;
   }
 
   private rescanTail(segment: OpenSegment, size: number): void {
@@ -317,25 +397,5 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
       if (errorCode(error) === "ENOENT") return false;
       throw error;
     }
-  }
-
-  /** Session directories or segment files of `dir`; undefined when `dir` does not exist. */
-  private async listDir(dir: string, directories: boolean): Promise<string[] | undefined> {
-    let dirents: Dirent[];
-    try {
-      dirents = await readdir(dir, { withFileTypes: true });
-    } catch (error) {
-      if (errorCode(error) === "ENOENT") return undefined;
-      throw error;
-    }
-    const ids: string[] = [];
-    for (const dirent of dirents) {
-      if (directories) {
-        if (dirent.isDirectory() && !dirent.name.startsWith(".")) ids.push(dirent.name);
-      } else if (dirent.isFile() && dirent.name.endsWith(".jsonl")) {
-        ids.push(dirent.name.slice(0, -".jsonl".length));
-      }
-    }
-    return ids;
   }
 }

@@ -1,4 +1,10 @@
-import { acquireFileLock, isLockWanted, type LockPolicy, releaseFileLock } from "./segment-lock.js";
+import {
+  acquireFileLock,
+  isLockWanted,
+  type LockPolicy,
+  releaseFileLock,
+  tryAcquireFileLock,
+} from "./segment-lock.js";
 import type { SyncFs } from "./sync-fs.js";
 
 // The locks this thread holds. Module state on purpose: a lock file names a process, so which
@@ -14,6 +20,8 @@ interface HeldLock {
 /** How often a busy holder looks for a waiting process's hand-over request. */
 const WANT_CHECK_MS = 2;
 const held = new Map<string, HeldLock>();
+/** Acquisitions in progress: later callers in this thread queue on the same wait. */
+const acquiring = new Map<string, Promise<void>>();
 let tickReleaseScheduled = false;
 let lingerTimer: NodeJS.Timeout | undefined;
 let exitHookInstalled = false;
@@ -31,6 +39,12 @@ export function releaseHeldLocks(): void {
 /** Releases the locks `owner` holds now instead of when they expire. */
 export function releaseLocksOf(owner: object): void {
   for (const [lockPath, lock] of held) if (lock.owner === owner) release(lockPath, lock);
+}
+
+/** Releases `lockPath` now if this thread holds it (e.g. a segment its writer just left). */
+export function releaseLock(lockPath: string): void {
+  const lock = held.get(lockPath);
+  if (lock !== undefined) release(lockPath, lock);
 }
 
 function releaseAtTickEnd(): void {
@@ -57,36 +71,7 @@ function armLingerTimer(ms: number): void {
   lingerTimer.unref();
 }
 
-/**
- * Makes sure this thread holds the append lock `lockPath` for `owner`. The lock is a lease: it
- * is kept until the end of the current tick (`lingerMs` 0) or until no append used it for
- * `lingerMs`, and released on process exit; a killed holder leaves a lock of a dead pid that
- * the next writer takes over. A holder that keeps appending checks every few ms whether another
- * process waits (its `.want` file) and then hands the lock over and queues behind it. Returns true when `owner` held it continuously since its
- * previous call — nobody else can have touched the segment, so `owner`'s cached view of the
- * file is exact; false when the lock was (re)taken and the file must be re-checked.
- */
-export function holdLock(
-  lockPath: string,
-  owner: object,
-  policy: LockPolicy & { lingerMs: number },
-  what: { segmentId: string },
-): boolean {
-  const current = held.get(lockPath);
-  if (current !== undefined) {
-    const now = performance.now();
-    current.lastUse = now;
-    const due = now - current.lastWantCheck >= WANT_CHECK_MS;
-    if (due) current.lastWantCheck = now;
-    if (!due || !isLockWanted(current.fs, lockPath)) {
-      if (current.owner === owner) return true;
-      current.owner = owner;
-      return false;
-    }
-    // Another process is waiting: hand the lock over and queue behind it.
-    release(lockPath, current);
-  }
-  acquireFileLock(lockPath, policy, what);
+function register(lockPath: string, owner: object, policy: LockPolicy & { lingerMs: number }): void {
   const now = performance.now();
   held.set(lockPath, { owner, fs: policy.fs, lingerMs: policy.lingerMs, lastUse: now, lastWantCheck: now });
   if (policy.lingerMs === 0) {
@@ -101,5 +86,86 @@ export function holdLock(
     exitHookInstalled = true;
     process.once("exit", releaseHeldLocks);
   }
+}
+
+/** Settles when `signal` aborts (never without one). */
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true }));
+}
+
+/** Takes `lockPath` for `owner` once the wait in progress (if any) and this thread's turn are over. */
+async function acquire(
+  lockPath: string,
+  owner: object,
+  policy: LockPolicy & { lingerMs: number },
+  what: { segmentId: string },
+  signal: AbortSignal | undefined,
+): Promise<false> {
+  for (;;) {
+    const pending = acquiring.get(lockPath);
+    if (pending === undefined) break;
+    // Another operation of this thread is already waiting for this lock: queue behind it.
+    await Promise.race([pending.catch(() => {}), aborted(signal)]);
+    signal?.throwIfAborted();
+    const current = held.get(lockPath);
+    if (current !== undefined) {
+      current.owner = owner;
+      current.lastUse = performance.now();
+      return false;
+    }
+  }
+  const wait = acquireFileLock(lockPath, policy, what, {
+    signal,
+    // Every lease this thread holds is idle while it waits (no operation holds a lock across
+    // an await), so give them up: two processes must never wait on each other's leases.
+    // (This wait's own lock is not among them: it is not held yet.)
+    onWait: releaseHeldLocks,
+  });
+  acquiring.set(lockPath, wait);
+  try {
+    await wait;
+  } finally {
+    acquiring.delete(lockPath);
+  }
+  register(lockPath, owner, policy);
   return false;
+}
+
+/**
+ * Makes sure this thread holds the append lock `lockPath` for `owner`. The lock is a lease: it
+ * is kept until the end of the current tick (`lingerMs` 0) or until no append used it for
+ * `lingerMs`, and released on process exit; a killed holder leaves a lock of a dead pid that
+ * the next writer takes over. A holder that keeps appending checks every few ms whether another
+ * process waits (its `.want` file) and then hands the lock over and queues behind it.
+ *
+ * Returns true when `owner` held it continuously since its previous call — nobody else can have
+ * touched the segment, so `owner`'s cached view of the file is exact; false when the lock was
+ * (re)taken and the file must be re-checked. Synchronous (a plain boolean) when the lock is held
+ * or free; a promise only when it has to wait, and the wait never blocks the event loop.
+ */
+export function holdLock(
+  lockPath: string,
+  owner: object,
+  policy: LockPolicy & { lingerMs: number },
+  what: { segmentId: string },
+  signal?: AbortSignal,
+): boolean | Promise<boolean> {
+  const current = held.get(lockPath);
+  if (current !== undefined) {
+    const now = performance.now();
+    current.lastUse = now;
+    const due = now - current.lastWantCheck >= WANT_CHECK_MS;
+    if (due) current.lastWantCheck = now;
+    if (!due || !isLockWanted(current.fs, lockPath)) {
+      if (current.owner === owner) return true;
+      current.owner = owner;
+      return false;
+    }
+    // Another process is waiting: hand the lock over and queue behind it.
+    release(lockPath, current);
+  } else if (!acquiring.has(lockPath) && tryAcquireFileLock(lockPath, policy, what)) {
+    register(lockPath, owner, policy);
+    return false;
+  }
+  return acquire(lockPath, owner, policy, what, signal);
 }

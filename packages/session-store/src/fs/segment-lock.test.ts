@@ -7,6 +7,7 @@ import type { Entry, MinimalItem } from "../entry/entry-schema.js";
 import { LockTimeoutError } from "../errors.js";
 import { newId } from "../ids.js";
 import { FsStore, type FsStoreOptions } from "./fs-store.js";
+import { isProcessAlive, processState } from "./segment-lock.js";
 
 const tempDir = useTempDirs();
 const input = (text: string): Entry => ({ kind: "user_input", ts: 2, text });
@@ -14,11 +15,11 @@ const input = (text: string): Entry => ({ kind: "user_input", ts: 2, text });
 async function segment(options: Partial<FsStoreOptions<MinimalItem>> = {}) {
   const store = new FsStore<MinimalItem>({ root: await tempDir(), ...options });
   const ref = { sessionId: newId(), segmentId: newId() };
-  store.createSegment(ref, [
+  await store.createSegment(ref, [
     {
       kind: "segment_start",
       ts: 1,
-      v: 1,
+      v: 2,
       session_id: ref.sessionId,
       segment_id: ref.segmentId,
       system_prompt: null,
@@ -50,7 +51,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 describe("segment append lock", () => {
   it("holds a lock file with this process's pid while appending and removes it when the lease ends", async () => {
     const { store, ref, lock } = await segment({ lockLingerMs: 0 });
-    store.append(ref, [input("a")]);
+    await store.append(ref, [input("a")]);
     expect(readFileSync(lock, "utf8")).toBe(`${process.pid}\n`);
     await tick();
     expect(existsSync(lock)).toBe(false);
@@ -59,12 +60,12 @@ describe("segment append lock", () => {
 
   it("keeps the lease across ticks while appends keep coming and releases it after the linger", async () => {
     const { store, ref, lock } = await segment({ lockLingerMs: 40 });
-    store.append(ref, [input("a")]);
+    await store.append(ref, [input("a")]);
     await tick();
-    store.append(ref, [input("b")]);
+    await store.append(ref, [input("b")]);
     expect(existsSync(lock)).toBe(true);
     while (existsSync(lock)) await new Promise((resolve) => setTimeout(resolve, 5));
-    store.append(ref, [input("c")]);
+    await store.append(ref, [input("c")]);
     store.close();
     expect(existsSync(lock)).toBe(false);
   });
@@ -74,7 +75,7 @@ describe("segment append lock", () => {
     const dead = node("");
     await exited(dead);
     await writeFile(lock, `${dead.pid}\n`);
-    expect(store.append(ref, [input("after takeover")])).toEqual({ status: "appended", count: 2 });
+    expect(await store.append(ref, [input("after takeover")])).toEqual({ status: "appended", count: 2 });
     expect(readFileSync(lock, "utf8")).toBe(`${process.pid}\n`);
     store.close();
   });
@@ -86,10 +87,10 @@ describe("segment append lock", () => {
       lockTimeoutMs: 100,
     });
     await writeFile(lock, "");
-    expect(() => store.append(ref, [input("x")])).toThrow(LockTimeoutError);
+    await expect(store.append(ref, [input("x")])).rejects.toThrow(LockTimeoutError);
     const old = new Date(Date.now() - 5_000);
     await utimes(lock, old, old);
-    expect(store.append(ref, [input("x")])).toEqual({ status: "appended", count: 2 });
+    expect(await store.append(ref, [input("x")])).toEqual({ status: "appended", count: 2 });
     store.close();
   });
 
@@ -100,13 +101,7 @@ describe("segment append lock", () => {
     await writeFile(lock, `${holder.pid}\n`);
     const before = await readFile(path);
     try {
-      const error = (() => {
-        try {
-          store.append(ref, [input("blocked")]);
-        } catch (e) {
-          return e;
-        }
-      })();
+      const error = await store.append(ref, [input("blocked")]).catch((e: unknown) => e);
       expect(LockTimeoutError.isInstance(error)).toBe(true);
       expect(error).toMatchObject({ lockFile: lock, holderPid: holder.pid });
       expect((error as Error).message).toContain(`segment is locked by process ${holder.pid}`);
@@ -127,7 +122,7 @@ describe("segment append lock", () => {
     await firstLine(bystander);
     try {
       await writeFile(`${lock}.want`, `${bystander.pid}\n`);
-      expect(store.append(ref, [input("not starved")])).toEqual({ status: "appended", count: 2 });
+      expect(await store.append(ref, [input("not starved")])).toEqual({ status: "appended", count: 2 });
       expect(existsSync(`${lock}.want`)).toBe(false);
     } finally {
       bystander.kill("SIGKILL");
@@ -137,11 +132,14 @@ describe("segment append lock", () => {
     await exited(dead);
     await tick();
     await writeFile(`${lock}.want`, `${dead.pid}\n`);
-    expect(store.append(ref, [input("dead requester ignored")])).toEqual({ status: "appended", count: 3 });
+    expect(await store.append(ref, [input("dead requester ignored")])).toEqual({
+      status: "appended",
+      count: 3,
+    });
     store.close();
   });
 
-  it("waits for a live holder to release the lock, then appends", async () => {
+  it("waits for a live holder without blocking the event loop, then appends", async () => {
     const { store, ref, lock, path } = await segment();
     const released = `${path}.released`;
     const holder = node(
@@ -149,14 +147,96 @@ describe("segment append lock", () => {
        const [lock, released] = process.argv.slice(1);
        fs.writeFileSync(lock, process.pid + "\\n", { flag: "wx" });
        console.log("locked");
-       setTimeout(() => { fs.writeFileSync(released, "released"); fs.unlinkSync(lock); }, 300);`,
+       setTimeout(() => { fs.writeFileSync(released, "released"); fs.unlinkSync(lock); }, 400);`,
       [lock, released],
     );
     expect(await firstLine(holder)).toBe("locked");
-    expect(store.append(ref, [input("waited")])).toEqual({ status: "appended", count: 2 });
+    // A 1 ms timer keeps ticking while the append waits; its longest gap is how long the event
+    // loop stood still (reported, not asserted: timing is for the bench, not for tests).
+    let ticks = 0;
+    let longestGap = 0;
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+      ticks++;
+    }, 1);
+    const appended = store.append(ref, [input("waited")]);
+    const ticksAtStart = ticks;
+    expect(await appended).toEqual({ status: "appended", count: 2 });
+    clearInterval(timer);
+    // A blocking wait (Atomics.wait) returned before any timer could run.
+    expect(ticks - ticksAtStart).toBeGreaterThan(0);
+    console.log(
+      `lock wait: ${ticks - ticksAtStart} timer ticks, longest event-loop gap ${longestGap.toFixed(1)} ms`,
+    );
     // The holder writes the marker before it unlinks the lock: the append ran after the release.
     expect(await readFile(released, "utf8")).toBe("released");
     await exited(holder);
+    store.close();
+  });
+
+  it("stops waiting when the signal aborts, with the signal's reason, and withdraws its request", async () => {
+    const { store, ref, lock, path } = await segment({ lockTimeoutMs: 10_000 });
+    const holder = node("setInterval(() => {}, 1000); console.log('up')");
+    await firstLine(holder);
+    await writeFile(lock, `${holder.pid}\n`);
+    const before = await readFile(path);
+    // Two appends of this process wait for the lock; the second queues behind the first.
+    const first = store.append(ref, [input("first")]);
+    const controller = new AbortController();
+    const second = store.append(ref, [input("never")], { signal: controller.signal });
+    while (!existsSync(`${lock}.want`)) await new Promise((resolve) => setTimeout(resolve, 2));
+    const reason = new Error("user pressed Ctrl-C");
+    controller.abort(reason);
+    await expect(second).rejects.toBe(reason);
+    expect(readFileSync(lock, "utf8")).toBe(`${holder.pid}\n`);
+    expect(await readFile(path)).toEqual(before);
+    // The first one is still waiting; once the holder dies it takes the lock over.
+    holder.kill("SIGKILL");
+    await exited(holder);
+    expect(await first).toEqual({ status: "appended", count: 2 });
+    expect(existsSync(`${lock}.want`)).toBe(false);
+
+    // A lone waiter that aborts withdraws its hand-over request.
+    const other = node("setInterval(() => {}, 1000); console.log('up')");
+    await firstLine(other);
+    store.close();
+    await writeFile(lock, `${other.pid}\n`);
+    const lone = new AbortController();
+    const waiting = store.append(ref, [input("never either")], { signal: lone.signal });
+    while (!existsSync(`${lock}.want`)) await new Promise((resolve) => setTimeout(resolve, 2));
+    lone.abort(reason);
+    await expect(waiting).rejects.toBe(reason);
+    expect(existsSync(`${lock}.want`)).toBe(false);
+    other.kill("SIGKILL");
+    await exited(other);
+    store.close();
+  });
+
+  it("treats a killed but not yet reaped (zombie) holder as dead", async () => {
+    const { store, ref, lock } = await segment({ lockTimeoutMs: 3_000 });
+    // The background `sleep 0.3` exits after its shell has exec'd into `sleep 30`, which never reaps it.
+    const parent = spawn("sh", ["-c", "sleep 0.3 & echo $!; exec sleep 30"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    try {
+      const zombie = Number(await firstLine(parent));
+      for (let state = processState(zombie); state !== "Z"; state = processState(zombie)) {
+        if (state === undefined) throw new Error(`process ${zombie} vanished instead of becoming a zombie`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      // Positive control: the plain liveness probe still finds the zombie.
+      expect(() => process.kill(zombie, 0)).not.toThrow();
+      expect(isProcessAlive(zombie)).toBe(false);
+      await writeFile(lock, `${zombie}\n`);
+      expect(await store.append(ref, [input("after a zombie")])).toEqual({ status: "appended", count: 2 });
+      expect(readFileSync(lock, "utf8")).toBe(`${process.pid}\n`);
+    } finally {
+      parent.kill("SIGKILL");
+      await exited(parent);
+    }
     store.close();
   });
 });

@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { LockTimeoutError, NotFoundError } from "../errors.js";
-import { errorCode, type SyncFs, sleepSync } from "./sync-fs.js";
+import { errorCode, type SyncFs } from "./sync-fs.js";
 
 /** How a segment's append lock is taken. */
 export interface LockPolicy {
@@ -14,14 +16,31 @@ export interface LockPolicy {
   now: () => number;
 }
 
-/** True unless the OS says no such process exists (EPERM means it exists but is not ours). */
+/**
+ * True unless the OS says no such process exists (EPERM means it exists but is not ours) or,
+ * on Linux, the process is a zombie: killed but not yet reaped by its parent, it still answers
+ * `kill(pid, 0)` but will never release a lock.
+ */
 export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return errorCode(error) !== "ESRCH";
   }
+  return processState(pid) !== "Z";
+}
+
+/** The state letter of `/proc/<pid>/stat` (Linux), or undefined where there is no procfs. */
+export function processState(pid: number): string | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return undefined;
+  }
+  // "<pid> (<comm>) <state> …": comm may itself hold ") ", so look after the last one.
+  const close = stat.lastIndexOf(")");
+  return close === -1 ? undefined : stat.charAt(close + 2);
 }
 
 interface Holder {
@@ -88,13 +107,13 @@ function unlinkQuietly(fs: SyncFs, path: string): void {
  * side lock makes only one of them remove it, and the re-read under it makes sure the file
  * removed is the dead one observed and not a fresh lock someone created in between.
  */
-function breakStale(lockPath: string, observed: Holder, policy: LockPolicy): void {
+function breakStale(lockPath: string, observed: Holder, policy: LockPolicy): boolean {
   const breaker = `${lockPath}.break`;
   if (!tryCreate(policy.fs, breaker, policy.pid)) {
     const other = readHolder(policy.fs, breaker);
     if (other !== null && isStale(other, policy)) unlinkQuietly(policy.fs, breaker);
-    else sleepSync(1);
-    return;
+    // Someone else is breaking it: give them a moment.
+    return false;
   }
   try {
     const current = readHolder(policy.fs, lockPath);
@@ -104,6 +123,7 @@ function breakStale(lockPath: string, observed: Holder, policy: LockPolicy): voi
   } finally {
     unlinkQuietly(policy.fs, breaker);
   }
+  return true;
 }
 
 /** How long a free lock is left to a waiting rival before its request is considered abandoned. */
@@ -125,14 +145,39 @@ function liveRival(want: string, policy: LockPolicy): Holder | null {
   return null;
 }
 
+/** Creates the lock if it is free right now, with no waiting: the uncontended fast path. */
+export function tryAcquireFileLock(
+  lockPath: string,
+  policy: LockPolicy,
+  what: { segmentId: string },
+): boolean {
+  if (liveRival(wantPath(lockPath), policy) !== null) return false;
+  try {
+    return tryCreate(policy.fs, lockPath, policy.pid);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") {
+      throw new NotFoundError({ what: "segment", id: what.segmentId, where: lockPath });
+    }
+    throw error;
+  }
+}
+
 /**
  * Takes the cross-process append lock `lockPath` (a file holding the owner's pid, created with
- * O_EXCL). A lock of a dead process is taken over. A live holder is waited for with short polls
- * up to `timeoutMs`, then `LockTimeoutError`; while waiting, this process leaves a `.want` file
+ * O_EXCL). A lock of a dead (or zombie) process is taken over. A live holder is waited for with
+ * short timer polls, never blocking the event loop, up to `timeoutMs`, then `LockTimeoutError`;
+ * `signal` aborts the wait with its reason. While waiting, this process leaves a `.want` file
  * so a holder that keeps appending hands the lock over instead of starving it, and newcomers
- * let the process that asked first go first. `what` names the segment for a missing-directory error.
+ * let the process that asked first go first. `onWait` runs before each pause (the caller drops
+ * its idle leases there, so two processes never wait on each other's leases).
+ * `what` names the segment for a missing-directory error.
  */
-export function acquireFileLock(lockPath: string, policy: LockPolicy, what: { segmentId: string }): void {
+export async function acquireFileLock(
+  lockPath: string,
+  policy: LockPolicy,
+  what: { segmentId: string },
+  hooks: { signal?: AbortSignal; onWait?: () => void } = {},
+): Promise<void> {
   const want = wantPath(lockPath);
   const started = policy.now();
   let delay = 1;
@@ -140,6 +185,7 @@ export function acquireFileLock(lockPath: string, policy: LockPolicy, what: { se
   let freeForRivalSince: number | undefined;
   try {
     for (;;) {
+      hooks.signal?.throwIfAborted();
       let rival = wanting ? null : liveRival(want, policy);
       if (rival !== null && !policy.fs.statSync(lockPath, { throwIfNoEntry: false })) {
         // A real waiter grabs a free lock within a poll; a request left by a process whose pid
@@ -164,17 +210,25 @@ export function acquireFileLock(lockPath: string, policy: LockPolicy, what: { se
       }
       const holder = readHolder(policy.fs, lockPath);
       if (holder !== null && isStale(holder, policy)) {
-        breakStale(lockPath, holder, policy);
+        if (breakStale(lockPath, holder, policy)) continue;
+      } else if (holder === null && rival === null) {
         continue;
       }
-      if (holder === null && rival === null) continue;
+      // On every poll, not just the first: a lease taken meanwhile by another operation of
+      // this process must not be held while it waits either.
+      hooks.onWait?.();
       if (holder !== null && rival === null && !wanting) wanting = tryCreate(policy.fs, want, policy.pid);
       const waited = policy.now() - started;
       if (waited >= policy.timeoutMs) {
         const pid = holder?.pid ?? rival?.pid;
         throw new LockTimeoutError({ lockFile: lockPath, holderPid: pid, waitedMs: Math.round(waited) });
       }
-      sleepSync(Math.min(delay, policy.timeoutMs - waited));
+      try {
+        await sleep(Math.min(delay, policy.timeoutMs - waited), undefined, { signal: hooks.signal });
+      } catch (error) {
+        hooks.signal?.throwIfAborted(); // the caller's reason, not the timer's AbortError
+        throw error;
+      }
       delay = Math.min(delay * 2, 5);
     }
   } finally {

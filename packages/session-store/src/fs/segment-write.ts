@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { dirname } from "node:path";
+import type { FormatVersion } from "../entry/entry-schema.js";
 import { AppendFailedError } from "../errors.js";
 import type { SyncFs } from "./sync-fs.js";
 
@@ -14,6 +15,8 @@ export interface OpenSegment {
   count: number;
   /** Length of the file when last looked at; more than `committedSize` means a torn tail. */
   fileSize: number;
+  /** Format of the segment's lines; appends keep it. */
+  version: FormatVersion;
 }
 
 function rollBack(fs: SyncFs, segment: OpenSegment, failure: unknown, detail: string): AppendFailedError {

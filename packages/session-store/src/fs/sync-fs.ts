@@ -26,10 +26,3 @@ export const defaultSyncFs: SyncFs = nodeFs;
 export function errorCode(error: unknown): string | undefined {
   return typeof error === "object" && error !== null ? (error as { code?: string }).code : undefined;
 }
-
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-
-/** Blocks the thread for `ms` milliseconds (the append path is synchronous by design). */
-export function sleepSync(ms: number): void {
-  Atomics.wait(sleeper, 0, 0, ms);
-}

@@ -1,4 +1,6 @@
 import { type Entry, FORMAT_VERSION, type Lineage, type SegmentStartEntry } from "../entry/entry-schema.js";
+import { historySourcesToEntry } from "../replay/replay.js";
+import type { HistorySource } from "../replay/session-state.js";
 
 /** What a new segment starts from. */
 export interface SegmentHead<TItem> {
@@ -7,6 +9,7 @@ export interface SegmentHead<TItem> {
   systemPrompt: string | null;
   config: Record<string, unknown>;
   history: TItem[];
+  historySources?: readonly HistorySource[];
   forkedFrom?: Lineage;
   compactedFrom?: Lineage;
 }
@@ -25,6 +28,9 @@ export function segmentStart<TItem>(head: SegmentHead<TItem>, ts: number): Segme
   };
   if (head.forkedFrom !== undefined) entry.forked_from = head.forkedFrom;
   if (head.compactedFrom !== undefined) entry.compacted_from = head.compactedFrom;
+  if (head.historySources !== undefined && head.historySources.length > 0) {
+    entry.history_sources = historySourcesToEntry(head.historySources);
+  }
   return entry;
 }
 

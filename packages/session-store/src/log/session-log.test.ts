@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { useTempDirs } from "../../test/helpers/temp-dir.js";
 import type { MinimalItem } from "../entry/entry-schema.js";
+import { frameLine } from "../entry/line-frame.js";
 import { InvalidEntryError, SessionStoreUsageError } from "../errors.js";
 import { FsStore } from "../fs/fs-store.js";
 import type { SessionState } from "../replay/session-state.js";
@@ -20,16 +21,16 @@ async function fixture() {
   const store = new FsStore({ root: await tempDir() });
   let clock = 1_000;
   const options = { now: () => ++clock };
-  const log = SessionLog.create(store, init, options);
+  const log = await SessionLog.create(store, init, options);
   return { store, log, options, file: () => readFile(store.segmentPath(log.ref), "utf8") };
 }
 
 /** One complete turn: invoke, user input, reply, usage, turn_end, run_completed. */
-function turn(log: SessionLog, n: number, text = `question ${n}`): void {
-  log.append({ kind: "invoke", trigger: "user" });
-  log.append({ kind: "user_input", text });
-  log.append({ kind: "assistant_item", item: reply(`answer ${n}`) });
-  log.append({
+async function turn(log: SessionLog, n: number, text = `question ${n}`): Promise<void> {
+  await log.append({ kind: "invoke", trigger: "user" });
+  await log.append({ kind: "user_input", text });
+  await log.append({ kind: "assistant_item", item: reply(`answer ${n}`) });
+  await log.append({
     kind: "llm_usage",
     history_len: 2 * n - 1,
     input_tokens: 100 * n,
@@ -37,8 +38,8 @@ function turn(log: SessionLog, n: number, text = `question ${n}`): void {
     cache_write_tokens: 0,
     output_tokens: 5,
   });
-  log.append({ kind: "turn_end", turn: n });
-  log.append({ kind: "run_completed", result: "finished", interrupted: false });
+  await log.append({ kind: "turn_end", turn: n });
+  await log.append({ kind: "run_completed", result: "finished", interrupted: false });
 }
 
 /** A state without the fields that name its segment. */
@@ -50,13 +51,13 @@ function portable(state: Readonly<SessionState>) {
 describe("SessionLog create, append, restore", () => {
   it("restores exactly the state the writer had and keeps appending to the same segment", async () => {
     const { store, log, options } = await fixture();
-    turn(log, 1);
-    log.append({ kind: "extension", domain: "memory.extract", payload: { history_len: 2 } });
-    log.append({ kind: "config_changed", config: { max_tokens: 200 } });
+    await turn(log, 1);
+    await log.append({ kind: "extension", domain: "memory.extract", payload: { history_len: 2 } });
+    await log.append({ kind: "config_changed", config: { max_tokens: 200 } });
     const restored = await SessionLog.open(store, log.sessionId, options);
     expect(restored.state).toEqual(log.state);
     expect(restored.state).toMatchObject({ turn: 1, interrupted: false, systemPrompt: "You are terse." });
-    expect(restored.append({ kind: "invoke", trigger: "resume" })).toEqual({
+    expect(await restored.append({ kind: "invoke", trigger: "resume" })).toEqual({
       segmentId: log.segmentId,
       index: 9,
       driftFork: null,
@@ -64,22 +65,23 @@ describe("SessionLog create, append, restore", () => {
     store.close();
   });
 
-  it("writes kind and ts first on every line, ts from the injected clock", async () => {
+  it("writes kind and ts first on every line, ts from the injected clock, seq and crc last", async () => {
     const { store, log, file } = await fixture();
-    log.append({ kind: "user_input", text: "hi" });
-    log.append({ kind: "turn_end", turn: 1, ts: 42 });
+    await log.append({ kind: "user_input", text: "hi" });
+    await log.append({ kind: "turn_end", turn: 1, ts: 42 });
     const lines = (await file()).trimEnd().split("\n");
-    expect(lines[1]).toBe('{"kind":"user_input","ts":1002,"text":"hi"}');
-    expect(lines[2]).toBe('{"kind":"turn_end","ts":42,"turn":1}');
-    expect(JSON.parse(lines[0] as string)).toMatchObject({ kind: "segment_start", ts: 1001, v: 1 });
+    expect(lines[1]).toMatch(/^\{"kind":"user_input","ts":1002,"text":"hi","seq":1,"crc":"[0-9a-f]{8}"\}$/);
+    expect(lines[1]).toBe(frameLine('{"kind":"user_input","ts":1002,"text":"hi"}', 1));
+    expect(lines[2]).toBe(frameLine('{"kind":"turn_end","ts":42,"turn":1}', 2));
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ kind: "segment_start", ts: 1001, v: 2, seq: 0 });
     store.close();
   });
 
   it("rejects segment_start and invalid entries without changing file or state", async () => {
     const { store, log, file } = await fixture();
     const before = await file();
-    expect(() => log.append({ kind: "segment_start" } as never)).toThrow(SessionStoreUsageError);
-    expect(() => log.append({ kind: "turn_end", turn: 1.5 })).toThrow(InvalidEntryError);
+    await expect(log.append({ kind: "segment_start" } as never)).rejects.toThrow(SessionStoreUsageError);
+    await expect(log.append({ kind: "turn_end", turn: 1.5 })).rejects.toThrow(InvalidEntryError);
     expect(await file()).toBe(before);
     expect(log.entryCount).toBe(1);
     store.close();
@@ -96,20 +98,62 @@ describe("SessionLog create, append, restore", () => {
   });
 });
 
+describe("SessionLog writes", () => {
+  it("runs appends fired without awaiting one at a time, in call order, without drifting on itself", async () => {
+    const { store, log } = await fixture();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => log.append({ kind: "user_input", text: `n${i}` })),
+    );
+    expect(results.map((result) => [result.index, result.driftFork])).toEqual(
+      Array.from({ length: 20 }, (_, i) => [i + 1, null]),
+    );
+    const restored = await restoreSession(store, log.sessionId);
+    expect(restored.history.map((item) => (item.content as { text: string }[])[0]?.text)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `n${i}`),
+    );
+    await store.close();
+  });
+});
+
 describe("SessionLog drift", () => {
+  it("carries history sources and every entry of a folded extension domain into the fork", async () => {
+    const root = await tempDir();
+    const fold = { tasks: (state: unknown, payload: unknown) => [...((state as unknown[]) ?? []), payload] };
+    const options = { extensionFolds: fold };
+    const log = await SessionLog.create(new FsStore({ root }), init, options);
+    await log.append({ kind: "system_item", item: { kind: "context", body: "<context/>" } });
+    await log.append({ kind: "user_input", text: "a.md", segments: [{ type: "file", path: "a.md" }] });
+    await log.append({ kind: "extension", domain: "tasks", payload: "one" });
+    await log.append({ kind: "extension", domain: "tasks", payload: "two" });
+    await (await SessionLog.open(new FsStore({ root }), log.sessionId)).append({
+      kind: "user_input",
+      text: "other",
+    });
+    const before = portable(log.state);
+    const result = await log.append({ kind: "extension", domain: "tasks", payload: "three" });
+    expect(result.driftFork).not.toBeNull();
+    const restored = await SessionLog.openSegment(new FsStore({ root }), log.ref, options);
+    expect(restored.state).toEqual(log.state);
+    expect(portable(restored.state)).toEqual({
+      ...before,
+      extensions: new Map([["tasks", ["one", "two", "three"]]]),
+    });
+    expect(restored.state.historySources.map((source) => source.from)).toEqual(["system_item", "user_input"]);
+  });
+
   it("forks a writer whose known count is stale into a new segment, leaving the source untouched", async () => {
     const { store, log, options, file } = await fixture();
-    turn(log, 1);
+    await turn(log, 1);
     const loser = await SessionLog.open(store, log.sessionId, options);
     const forks: DriftFork[] = [];
     const loserWithListener = await SessionLog.open(store, log.sessionId, {
       ...options,
       onDriftFork: (e) => forks.push(e),
     });
-    log.append({ kind: "user_input", text: "winner was first" });
+    await log.append({ kind: "user_input", text: "winner was first" });
     const source = await file();
 
-    const result = loserWithListener.append({ kind: "user_input", text: "loser" });
+    const result = await loserWithListener.append({ kind: "user_input", text: "loser" });
     expect(await file()).toBe(source);
     expect(result.driftFork).toEqual({
       fromSegmentId: log.segmentId,
@@ -132,15 +176,15 @@ describe("SessionLog drift", () => {
 
   it("carries usage, extensions and an in-flight turn into the fork so replay matches the writer", async () => {
     const { store, log, options } = await fixture();
-    turn(log, 1);
-    log.append({ kind: "extension", domain: "memory.extract", payload: { history_len: 2 } });
-    log.append({ kind: "invoke", trigger: "user" });
-    log.append({ kind: "user_input", text: "in flight" });
+    await turn(log, 1);
+    await log.append({ kind: "extension", domain: "memory.extract", payload: { history_len: 2 } });
+    await log.append({ kind: "invoke", trigger: "user" });
+    await log.append({ kind: "user_input", text: "in flight" });
     const other = await SessionLog.open(store, log.sessionId, options);
-    other.append({ kind: "system_item", item: { kind: "notification", body: "someone else" } });
+    await other.append({ kind: "system_item", item: { kind: "notification", body: "someone else" } });
 
     const before = portable(log.state);
-    const result = log.append({
+    const result = await log.append({
       kind: "assistant_item",
       item: { type: "tool_call", call_id: "c1", name: "grep", arguments: "{}" },
     });
@@ -166,11 +210,11 @@ describe("SessionLog drift", () => {
 describe("SessionLog truncate", () => {
   it("rolls back a turn cancelled before any output by cutting the log before its invoke", async () => {
     const { store, log, file } = await fixture();
-    turn(log, 1);
+    await turn(log, 1);
     const settled = await file();
     const stateBefore = structuredClone(log.state);
-    log.append({ kind: "invoke", trigger: "user" });
-    log.append({ kind: "user_input", text: "never mind" });
+    await log.append({ kind: "invoke", trigger: "user" });
+    await log.append({ kind: "user_input", text: "never mind" });
     const invokeAt = log.state.inFlight?.entryIndex as number;
     expect(log.state.interrupted).toBe(true);
 
@@ -178,7 +222,7 @@ describe("SessionLog truncate", () => {
     expect(result).toEqual({ segmentId: log.segmentId, index: invokeAt, driftFork: null });
     expect(await file()).toBe(settled);
     expect(log.state).toEqual(stateBefore);
-    log.append({ kind: "invoke", trigger: "user" });
+    await log.append({ kind: "invoke", trigger: "user" });
     expect((await restoreSession(store, log.sessionId)).inFlight?.entryIndex).toBe(invokeAt);
     store.close();
   });
@@ -186,10 +230,10 @@ describe("SessionLog truncate", () => {
   it("does not cut a segment someone else appended to; the cut state continues in a fork", async () => {
     const { store, log, options } = await fixture();
     const sourcePath = store.segmentPath(log.ref);
-    turn(log, 1);
-    log.append({ kind: "invoke", trigger: "user" });
+    await turn(log, 1);
+    await log.append({ kind: "invoke", trigger: "user" });
     const other = await SessionLog.open(store, log.sessionId, options);
-    other.append({ kind: "user_input", text: "theirs" });
+    await other.append({ kind: "user_input", text: "theirs" });
     const source = await readFile(sourcePath, "utf8");
     const result = await log.truncate(7);
     expect(await readFile(sourcePath, "utf8")).toBe(source);
@@ -212,10 +256,10 @@ describe("SessionLog truncate", () => {
 describe("SessionLog fork, forkAt, compaction", () => {
   it("forkAt starts a new segment in the same session at a turn; the source is untouched", async () => {
     const { store, log, options, file } = await fixture();
-    turn(log, 1);
-    log.append({ kind: "config_changed", config: { max_tokens: 1 } });
-    turn(log, 2);
-    log.append({ kind: "extension", domain: "memory.extract", payload: 4 });
+    await turn(log, 1);
+    await log.append({ kind: "config_changed", config: { max_tokens: 1 } });
+    await turn(log, 2);
+    await log.append({ kind: "extension", domain: "memory.extract", payload: 4 });
     const source = await file();
 
     const forked = await SessionLog.forkAt(store, log.segmentId, 1, options);
@@ -244,10 +288,10 @@ describe("SessionLog fork, forkAt, compaction", () => {
 
   it("fork copies a session into a new session up to its last finished turn", async () => {
     const { store, log, options, file } = await fixture();
-    turn(log, 1);
-    turn(log, 2);
-    log.append({ kind: "invoke", trigger: "user" });
-    log.append({ kind: "user_input", text: "unfinished" });
+    await turn(log, 1);
+    await turn(log, 2);
+    await log.append({ kind: "invoke", trigger: "user" });
+    await log.append({ kind: "user_input", text: "unfinished" });
     const source = await file();
 
     const copy = await SessionLog.fork(store, log.sessionId, options);
@@ -268,18 +312,18 @@ describe("SessionLog fork, forkAt, compaction", () => {
 
   it("a compacted segment keeps the system prompt string, resets usage and extensions, and restores as newest", async () => {
     const { store, log, file } = await fixture();
-    turn(log, 1);
-    turn(log, 2);
-    log.append({ kind: "extension", domain: "memory.extract", payload: { history_len: 4 } });
+    await turn(log, 1);
+    await turn(log, 2);
+    await log.append({ kind: "extension", domain: "memory.extract", payload: { history_len: 4 } });
     const source = await file();
     const summary: MinimalItem = {
       type: "message",
       role: "user",
       content: [{ type: "text", text: "[Compacted context summary]\nTwo questions were answered." }],
     };
-    const compacted = log.createCompactedSegment({ history: [summary, reply("answer 2")] });
+    const compacted = await log.createCompactedSegment({ history: [summary, reply("answer 2")] });
     expect(await file()).toBe(source);
-    compacted.append({ kind: "system_item", item: { kind: "context", body: "<context/>" } });
+    await compacted.append({ kind: "system_item", item: { kind: "context", body: "<context/>" } });
 
     const restored = await restoreSession(store, log.sessionId);
     expect(restored.segmentId).toBe(compacted.segmentId);

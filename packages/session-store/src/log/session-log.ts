@@ -2,45 +2,26 @@ import type { Entry, EntryInput, MinimalItem } from "../entry/entry-schema.js";
 import { NotFoundError, SessionStoreError, SessionStoreUsageError } from "../errors.js";
 import { newId } from "../ids.js";
 import { type ReplayFold, type ReplayOptions, replay, startFold } from "../replay/replay.js";
-import type { SessionState } from "../replay/session-state.js";
+import type { HistorySource, SessionState } from "../replay/session-state.js";
 import { entriesThroughTurn } from "../replay/turn-cut.js";
 import type { SegmentRef, Store } from "../store/store.js";
 import { collect, type SegmentHead, segmentStart } from "./segment-start.js";
+import { describeSession, type SegmentInfo } from "./session-head.js";
+import type {
+  AppendResult,
+  DriftFork,
+  SegmentInit,
+  SessionLogOptions,
+  WriteCallOptions,
+} from "./session-log-types.js";
 
-/** Reported when a writer found its segment changed by someone else and moved to a new one. */
-export interface DriftFork {
-  fromSegmentId: string;
-  toSegmentId: string;
-  /** Entries the writer knew of, and entries the segment actually held. */
-  expectedCount: number;
-  actualCount: number;
-}
-
-/** Clock, id source, history item builders and a drift listener. */
-export interface SessionLogOptions<TItem = MinimalItem> extends ReplayOptions<TItem> {
-  /** Epoch-ms clock for `ts` (default `Date.now`). */
-  now?: () => number;
-  /** Id source for sessions and segments (default UUIDv7). */
-  newId?: () => string;
-  /** Called after a drift fork, e.g. to warn the user. */
-  onDriftFork?: (event: DriftFork) => void;
-}
-
-/** Where an append landed. */
-export interface AppendResult {
-  segmentId: string;
-  /** 0-based index of the (first) appended entry in that segment. */
-  index: number;
-  /** Set when this append found the segment changed and continued in a new segment. */
-  driftFork: DriftFork | null;
-}
-
-/** The first state of a new session or segment. */
-export interface SegmentInit<TItem> {
-  systemPrompt: string | null;
-  config: Record<string, unknown>;
-  history?: TItem[];
-}
+export type {
+  AppendResult,
+  DriftFork,
+  SegmentInit,
+  SessionLogOptions,
+  WriteCallOptions,
+} from "./session-log-types.js";
 
 const MAX_DRIFT_FORKS = 3;
 
@@ -48,11 +29,20 @@ const MAX_DRIFT_FORKS = 3;
  * A writer on one session: the append-only log a pod persists every step to. It keeps the
  * replayed state of what it wrote (`state`) and the entry count it knows; an append whose
  * segment no longer holds that count (someone else wrote) does not touch that segment but
- * continues in a new one with `forked_from`, carrying the state over exactly.
+ * continues in a new one with `forked_from`, carrying the state over exactly. Writes are
+ * asynchronous and run one at a time in call order, so callers may fire appends without
+ * awaiting each one; every append is committed when its promise resolves.
  */
 export class SessionLog<TItem = MinimalItem> {
   private fold: ReplayFold<TItem>;
   private currentRef: SegmentRef;
+  /** The last queued write while one is running (null when idle). */
+  private tail: Promise<unknown> | null = null;
+  /**
+   * Live segments of the session other than the one this log continues, as found when it was
+   * opened by `SessionLog.open` (empty otherwise): branches a restore did not pick (see the head rule).
+   */
+  otherBranches: readonly SegmentInfo[] = [];
   private readonly now: () => number;
   private readonly newId: () => string;
 
@@ -82,7 +72,7 @@ export class SessionLog<TItem = MinimalItem> {
     store: Store<TItem>,
     init: SegmentInit<TItem>,
     options: SessionLogOptions<TItem> = {},
-  ): SessionLog<TItem> {
+  ): Promise<SessionLog<TItem>> {
     const ids = options.newId ?? newId;
     const sessionId = ids();
     return SessionLog.startSegment(
@@ -93,18 +83,23 @@ export class SessionLog<TItem = MinimalItem> {
   }
 
   /**
-   * Restores a session: replays its newest segment (whose `segment_start` carries the full
-   * history) and continues appending to it.
+   * Restores a session: replays its head segment (the live branch written to last; its
+   * `segment_start` carries the full history) and continues appending to it. The session's
+   * other live branches are listed in `otherBranches`, never dropped silently.
    */
   static async open<TItem = MinimalItem>(
     store: Store<TItem>,
     sessionId: string,
     options: SessionLogOptions<TItem> = {},
   ): Promise<SessionLog<TItem>> {
-    const [newest] = await store.listSegments(sessionId);
-    if (newest === undefined)
-      throw new NotFoundError({ what: "session", id: sessionId, where: "its store (no segments)" });
-    return SessionLog.openSegment(store, { sessionId, segmentId: newest }, options);
+    const overview = await describeSession(store, sessionId);
+    const log = await SessionLog.openSegment(
+      store,
+      { sessionId, segmentId: overview.head.segmentId },
+      options,
+    );
+    log.otherBranches = overview.otherBranches;
+    return log;
   }
 
   /** Opens one specific segment for reading and appending. */
@@ -129,7 +124,7 @@ export class SessionLog<TItem = MinimalItem> {
   }
 
   /**
-   * Forks a whole session into a new session, cut at `atTurn` of its newest segment (default:
+   * Forks a whole session into a new session, cut at `atTurn` of its head segment (default:
    * its current turn, so an unfinished turn is left behind). The source is not modified.
    */
   static async fork<TItem = MinimalItem>(
@@ -137,11 +132,15 @@ export class SessionLog<TItem = MinimalItem> {
     sessionId: string,
     options: SessionLogOptions<TItem> & { atTurn?: number } = {},
   ): Promise<SessionLog<TItem>> {
-    const [newest] = await store.listSegments(sessionId);
-    if (newest === undefined)
-      throw new NotFoundError({ what: "session", id: sessionId, where: "its store (no segments)" });
+    const { head } = await describeSession(store, sessionId);
     const ids = options.newId ?? newId;
-    return SessionLog.cutInto(store, { sessionId, segmentId: newest }, options.atTurn, ids(), options);
+    return SessionLog.cutInto(
+      store,
+      { sessionId, segmentId: head.segmentId },
+      options.atTurn,
+      ids(),
+      options,
+    );
   }
 
   /**
@@ -182,20 +181,21 @@ export class SessionLog<TItem = MinimalItem> {
         systemPrompt: fold.state.systemPrompt,
         config: fold.state.config,
         history: fold.state.history,
+        historySources: fold.state.historySources,
         forkedFrom: { segment_id: source.segmentId, at_turn: turn },
       },
       options,
     );
   }
 
-  private static startSegment<TItem>(
+  private static async startSegment<TItem>(
     store: Store<TItem>,
     head: SegmentHead<TItem>,
     options: SessionLogOptions<TItem>,
     carried: readonly Entry<TItem>[] = [],
-  ): SessionLog<TItem> {
+  ): Promise<SessionLog<TItem>> {
     const entries = [segmentStart(head, (options.now ?? Date.now)()), ...carried];
-    store.createSegment({ sessionId: head.sessionId, segmentId: head.segmentId }, entries);
+    await store.createSegment({ sessionId: head.sessionId, segmentId: head.segmentId }, entries);
     const fold = startFold(entries[0], options);
     for (const entry of carried) fold.apply(entry);
     return new SessionLog(store, fold, options);
@@ -225,16 +225,23 @@ export class SessionLog<TItem = MinimalItem> {
   }
 
   /**
-   * Appends one entry (`ts` defaults to the clock). Synchronous: when it returns, the entry is
-   * committed (newline written). Throws `InvalidEntryError` before writing anything invalid.
+   * Appends one entry (`ts` defaults to the clock, read now). Committed (newline written) when
+   * the promise resolves. Throws `InvalidEntryError` before writing anything invalid.
    */
-  append(input: EntryInput<TItem>): AppendResult {
-    return this.write([this.stamp(input)]);
+  append(input: EntryInput<TItem>, options?: WriteCallOptions): Promise<AppendResult> {
+    let entries: Entry<TItem>[];
+    try {
+      entries = [this.stamp(input)];
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.serial(() => this.write(entries, options));
   }
 
   /** Appends several entries in one write (each line still commits on its own in a crash). */
-  appendMany(inputs: readonly EntryInput<TItem>[]): AppendResult {
-    return this.write(inputs.map((input) => this.stamp(input)));
+  async appendMany(inputs: readonly EntryInput<TItem>[], options?: WriteCallOptions): Promise<AppendResult> {
+    const entries = inputs.map((input) => this.stamp(input));
+    return this.serial(() => this.write(entries, options));
   }
 
   /**
@@ -243,7 +250,11 @@ export class SessionLog<TItem = MinimalItem> {
    * the segment meanwhile, it is left alone and the cut state continues in a drift fork instead.
    * The result's `index` is where the next append lands.
    */
-  async truncate(keep: number): Promise<AppendResult> {
+  truncate(keep: number, options?: WriteCallOptions): Promise<AppendResult> {
+    return this.serial(() => this.truncateNow(keep, options));
+  }
+
+  private async truncateNow(keep: number, options?: WriteCallOptions): Promise<AppendResult> {
     const known = this.entryCount;
     if (!Number.isInteger(keep) || keep < 1 || keep > known) {
       throw new SessionStoreUsageError(
@@ -251,7 +262,10 @@ export class SessionLog<TItem = MinimalItem> {
       );
     }
     const source = this.ref;
-    const outcome = this.store.truncate(source, keep, { expectedCount: known });
+    const outcome = await this.store.truncate(source, keep, {
+      expectedCount: known,
+      signal: options?.signal,
+    });
     const prefix = await collect(this.store.readAll(source), keep);
     if (prefix.length !== keep) {
       throw new SessionStoreError(
@@ -264,7 +278,7 @@ export class SessionLog<TItem = MinimalItem> {
       this.moveTo(fold);
       return { segmentId: source.segmentId, index: keep, driftFork: null };
     }
-    const driftFork = this.moveToFork(fold, known, outcome.count);
+    const driftFork = await this.moveToFork(fold, known, outcome.count);
     return { segmentId: this.segmentId, index: this.entryCount, driftFork };
   }
 
@@ -275,10 +289,12 @@ export class SessionLog<TItem = MinimalItem> {
    */
   createCompactedSegment(args: {
     history: TItem[];
+    /** Origins of items of `history` that came from system items or segmented user input. */
+    historySources?: HistorySource[];
     systemPrompt?: string | null;
     config?: Record<string, unknown>;
     atTurn?: number;
-  }): SessionLog<TItem> {
+  }): Promise<SessionLog<TItem>> {
     return SessionLog.startSegment(
       this.store,
       {
@@ -287,6 +303,7 @@ export class SessionLog<TItem = MinimalItem> {
         systemPrompt: args.systemPrompt === undefined ? this.state.systemPrompt : args.systemPrompt,
         config: args.config ?? this.state.config,
         history: args.history,
+        historySources: args.historySources,
         compactedFrom: { segment_id: this.segmentId, at_turn: args.atTurn ?? this.state.turn },
       },
       this.options,
@@ -304,11 +321,27 @@ export class SessionLog<TItem = MinimalItem> {
     return { kind, ts: ts ?? this.now(), ...rest } as Entry<TItem>;
   }
 
-  private write(entries: Entry<TItem>[]): AppendResult {
-    let driftFork: DriftFork | null = null;
-    for (let attempt = 0; ; attempt++) {
-      const index = this.entryCount;
-      const outcome = this.store.append(this.ref, entries, { expectedCount: index });
+  /** Runs `op` after every write queued before it, so the known entry count is never raced by this writer itself. */
+  private serial<T>(op: () => Promise<T>): Promise<T> {
+    // Idle: start at once (the common case: one await per append, no queue).
+    const run = this.tail === null ? op() : this.tail.then(op, op);
+    this.tail = run;
+    const settled = () => {
+      if (this.tail === run) this.tail = null;
+    };
+    run.then(settled, settled);
+    return run;
+  }
+
+  private write(
+    entries: Entry<TItem>[],
+    options?: WriteCallOptions,
+    attempt = 0,
+    driftFork: DriftFork | null = null,
+  ): Promise<AppendResult> {
+    const index = this.entryCount;
+    const written = this.store.append(this.ref, entries, { expectedCount: index, signal: options?.signal });
+    return written.then((outcome) => {
       if (outcome.status === "appended") {
         for (const entry of entries) this.fold.apply(entry);
         return { segmentId: this.segmentId, index, driftFork };
@@ -319,15 +352,25 @@ export class SessionLog<TItem = MinimalItem> {
             "appending to this session's new segments — stop the other writer and restore the session",
         );
       }
-      driftFork = this.moveToFork(this.fold, index, outcome.count);
-    }
+      return this.moveToFork(this.fold, index, outcome.count).then((fork) =>
+        this.write(entries, options, attempt + 1, fork),
+      );
+    });
   }
 
-  /** Moves this writer onto a new segment that replays to `fold`'s state (`forked_from` the current one). */
-  private moveToFork(fold: ReplayFold<TItem>, expectedCount: number, actualCount: number): DriftFork {
+  /**
+   * Moves this writer onto a new segment that replays to `fold`'s state (`forked_from` the
+   * current one). The store has already released the old segment's lock when it reported the
+   * drift, so writers waiting for it are not held up while the whole history is written here.
+   */
+  private async moveToFork(
+    fold: ReplayFold<TItem>,
+    expectedCount: number,
+    actualCount: number,
+  ): Promise<DriftFork> {
     const from = this.segmentId;
     const snapshot = fold.forkSnapshot();
-    const next = SessionLog.startSegment(
+    const next = await SessionLog.startSegment(
       this.store,
       {
         sessionId: this.sessionId,
@@ -335,6 +378,7 @@ export class SessionLog<TItem = MinimalItem> {
         systemPrompt: snapshot.systemPrompt,
         config: snapshot.config,
         history: snapshot.history,
+        historySources: snapshot.historySources,
         forkedFrom: { segment_id: from, at_turn: snapshot.turn },
       },
       this.options,
@@ -347,7 +391,7 @@ export class SessionLog<TItem = MinimalItem> {
   }
 }
 
-/** Replays a session's newest segment: the state `Pod.restore` resumes from. */
+/** Replays a session's head segment (see `describeSession`): the state `Pod.restore` resumes from. */
 export async function restoreSession<TItem = MinimalItem>(
   store: Store<TItem>,
   sessionId: string,

@@ -81,13 +81,31 @@ describe("replay", () => {
         cache_write_tokens: 20,
         output_tokens: 5,
       },
+      {
+        kind: "llm_usage",
+        ts: 2,
+        history_len: 2,
+        input_tokens: 90,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        output_tokens: 9,
+        reasoning_tokens: 4,
+      },
       { kind: "extension", ts: 3, domain: "memory.extract", payload: { at: 1 } },
       { kind: "extension", ts: 4, domain: "tasks", payload: ["a"] },
       { kind: "extension", ts: 5, domain: "memory.extract", payload: { at: 2 } },
       { kind: "config_changed", ts: 6, config: { max_tokens: 20 } },
     ]);
     expect(state.usage).toEqual([
-      { historyLen: 1, inputTokens: 100, cacheReadTokens: 80, cacheWriteTokens: 20, outputTokens: 5, ts: 2 },
+      { historyLen: 1, inputTokens: 100, cacheReadTokens: 80, cacheWriteTokens: 20, outputTokens: 5 },
+      {
+        historyLen: 2,
+        inputTokens: 90,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        outputTokens: 9,
+        reasoningTokens: 4,
+      },
     ]);
     expect(state.extensions).toEqual(
       new Map<string, unknown>([
@@ -96,6 +114,64 @@ describe("replay", () => {
       ]),
     );
     expect(state.config).toEqual({ max_tokens: 20 });
+  });
+
+  it("keeps the kind of each system item and the segments of a user input, by history index", () => {
+    const segments = [
+      { type: "text", text: "see " },
+      { type: "file", path: "a.md" },
+    ];
+    const state = replay([
+      start(),
+      { kind: "system_item", ts: 2, item: { kind: "context", body: "<context/>" } },
+      { kind: "user_input", ts: 3, text: "see a.md", segments },
+      { kind: "user_input", ts: 4, text: "plain" },
+      { kind: "system_item", ts: 5, item: { kind: "interrupt", body: "<interrupt/>", by: "user" } },
+      { kind: "system_item", ts: 6, item: { kind: "notification", body: "<n/>" } },
+    ]);
+    expect(state.historySources).toEqual([
+      { index: 1, from: "system_item", item: { kind: "context", body: "<context/>" } },
+      { index: 2, from: "user_input", segments },
+      { index: 4, from: "system_item", item: { kind: "interrupt", body: "<interrupt/>", by: "user" } },
+      { index: 5, from: "system_item", item: { kind: "notification", body: "<n/>" } },
+    ]);
+    // A segment_start carries them for its history (written by forks).
+    const carried = replay([
+      start({ history_sources: [{ index: 0, system_item: { kind: "context", body: "c" } }] }),
+    ]);
+    expect(carried.historySources).toEqual([
+      { index: 0, from: "system_item", item: { kind: "context", body: "c" } },
+    ]);
+  });
+
+  it("folds extension entries per domain with a registered fold; other domains keep the latest payload", () => {
+    const entries: Entry[] = [
+      start(),
+      { kind: "extension", ts: 2, domain: "tasks", payload: "a" },
+      { kind: "extension", ts: 3, domain: "memory.extract", payload: { at: 1 } },
+      { kind: "extension", ts: 4, domain: "tasks", payload: "b" },
+      { kind: "extension", ts: 5, domain: "memory.extract", payload: { at: 2 } },
+    ];
+    const append = (state: unknown, payload: unknown) => [
+      ...((state as unknown[] | undefined) ?? []),
+      payload,
+    ];
+    const state = replay(entries, { extensionFolds: { tasks: append } });
+    expect(state.extensions).toEqual(
+      new Map<string, unknown>([
+        ["tasks", ["a", "b"]],
+        ["memory.extract", { at: 2 }],
+      ]),
+    );
+    expect(replay(entries).extensions.get("tasks")).toBe("b");
+    // A fork snapshot carries every entry of a folded domain, so the new segment folds to the same state.
+    const fold = startFold(entries[0], { extensionFolds: { tasks: append } });
+    for (const entry of entries.slice(1)) fold.apply(entry);
+    expect(fold.forkSnapshot().carried.map((e) => (e.kind === "extension" ? e.payload : null))).toEqual([
+      "a",
+      "b",
+      { at: 2 },
+    ]);
   });
 
   it("builds history messages with injected builders", () => {

@@ -1,6 +1,12 @@
-import type { Entry, EntryOf, Lineage, MinimalItem } from "../entry/entry-schema.js";
+import type { Entry, EntryOf, HistorySourceEntry, Lineage, MinimalItem } from "../entry/entry-schema.js";
 import { ReplayError } from "../errors.js";
-import type { SessionState } from "./session-state.js";
+import type { HistorySource, SessionState } from "./session-state.js";
+
+/**
+ * How one `extension` domain folds its entries into its state: `state` is the domain's state
+ * so far (undefined before its first entry), `payload` the new entry's. Must be pure.
+ */
+export type ExtensionFold = (state: unknown, payload: unknown) => unknown;
 
 /** How `user_input` and `system_item` entries become history items. */
 export interface ReplayOptions<TItem = MinimalItem> {
@@ -8,6 +14,28 @@ export interface ReplayOptions<TItem = MinimalItem> {
   userMessage?: (entry: EntryOf<"user_input", TItem>) => TItem;
   /** Default: a `system` message whose single text part is the exact `body` the model saw. */
   systemMessage?: (entry: EntryOf<"system_item", TItem>) => TItem;
+  /**
+   * Folds of `extension` domains, by domain name. A domain without one keeps its latest payload.
+   * Register a fold where a domain's entries add up (e.g. a task list appending items).
+   */
+  extensionFolds?: Readonly<Record<string, ExtensionFold>>;
+}
+
+/** The on-disk form of history sources (`segment_start.history_sources`). */
+export function historySourcesToEntry(sources: readonly HistorySource[]): HistorySourceEntry[] {
+  return sources.map((source) =>
+    source.from === "system_item"
+      ? { index: source.index, system_item: source.item }
+      : { index: source.index, segments: source.segments },
+  );
+}
+
+function historySourcesFromEntry(entries: readonly HistorySourceEntry[] | undefined): HistorySource[] {
+  return (entries ?? []).map((entry) =>
+    "system_item" in entry
+      ? { index: entry.index, from: "system_item", item: entry.system_item }
+      : { index: entry.index, from: "user_input", segments: entry.segments },
+  );
 }
 
 function textMessage(role: "user" | "system", text: string): MinimalItem {
@@ -28,6 +56,7 @@ export interface ForkSnapshot<TItem> {
   systemPrompt: string | null;
   config: Record<string, unknown>;
   history: TItem[];
+  historySources: HistorySource[];
   turn: number;
   carried: Entry<TItem>[];
 }
@@ -35,9 +64,10 @@ export interface ForkSnapshot<TItem> {
 interface BaseSnapshot<TItem> {
   config: Record<string, unknown>;
   historyLen: number;
+  sourcesLen: number;
   turn: number;
   usageCount: number;
-  extensions: EntryOf<"extension", TItem>[];
+  extensions: EntryOf<"extension", TItem>[][];
   terminal: EntryOf<"run_completed" | "run_errored", TItem> | null;
 }
 
@@ -48,7 +78,9 @@ interface BaseSnapshot<TItem> {
 export class ReplayFold<TItem = MinimalItem> {
   readonly state: SessionState<TItem>;
   private readonly usageEntries: EntryOf<"llm_usage", TItem>[] = [];
-  private readonly extensionEntries = new Map<string, EntryOf<"extension", TItem>>();
+  /** Per domain, the entries that rebuild its state: the latest one, or all of them for a folded domain. */
+  private readonly extensionEntries = new Map<string, EntryOf<"extension", TItem>[]>();
+  private readonly extensionFolds: Readonly<Record<string, ExtensionFold>>;
   private lastTerminal: EntryOf<"run_completed" | "run_errored", TItem> | null = null;
   /** The state just before the open turn's `invoke`, and the entries since (invoke included). */
   private openTurn: { base: BaseSnapshot<TItem>; entries: Entry<TItem>[] } | null = null;
@@ -59,6 +91,7 @@ export class ReplayFold<TItem = MinimalItem> {
   constructor(start: EntryOf<"segment_start", TItem>, options: ReplayOptions<TItem> = {}) {
     this.userMessage = options.userMessage ?? ((e) => textMessage("user", e.text) as TItem);
     this.systemMessage = options.systemMessage ?? ((e) => textMessage("system", e.item.body) as TItem);
+    this.extensionFolds = options.extensionFolds ?? {};
     const lineage = start.compacted_from ?? start.forked_from;
     this.state = {
       sessionId: start.session_id,
@@ -67,6 +100,7 @@ export class ReplayFold<TItem = MinimalItem> {
       systemPrompt: start.system_prompt,
       config: start.config,
       history: [...start.history],
+      historySources: historySourcesFromEntry(start.history_sources),
       turn: lineage?.at_turn ?? 0,
       interrupted: false,
       inFlight: null,
@@ -94,6 +128,13 @@ export class ReplayFold<TItem = MinimalItem> {
         break;
       case "user_input":
         state.history.push(this.userMessage(entry));
+        if (entry.segments !== undefined) {
+          state.historySources.push({
+            index: state.history.length - 1,
+            from: "user_input",
+            segments: entry.segments,
+          });
+        }
         break;
       case "assistant_item":
       case "tool_result":
@@ -101,20 +142,31 @@ export class ReplayFold<TItem = MinimalItem> {
         break;
       case "system_item":
         state.history.push(this.systemMessage(entry));
+        state.historySources.push({ index: state.history.length - 1, from: "system_item", item: entry.item });
         break;
       case "turn_end":
         state.turn = entry.turn;
         break;
       case "llm_usage":
         this.usageEntries.push(entry);
-        state.usage.push({
-          historyLen: entry.history_len,
-          inputTokens: entry.input_tokens,
-          cacheReadTokens: entry.cache_read_tokens,
-          cacheWriteTokens: entry.cache_write_tokens,
-          outputTokens: entry.output_tokens,
-          ts: entry.ts,
-        });
+        state.usage.push(
+          entry.reasoning_tokens === undefined
+            ? {
+                historyLen: entry.history_len,
+                inputTokens: entry.input_tokens,
+                cacheReadTokens: entry.cache_read_tokens,
+                cacheWriteTokens: entry.cache_write_tokens,
+                outputTokens: entry.output_tokens,
+              }
+            : {
+                historyLen: entry.history_len,
+                inputTokens: entry.input_tokens,
+                cacheReadTokens: entry.cache_read_tokens,
+                cacheWriteTokens: entry.cache_write_tokens,
+                outputTokens: entry.output_tokens,
+                reasoningTokens: entry.reasoning_tokens,
+              },
+        );
         break;
       case "run_completed":
       case "run_errored":
@@ -126,12 +178,19 @@ export class ReplayFold<TItem = MinimalItem> {
       case "config_changed":
         state.config = entry.config;
         break;
-      case "extension":
+      case "extension": {
+        const fold = Object.hasOwn(this.extensionFolds, entry.domain)
+          ? this.extensionFolds[entry.domain]
+          : undefined;
+        const kept = fold === undefined ? [] : (this.extensionEntries.get(entry.domain) ?? []);
         this.extensionEntries.delete(entry.domain);
-        this.extensionEntries.set(entry.domain, entry);
+        this.extensionEntries.set(entry.domain, [...kept, entry]);
+        const next =
+          fold === undefined ? entry.payload : fold(state.extensions.get(entry.domain), entry.payload);
         state.extensions.delete(entry.domain);
-        state.extensions.set(entry.domain, entry.payload);
+        state.extensions.set(entry.domain, next);
         break;
+      }
       default:
         throw new ReplayError({
           entryIndex: index,
@@ -148,13 +207,17 @@ export class ReplayFold<TItem = MinimalItem> {
    */
   forkSnapshot(): ForkSnapshot<TItem> {
     const base = this.openTurn?.base ?? this.baseSnapshot();
-    const carried: Entry<TItem>[] = [...this.usageEntries.slice(0, base.usageCount), ...base.extensions];
+    const carried: Entry<TItem>[] = [
+      ...this.usageEntries.slice(0, base.usageCount),
+      ...base.extensions.flat(),
+    ];
     if (base.terminal !== null) carried.push(base.terminal);
     if (this.openTurn !== null) carried.push(...this.openTurn.entries);
     return {
       systemPrompt: this.state.systemPrompt,
       config: base.config,
       history: this.state.history.slice(0, base.historyLen),
+      historySources: this.state.historySources.slice(0, base.sourcesLen),
       turn: base.turn,
       carried,
     };
@@ -164,6 +227,7 @@ export class ReplayFold<TItem = MinimalItem> {
     return {
       config: this.state.config,
       historyLen: this.state.history.length,
+      sourcesLen: this.state.historySources.length,
       turn: this.state.turn,
       usageCount: this.usageEntries.length,
       extensions: [...this.extensionEntries.values()],
@@ -189,7 +253,8 @@ export function startFold<TItem>(
  * Folds one segment's entries into the state a restore resumes from: verbatim system prompt,
  * config, history (items exactly as stored, provider metadata included), turn count,
  * interrupted flag (also set when an `invoke` has no terminal entry after it), usage records,
- * latest extension payload per domain, and lineage. Pure: it reads nothing but `entries`.
+ * the origin of system and segmented user items, extension state per domain (latest payload,
+ * or the domain's registered fold), and lineage. Pure: it reads nothing but `entries`.
  */
 export function replay<TItem = MinimalItem>(
   entries: Iterable<Entry<TItem>>,

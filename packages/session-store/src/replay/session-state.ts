@@ -1,6 +1,9 @@
-import type { InvokeTrigger, MinimalItem } from "../entry/entry-schema.js";
+import type { InvokeTrigger, MinimalItem, SystemItem } from "../entry/entry-schema.js";
 
-/** One LLM call's token usage, as persisted by an `llm_usage` entry. */
+/**
+ * One request's token usage (a request is one model call), as persisted by an `llm_usage`
+ * entry. The same shape as llm-worker's `UsageRecord`.
+ */
 export interface UsageRecord {
   /** History length (items) the request was built from. */
   historyLen: number;
@@ -9,8 +12,17 @@ export interface UsageRecord {
   cacheReadTokens: number;
   cacheWriteTokens: number;
   outputTokens: number;
-  ts: number;
+  reasoningTokens?: number;
 }
+
+/**
+ * Where a history item came from, for the items a restore treats by origin: the system item
+ * behind a system message (`item.kind`: context, notification, interrupt note, attachment) and
+ * the structured segments of a user input. `index` is the item's position in `history`.
+ */
+export type HistorySource =
+  | { index: number; from: "system_item"; item: SystemItem }
+  | { index: number; from: "user_input"; segments: unknown[] };
 
 /** The segment a segment was cut from and the turn count at the cut. */
 export interface LineageRef {
@@ -35,13 +47,15 @@ export interface SessionState<TItem = MinimalItem> {
   systemPrompt: string | null;
   config: Record<string, unknown>;
   history: TItem[];
+  /** Origins of the history items that came from `system_item` and segmented `user_input` entries, by index. */
+  historySources: HistorySource[];
   /** Turn count: the last `turn_end`, else the `at_turn` of the segment's lineage, else 0. */
   turn: number;
   /** The last run ended interrupted, or a turn is still in flight (a crash mid-turn). */
   interrupted: boolean;
   inFlight: InFlightTurn | null;
   usage: UsageRecord[];
-  /** Latest `extension` payload per domain (e.g. `memory.extract`). */
+  /** Folded `extension` state per domain (e.g. `memory.extract`): latest payload unless the domain registered a fold. */
   extensions: Map<string, unknown>;
   lineage: { forkedFrom: LineageRef | null; compactedFrom: LineageRef | null };
   /** Number of entries folded, `segment_start` included. */

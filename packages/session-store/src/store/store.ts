@@ -1,4 +1,4 @@
-import type { Entry, MinimalItem } from "../entry/entry-schema.js";
+import type { Entry, MinimalItem, SegmentStartEntry } from "../entry/entry-schema.js";
 
 /** Addresses one segment: the session it belongs to and its own id. */
 export interface SegmentRef {
@@ -15,34 +15,46 @@ export type AppendOutcome = { status: "appended"; count: number } | { status: "d
 /** Outcome of a conditional truncation; `drift` means nothing was changed. */
 export type TruncateOutcome = { status: "truncated"; count: number } | { status: "drift"; count: number };
 
+/** Options of a write: the entry count it is conditional on, and a signal that ends a wait. */
+export interface WriteOptions {
+  expectedCount?: number;
+  /** Aborts waiting for the segment (e.g. for another process's lock) with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** What a session listing needs of a segment without reading all of it. */
+export interface SegmentSummary<TItem = MinimalItem> {
+  start: SegmentStartEntry<TItem>;
+  /** The last committed entry (the `segment_start` itself in a segment holding nothing else). */
+  last: Entry<TItem>;
+  entryCount: number;
+}
+
 /**
- * The storage seam. Small enough for a SQL backend: a segment is an ordered list of entries
- * with a session id. Appends, creation and truncation are synchronous on purpose (the log is
- * written on the hot path of a turn; SQLite drivers are synchronous too); reads are async and
- * streaming. Implementations serialize appends to one segment across processes, and never
- * modify a segment except by appending to it or truncating it on explicit request.
+ * The storage seam, asynchronous so that a server-backed store (PostgreSQL) can implement it:
+ * a segment is an ordered list of entries with a session id. Implementations serialize appends
+ * to one segment across processes — waiting for each other without blocking the event loop —
+ * and never modify a segment except by appending to it or truncating it on explicit request.
  */
 export interface Store<TItem = MinimalItem> {
   /**
    * Creates a segment holding exactly `entries` (the first is its `segment_start`), atomically:
    * either the whole segment exists afterwards or none of it. Fails if it already exists.
    */
-  createSegment(ref: SegmentRef, entries: readonly Entry<TItem>[]): void;
+  createSegment(ref: SegmentRef, entries: readonly Entry<TItem>[]): Promise<void>;
   /**
-   * Appends `entries` in order. With `expectedCount`, appends only if the segment holds exactly
-   * that many entries, checked under the same lock as the write.
+   * Appends `entries` in order; committed when the promise resolves. With `expectedCount`,
+   * appends only if the segment holds exactly that many entries, checked atomically with the write.
    */
-  append(
-    ref: SegmentRef,
-    entries: readonly Entry<TItem>[],
-    options?: { expectedCount?: number },
-  ): AppendOutcome;
+  append(ref: SegmentRef, entries: readonly Entry<TItem>[], options?: WriteOptions): Promise<AppendOutcome>;
   /** Number of committed entries. */
-  entryCount(ref: SegmentRef): number;
+  entryCount(ref: SegmentRef, options?: { signal?: AbortSignal }): Promise<number>;
   /** Keeps the first `keep` entries (≥ 1); with `expectedCount`, only if the count still matches. */
-  truncate(ref: SegmentRef, keep: number, options?: { expectedCount?: number }): TruncateOutcome;
+  truncate(ref: SegmentRef, keep: number, options?: WriteOptions): Promise<TruncateOutcome>;
   /** Streams the committed entries in order; an unterminated last line is not an entry. */
   readAll(ref: SegmentRef): AsyncIterable<Entry<TItem>>;
+  /** The first and last entries and the count, without reading the whole segment. */
+  describeSegment(ref: SegmentRef): Promise<SegmentSummary<TItem>>;
   /** Session ids, newest first. */
   listSessions(): Promise<string[]>;
   /** Segment ids of one session, newest first. */
@@ -50,5 +62,5 @@ export interface Store<TItem = MinimalItem> {
   /** The session holding `segmentId`, or undefined. */
   lookupSessionOf(segmentId: string): Promise<string | undefined>;
   /** Releases open files and held locks; the store may be used again afterwards. */
-  close(): void;
+  close(): Promise<void>;
 }

@@ -1,13 +1,19 @@
 // Crash-test writer: restores a session through the BUILT package and appends `user_input`
-// entries forever, printing each sequence number on stdout only after its append returned.
-// The parent SIGKILLs it at random moments. It loads the package, says "warm", and waits for
-// "go" on stdin, so the parent can start the next writer while the current one runs.
+// entries forever, printing each sequence number on stdout only after its append resolved.
+// The parent SIGKILLs it. It loads the package, says "warm", and waits for "go" or "go big" on
+// stdin, so the parent can start the next writer while the current one runs. With "go big" it
+// announces each large append as "big <seq> <file size before>" so the parent can kill it in
+// the middle of that write.
+import { statSync } from "node:fs";
 import { FsStore, SessionLog } from "../../dist/index.js";
-import { payloadOf, seqOf } from "./payload.mjs";
+import { bigPayloadOf, payloadOf, seqOf } from "./payload.mjs";
 
 const [root, sessionId] = process.argv.slice(2);
 process.stdout.write("warm\n");
-await new Promise((resolve) => process.stdin.once("data", resolve));
+const command = await new Promise((resolve) =>
+  process.stdin.once("data", (data) => resolve(String(data).trim())),
+);
+const big = command === "go big";
 const store = new FsStore({ root });
 const log = await SessionLog.open(store, sessionId);
 let seq = 0;
@@ -17,11 +23,19 @@ for (const item of log.state.history) {
   if (n !== undefined && n >= seq) seq = n + 1;
 }
 process.stdout.write(`start ${seq}\n`);
+const path = store.segmentPath(log.ref);
 for (;;) {
   const burst = 1 + (seq % 4);
   for (let i = 0; i < burst; i++) {
-    log.append({ kind: "user_input", text: payloadOf(seq) });
+    await log.append({ kind: "user_input", text: payloadOf(seq) });
     // Pipes are synchronous on Linux: the number is out before the next append starts.
+    process.stdout.write(`${seq}\n`);
+    seq++;
+  }
+  if (big) {
+    const text = bigPayloadOf(seq);
+    process.stdout.write(`big ${seq} ${statSync(path).size}\n`);
+    await log.append({ kind: "user_input", text });
     process.stdout.write(`${seq}\n`);
     seq++;
   }

@@ -5,6 +5,11 @@ export function payloadOf(seq) {
   return `seq ${seq} ${"ü日😀".repeat(size)} end`;
 }
 
+/** A 12 MB entry text for `seq`: its single write takes long enough for a kill to land inside it. */
+export function bigPayloadOf(seq) {
+  return `seq ${seq} big ${"ü日😀".repeat(1_400_000)} end`;
+}
+
 /** The sequence number a payload text carries, or undefined. */
 export function seqOf(text) {
   const match = /^seq (\d+) /.exec(text);

@@ -1,0 +1,57 @@
+import { randomBytes } from "node:crypto";
+import { crc32 as zlibCrc32 } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { crc32 } from "./crc32.js";
+import { frameLine, frameLines, unframeLine } from "./line-frame.js";
+
+describe("v2 line frame", () => {
+  it("computes zlib's CRC-32 for short and long ranges", () => {
+    for (const size of [0, 1, 7, 255, 1023, 1024, 5000]) {
+      const bytes = randomBytes(size + 6);
+      expect(crc32(bytes, 3, 3 + size)).toBe(zlibCrc32(bytes.subarray(3, 3 + size)));
+    }
+  });
+
+  it("appends seq and crc after the entry's own members and takes them off again", () => {
+    const body = '{"kind":"user_input","ts":5,"text":"Grüße 😀"}';
+    const line = frameLine(body, 12);
+    expect(line).toMatch(/^\{"kind":"user_input","ts":5,"text":"Grüße 😀","seq":12,"crc":"[0-9a-f]{8}"\}$/);
+    expect(JSON.parse(line)).toMatchObject({ seq: 12, text: "Grüße 😀" });
+    const bytes = Buffer.from(line);
+    expect(unframeLine(bytes, 0, bytes.length)).toEqual({ ok: true, body, seq: 12 });
+  });
+
+  it("frames several lines in one buffer exactly as frameLine does one by one", () => {
+    const bodies = [
+      '{"kind":"turn_end","ts":1,"turn":1}',
+      `{"kind":"user_input","ts":2,"text":"${"日".repeat(600)}"}`,
+    ];
+    expect(frameLines(bodies, 7).toString("utf8")).toBe(
+      `${frameLine(bodies[0] as string, 7)}\n${frameLine(bodies[1] as string, 8)}\n`,
+    );
+  });
+
+  it("refuses an upper-case checksum, a leading zero in seq and a missing frame, even with a matching crc", () => {
+    const frame = (covered: string, hex: (crc: number) => string) =>
+      Buffer.from(`${covered},"crc":"${hex(zlibCrc32(covered))}"}`);
+    const lower = (crc: number) => crc.toString(16).padStart(8, "0");
+    // A body whose checksum has letters in it, so upper case really differs.
+    let turn = 0;
+    while (!/[a-f]/.test(lower(zlibCrc32(`{"kind":"turn_end","ts":1,"turn":${turn},"seq":3`)))) turn++;
+    const covered = `{"kind":"turn_end","ts":1,"turn":${turn},"seq":3`;
+    const good = frame(covered, lower);
+    expect(unframeLine(good, 0, good.length)).toMatchObject({ ok: true, seq: 3 });
+    const upper = frame(covered, (crc) => lower(crc).toUpperCase());
+    expect(unframeLine(upper, 0, upper.length)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/lowercase/),
+    });
+    const zero = frame(`{"kind":"turn_end","ts":1,"turn":1,"seq":03`, lower);
+    expect(unframeLine(zero, 0, zero.length)).toMatchObject({ ok: false, reason: 'malformed "seq" member' });
+    const plain = Buffer.from('{"kind":"turn_end","ts":1,"turn":1}');
+    expect(unframeLine(plain, 0, plain.length)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/no `"seq"`/),
+    });
+  });
+});

@@ -1,0 +1,43 @@
+import type { MinimalItem } from "../entry/entry-schema.js";
+import type { ReplayOptions } from "../replay/replay.js";
+
+/** Reported when a writer found its segment changed by someone else and moved to a new one. */
+export interface DriftFork {
+  fromSegmentId: string;
+  toSegmentId: string;
+  /** Entries the writer knew of, and entries the segment actually held. */
+  expectedCount: number;
+  actualCount: number;
+}
+
+/** Clock, id source, history item builders and a drift listener. */
+export interface SessionLogOptions<TItem = MinimalItem> extends ReplayOptions<TItem> {
+  /** Epoch-ms clock for `ts` (default `Date.now`). */
+  now?: () => number;
+  /** Id source for sessions and segments (default UUIDv7). */
+  newId?: () => string;
+  /** Called after a drift fork, e.g. to warn the user. */
+  onDriftFork?: (event: DriftFork) => void;
+}
+
+/** Where an append landed. */
+export interface AppendResult {
+  segmentId: string;
+  /** 0-based index of the (first) appended entry in that segment. */
+  index: number;
+  /** Set when this append found the segment changed and continued in a new segment. */
+  driftFork: DriftFork | null;
+}
+
+/** Per-call options of a write. */
+export interface WriteCallOptions {
+  /** Aborts waiting for the segment's lock (held by another process) with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** The first state of a new session or segment. */
+export interface SegmentInit<TItem> {
+  systemPrompt: string | null;
+  config: Record<string, unknown>;
+  history?: TItem[];
+}
