@@ -1,4 +1,5 @@
 import { isAbsolute } from "node:path";
+import { PodUsageError } from "../errors.js";
 
 /** What the template sees of the pod's scope; `@podkit/manifest`'s `Scope` satisfies it. */
 export interface ScopeView {
@@ -42,7 +43,8 @@ function byCodeUnit(a: string, b: string): number {
 
 /** Builds the builtin variables from one clock reading and the pod's state at materialization. */
 export function buildSystemPromptContext(input: SystemPromptContextInput): SystemPromptContext {
-  if (!isAbsolute(input.cwd)) throw new TypeError(`cwd must be absolute, got ${JSON.stringify(input.cwd)}`);
+  if (!isAbsolute(input.cwd))
+    throw new PodUsageError(`cwd must be absolute, got ${JSON.stringify(input.cwd)}`);
   const iso = (input.clock ?? (() => new Date()))().toISOString(); // 2026-04-15T09:30:00.000Z
   const date = iso.slice(0, 10);
   const time = iso.slice(11, 19);

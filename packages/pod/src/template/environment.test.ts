@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { caught } from "../../test/helpers.js";
+import { PodUsageError } from "../errors.js";
 import { linkStandalone, normalizeTemplateSource, TemplateEnvironment } from "./environment.js";
 import { TemplateRenderError, TemplateSyntaxError } from "./errors.js";
 
@@ -176,8 +177,15 @@ describe("sandbox", () => {
     expect(Object.isFrozen(data.tools)).toBe(false);
   });
 
-  it("refuses data that is not plain", () => {
-    expect(() => render("x", { f: () => 1 })).toThrow(TypeError);
+  it("refuses data that is not plain with a typed usage error, not a bare TypeError", () => {
+    let error: unknown;
+    try {
+      render("x", { f: () => 1 });
+    } catch (e) {
+      error = e;
+    }
+    expect(PodUsageError.isInstance(error)).toBe(true);
+    expect(error).not.toBeInstanceOf(TypeError);
     expect(() => render("x", { d: new Date() })).toThrow(/not plain data/);
   });
 

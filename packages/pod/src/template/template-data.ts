@@ -1,3 +1,4 @@
+import { PodUsageError } from "../errors.js";
 import { isPlainObject, RESERVED_ATTRIBUTES } from "./values.js";
 
 /** What callers may pass as template context: JSON-like plain data. */
@@ -19,7 +20,7 @@ const MAX_DEPTH = 64;
  * class instances, symbols, cycles) is a programming error of the caller: `TypeError`.
  */
 export function freezeTemplateData(data: unknown): Readonly<Record<string, unknown>> {
-  if (!isPlainObject(data)) throw new TypeError("template context must be a plain object");
+  if (!isPlainObject(data)) throw new PodUsageError("template context must be a plain object");
   return copyObject(data, "context", 0);
 }
 
@@ -33,18 +34,18 @@ function copyValue(value: unknown, path: string, depth: number): unknown {
     case "object":
       if (value === null) return null;
       if (depth >= MAX_DEPTH)
-        throw new TypeError(`template context is nested too deeply (or cyclic) at ${path}`);
+        throw new PodUsageError(`template context is nested too deeply (or cyclic) at ${path}`);
       if (Array.isArray(value)) {
         return Object.freeze(
           value.map((item, i) => copyValue(item === undefined ? null : item, `${path}[${i}]`, depth + 1)),
         );
       }
       if (isPlainObject(value)) return copyObject(value, path, depth + 1);
-      throw new TypeError(
+      throw new PodUsageError(
         `template context value at ${path} is not plain data (${value.constructor?.name ?? "object"})`,
       );
     default:
-      throw new TypeError(
+      throw new PodUsageError(
         `template context value at ${path} is a ${typeof value}; only plain data is allowed`,
       );
   }
@@ -57,7 +58,8 @@ function copyObject(
 ): Readonly<Record<string, unknown>> {
   const copy: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(source)) {
-    if (RESERVED_ATTRIBUTES.has(key)) throw new TypeError(`template context key ${path}.${key} is reserved`);
+    if (RESERVED_ATTRIBUTES.has(key))
+      throw new PodUsageError(`template context key ${path}.${key} is reserved`);
     const value = source[key];
     if (value !== undefined) copy[key] = copyValue(value, `${path}.${key}`, depth);
   }
