@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import * as nodeFs from "node:fs";
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
@@ -6,53 +5,14 @@ import type { Entry } from "../src/entry/entry-schema.js";
 import { FsStore } from "../src/fs/fs-store.js";
 import type { SyncFs } from "../src/fs/sync-fs.js";
 import { SessionLog } from "../src/log/session-log.js";
-import { childScript } from "./helpers/built-package.js";
+import { type Child, spawnChild } from "./helpers/children.js";
 import { useTempDirs } from "./helpers/temp-dir.js";
 
 const tempDir = useTempDirs();
 
-interface Writer {
-  child: ChildProcess;
-  lines: string[];
-  next(): Promise<string>;
-}
-
-function writer(args: string[]): Writer {
-  const child = spawn(process.execPath, [childScript("race-child.mjs"), ...args], {
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  const lines: string[] = [];
-  const stderr: string[] = [];
-  let buffered = "";
-  let waiting: (() => void) | undefined;
-  child.stdout?.on("data", (chunk: Buffer) => {
-    buffered += chunk.toString("utf8");
-    const parts = buffered.split("\n");
-    buffered = parts.pop() ?? "";
-    lines.push(...parts);
-    waiting?.();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk.toString("utf8")));
-  child.once("exit", () => waiting?.());
-  let read = 0;
-  return {
-    child,
-    lines,
-    next: () =>
-      new Promise<string>((resolve, reject) => {
-        const check = () => {
-          if (read < lines.length) {
-            waiting = undefined;
-            resolve(lines[read++] as string);
-          } else if (child.exitCode !== null) {
-            reject(new Error(`writer exited: ${stderr.join("")}`));
-          } else {
-            waiting = check;
-          }
-        };
-        check();
-      }),
-  };
+/** A `race-child.mjs` process; its stdout lines are read with `next()`. */
+function writer(args: string[]): Child {
+  return spawnChild("race-child.mjs", args);
 }
 
 async function readAll(store: FsStore, ref: { sessionId: string; segmentId: string }): Promise<Entry[]> {
