@@ -1,0 +1,88 @@
+import type {
+  AbortContext,
+  Interceptor,
+  Item,
+  PostToolCallDecision,
+  PreRequestContext,
+  PreToolCallDecision,
+  ToolCallItem,
+  ToolResultItem,
+  TurnEndContext,
+} from "@podkit/llm-worker";
+
+type Maybe<T> = T | Promise<T>;
+
+/**
+ * The public hooks of §4.6. They see read-only views and return decisions only; they cannot
+ * change history or the request (that is the pod's own interceptor's job).
+ */
+export interface PodHooks {
+  onPromptSubmit?(input: {
+    readonly text: string;
+  }): Maybe<{ action: "continue" } | { action: "cancel"; reason?: string }>;
+  preRequest?(
+    context: PreRequestContext,
+  ): Maybe<{ action: "continue" } | { action: "cancel"; reason?: string } | { action: "yield" }>;
+  preToolCall?(call: Readonly<ToolCallItem>): Maybe<PreToolCallDecision>;
+  postToolCall?(
+    call: Readonly<ToolCallItem>,
+    result: Readonly<ToolResultItem>,
+  ): Maybe<
+    | { action: "continue" }
+    | { action: "abort"; reason?: string }
+    | Extract<PostToolCallDecision, { action: "rewrite" }>
+  >;
+  onTurnEnd?(context: TurnEndContext): Maybe<{ action: "finish" } | { action: "pause" }>;
+  onAbort?(context: AbortContext): Maybe<void>;
+}
+
+/** The pod's own step hooks: notifications in, and the pre-request point compaction will use. */
+export interface InternalInterceptor {
+  pendingHistoryAppends(): Item[];
+  preRequest(context: PreRequestContext): Maybe<{ action: "continue" } | { action: "yield" }>;
+}
+
+/**
+ * One interceptor for the worker: the internal one first, then every hook in registration
+ * order; the first decision other than continue/finish wins.
+ */
+export function composeInterceptor(internal: InternalInterceptor, hooks: readonly PodHooks[]): Interceptor {
+  return {
+    pendingHistoryAppends: () => internal.pendingHistoryAppends(),
+    async preRequest(context) {
+      const own = await internal.preRequest(context);
+      if (own.action !== "continue") return own;
+      for (const hook of hooks) {
+        const decision = await hook.preRequest?.(
+          Object.freeze({ ...context, items: Object.freeze([...context.items]) }),
+        );
+        if (decision !== undefined && decision.action !== "continue") return decision;
+      }
+      return { action: "continue" };
+    },
+    async preToolCall(call) {
+      for (const hook of hooks) {
+        const decision = await hook.preToolCall?.(Object.freeze({ ...call }));
+        if (decision !== undefined && decision.action !== "continue") return decision;
+      }
+      return { action: "continue" };
+    },
+    async postToolCall(call, result) {
+      for (const hook of hooks) {
+        const decision = await hook.postToolCall?.(Object.freeze({ ...call }), Object.freeze({ ...result }));
+        if (decision !== undefined && decision.action !== "continue") return decision;
+      }
+      return { action: "continue" };
+    },
+    async onTurnEnd(context) {
+      for (const hook of hooks) {
+        const decision = await hook.onTurnEnd?.(context);
+        if (decision !== undefined && decision.action !== "finish") return decision;
+      }
+      return { action: "finish" };
+    },
+    async onAbort(context) {
+      for (const hook of hooks) await hook.onAbort?.(context);
+    },
+  };
+}
