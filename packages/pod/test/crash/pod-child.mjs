@@ -1,0 +1,43 @@
+// A pod in a child process, killed with SIGKILL by pod-crash.test.ts in the middle of a tool call
+// or of a streamed response. It prints what it reached so the parent knows when to kill it.
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadManifest } from "@podkit/manifest";
+import { definePodkitToolPackage } from "@podkit/tools";
+import { Pod } from "../../dist/index.js";
+
+const [workspace, home, baseUrl, markerDir] = process.argv.slice(2);
+const say = (line) => process.stdout.write(`${line}\n`);
+
+const slow = definePodkitToolPackage({
+  name: "crash-tools",
+  tools: () => [
+    () => ({
+      name: "slow",
+      description: "takes forever",
+      inputSchema: { type: "object" },
+      async execute() {
+        appendFileSync(join(markerDir, "slow-ran"), "ran\n");
+        say("TOOL_STARTED");
+        await new Promise(() => {});
+        return { summary: "never" };
+      },
+    }),
+  ],
+});
+
+const loaded = await loadManifest({ env: { cwd: workspace, home, env: {} } });
+const pod = await Pod.fromManifest(loaded, {
+  model: baseUrl,
+  env: { ANTHROPIC_API_KEY: "test-key" },
+  onWarning: () => {},
+  toolPackages: [slow],
+});
+let streaming = false;
+for await (const event of pod.run("go")) {
+  if (event.type === "turn_start") say(`SESSION ${pod.sessionId}`);
+  if (event.type === "text_delta" && !streaming) {
+    streaming = true;
+    say("STREAMING");
+  }
+}
