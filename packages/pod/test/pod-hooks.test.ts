@@ -171,7 +171,12 @@ describe("hooks (SPEC §4.6): decisions only, frozen after the first run", () =>
   it("the internal interceptor runs first: a hook's preRequest already sees the committed notification", async () => {
     const { w, pod } = await podWithPing();
     const seen: string[] = [];
-    pod.addHooks({ preRequest: ({ items }) => (seen.push(JSON.stringify(items)), { action: "continue" }) });
+    pod.addHooks({
+      preRequest: ({ items }) => {
+        seen.push(JSON.stringify(items));
+        return { action: "continue" };
+      },
+    });
     pod.notify("build is green");
     w.double.enqueue(text("ok"));
     await pod.run("hi");
