@@ -9,7 +9,10 @@ export type PodWarning =
     }
   | { readonly code: "agents_md.unreadable"; readonly message: string; readonly file: string }
   /** A pod's runtime warnings: dropped notifications, a drift fork, a tool package's warning. */
-  | { readonly code: "pod.notifications_dropped" | "pod.drift_fork" | "pod.tools"; readonly message: string };
+  | {
+      readonly code: "pod.notifications_dropped" | "pod.drift_fork" | "pod.tools" | "pod.session_write";
+      readonly message: string;
+    };
 
 /** Where warnings go; the CLI prints them, tests collect them. */
 export type WarningSink = (warning: PodWarning) => void;

@@ -2,7 +2,16 @@ import { AbortedError } from "@podkit/llm-worker";
 import { FsStore, SessionLog, sessionsRoot } from "@podkit/session-store";
 import { describe, expect, it } from "vitest";
 import { caught } from "./helpers.js";
-import { kinds, sessionEntries, systemOf, testTools, text, toolCall, usePodWorlds } from "./pod-harness.js";
+import {
+  assertLogsSound,
+  kinds,
+  sessionEntries,
+  systemOf,
+  testTools,
+  text,
+  toolCall,
+  usePodWorlds,
+} from "./pod-harness.js";
 
 const world = usePodWorlds();
 
@@ -133,6 +142,8 @@ describe("Pod.restore (SPEC §4.6)", () => {
     expect(restored.systemPrompt).toBe(pod.systemPrompt);
     expect(restored.history).toEqual(pod.history);
     expect(restored.turn).toBe(1);
+    expect(restored.config).toEqual({ max_tokens: 8192 });
+    expect(restored.config).toEqual(pod.config);
     expect(restored.interrupted).toBe(true);
     expect(restored.usage).toEqual(pod.usage);
     expect(restored.extensions.get("test.domain")).toEqual({ pointer: 7 });
@@ -174,5 +185,19 @@ describe("Pod.restore (SPEC §4.6)", () => {
     expect(entries.find((entry) => entry.kind === "system_item")).toMatchObject({
       item: { kind: "interrupt", body: "USER PACK: you were stopped" },
     });
+  });
+});
+
+describe("the shared log check (positive control)", () => {
+  it("assertLogsSound rejects a log with an invoke that was never closed", async () => {
+    const w = await world();
+    const store = new FsStore({ root: sessionsRoot(w.workspace) });
+    const log = await SessionLog.create(store, { systemPrompt: "p", config: {} });
+    await log.append({ kind: "invoke", trigger: "user" });
+    await log.append({ kind: "user_input", text: "never answered" });
+    await expect(assertLogsSound(w.workspace)).rejects.toThrow(/never closed/);
+    await log.append({ kind: "run_errored", message: "closed for the after-test check", interrupted: true });
+    await store.close();
+    await assertLogsSound(w.workspace);
   });
 });

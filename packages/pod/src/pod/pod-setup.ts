@@ -3,6 +3,9 @@ import type { LoadedManifest } from "@podkit/manifest";
 import { FsStore, type Store, sessionsRoot } from "@podkit/session-store";
 import { loadToolPackages, type ToolSet } from "@podkit/tools";
 import { loadPodResources, type PodResources } from "../resources/index.js";
+import { readAgentsMd } from "../system-prompt/agents-md.js";
+import { buildSystemPromptContext } from "../system-prompt/system-prompt-context.js";
+import type { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
 import { processWarningSink, type WarningSink } from "../warnings.js";
 import { podModelAdapter } from "./model.js";
 import type { PodOptions } from "./pod-options.js";
@@ -74,4 +77,27 @@ export function createWorker(
     ...(state.history === undefined ? {} : { history: state.history }),
     ...(state.interrupted === undefined ? {} : { interrupted: state.interrupted }),
   });
+}
+
+/**
+ * §4.1 materialization: flush the tool server (the names are final), read AGENTS.md, one clock
+ * reading, render the body and the catalog's trailing sections.
+ */
+export async function renderSystemPrompt(
+  parts: PodParts,
+  template: SystemPromptTemplate,
+  clock: (() => Date) | undefined,
+): Promise<string> {
+  const { loaded } = parts;
+  const tools = await parts.toolServer.flushPending();
+  const agentsMd = await readAgentsMd(loaded.workspace, { onWarning: parts.warn });
+  const context = buildSystemPromptContext({
+    ...(clock === undefined ? {} : { clock }),
+    cwd: loaded.workspace,
+    scope: loaded.scope,
+    tools,
+    ...(agentsMd === undefined ? {} : { agentsMd }),
+    language: loaded.manifest.worker.language,
+  });
+  return template.render(context, parts.resources.catalog);
 }

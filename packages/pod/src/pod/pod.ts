@@ -9,14 +9,13 @@ import {
 import type { LoadedManifest } from "@podkit/manifest";
 import { type DriftFork, SessionLog, type SessionLogOptions } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
-import { readAgentsMd } from "../system-prompt/agents-md.js";
-import { buildSystemPromptContext } from "../system-prompt/system-prompt-context.js";
 import { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
 import { HooksFrozenError, PodBusyError, PodClosedError, PromptCancelledError } from "./errors.js";
 import { type PodEvent, type PodRunResult, type PodTrigger, podEventOf } from "./events.js";
 import { composeInterceptor, type PodHooks } from "./hooks.js";
+import { NotificationQueue } from "./notification-queue.js";
 import { NOTIFICATION_CAPACITY, type PodOptions } from "./pod-options.js";
-import { createWorker, loadParts, loadResources, type PodParts } from "./pod-setup.js";
+import { createWorker, loadParts, loadResources, type PodParts, renderSystemPrompt } from "./pod-setup.js";
 import { RunHandle } from "./run-handle.js";
 import { SessionRecorder } from "./session-recorder.js";
 
@@ -37,8 +36,7 @@ export class Pod {
   private busy: Promise<unknown> | undefined;
   private controller: AbortController | undefined;
   private emit: Emit | undefined;
-  private readonly queue: string[] = [];
-  private dropWarned = false;
+  private readonly queue = new NotificationQueue();
   private closed = false;
   private turns: number;
   private readonly usageRecords: UsageRecord[];
@@ -125,6 +123,11 @@ export class Pod {
     return this.worker.history;
   }
 
+  /** The request config (from `[worker]`, or the restored session's). */
+  get config(): Readonly<Record<string, unknown>> {
+    return this.worker.config;
+  }
+
   /** Completed turns of the session. */
   get turn(): number {
     return this.turns;
@@ -176,16 +179,11 @@ export class Pod {
    * warning per overflow). An idle pod with `autoRun` starts a turn for it.
    */
   notify(message: string): void {
-    this.queue.push(message);
-    if (this.queue.length > NOTIFICATION_CAPACITY) {
-      const dropped = this.queue.splice(0, this.queue.length - NOTIFICATION_CAPACITY);
-      if (!this.dropWarned) {
-        this.dropWarned = true;
-        this.warn(
-          "pod.notifications_dropped",
-          `notification queue full (${NOTIFICATION_CAPACITY}): dropped the oldest (${dropped.length} so far in this burst)`,
-        );
-      }
+    if (this.queue.push(message)) {
+      this.warn(
+        "pod.notifications_dropped",
+        `notification queue full (${NOTIFICATION_CAPACITY} waiting): the oldest are being dropped until the model has seen the queue`,
+      );
     }
     if (this.options.autoRun === true && this.busy === undefined && !this.closed) {
       this.start("notify", undefined, undefined).result.catch(() => {});
@@ -239,7 +237,7 @@ export class Pod {
     });
     this.busy = handle.result.finally(() => {
       this.busy = undefined;
-      if (this.options.autoRun === true && this.queue.length > 0 && !this.closed) {
+      if (this.options.autoRun === true && this.queue.size > 0 && !this.closed) {
         this.start("notify", undefined, undefined).result.catch(() => {});
       }
     });
@@ -273,19 +271,27 @@ export class Pod {
       this.recorder.modelOutputSinceInvoke = 0;
       const result =
         input === undefined ? await this.worker.resume({ signal }) : await this.worker.run(input, { signal });
+      const interrupted = this.worker.lastRunInterrupted;
+      const completed = { kind: "run_completed", result: result.status, interrupted } as const;
       if (result.status === "finished") {
         this.turns += 1;
-        await log.append({ kind: "turn_end", turn: this.turns });
+        // One write for both (after a crash mid-write each line still commits on its own).
+        await log.appendMany([{ kind: "turn_end", turn: this.turns }, completed]);
         emit({ type: "turn_end", turn: this.turns });
+      } else {
+        await log.append(completed);
       }
-      await log.append({
-        kind: "run_completed",
-        result: result.status,
-        interrupted: this.worker.lastRunInterrupted,
-      });
       return { ...result, usage: this.usageRecords.slice(usageBefore) };
     } catch (error) {
-      await this.recordFailure(log, error);
+      try {
+        await this.recordFailure(log, error);
+      } catch (recording) {
+        // The run's own error is what the caller must see; the failed write is reported beside it.
+        this.parts.warn({
+          code: "pod.session_write",
+          message: `could not record the end of the turn: ${String(recording)}`,
+        });
+      }
       throw error;
     }
   }
@@ -338,18 +344,7 @@ export class Pod {
   private async ensureSystemPromptMaterialized(): Promise<string> {
     const template = this.template;
     if (template === null) return this.worker.systemPrompt ?? "";
-    const { loaded } = this.parts;
-    const tools = await this.parts.toolServer.flushPending();
-    const agentsMd = await readAgentsMd(loaded.workspace, { onWarning: this.parts.warn });
-    const context = buildSystemPromptContext({
-      ...(this.options.clock === undefined ? {} : { clock: this.options.clock }),
-      cwd: loaded.workspace,
-      scope: loaded.scope,
-      tools,
-      ...(agentsMd === undefined ? {} : { agentsMd }),
-      language: loaded.manifest.worker.language,
-    });
-    const rendered = await template.render(context, this.catalog);
+    const rendered = await renderSystemPrompt(this.parts, template, this.options.clock);
     this.worker.setSystemPrompt(rendered);
     this.template = null;
     return rendered;
@@ -379,8 +374,7 @@ export class Pod {
   private async compactIfDue(_signal: AbortSignal): Promise<void> {}
 
   private takeNotifications(): Item[] {
-    this.dropWarned = false;
-    return this.queue.splice(0).map((message) => {
+    return this.queue.drain().map((message) => {
       this.emit?.({ type: "notification", message });
       return this.recorder.systemMessage("notification", this.catalog.render("notify_wrapper", { message }));
     });
