@@ -6,7 +6,8 @@ import { loadManifest } from "@podkit/manifest";
 import { definePodkitToolPackage } from "@podkit/tools";
 import { Pod } from "../../dist/index.js";
 
-const [workspace, home, baseUrl, markerDir] = process.argv.slice(2);
+// With a fifth argument (a session id) the child restores that session and runs one turn to the end.
+const [workspace, home, baseUrl, markerDir, restoreId] = process.argv.slice(2);
 const say = (line) => process.stdout.write(`${line}\n`);
 
 const slow = definePodkitToolPackage({
@@ -27,17 +28,22 @@ const slow = definePodkitToolPackage({
 });
 
 const loaded = await loadManifest({ env: { cwd: workspace, home, env: {} } });
-const pod = await Pod.fromManifest(loaded, {
+const options = {
   model: baseUrl,
   env: { ANTHROPIC_API_KEY: "test-key" },
   onWarning: () => {},
   toolPackages: [slow],
-});
+};
+const pod = restoreId
+  ? await Pod.restore(loaded, restoreId, options)
+  : await Pod.fromManifest(loaded, options);
 let streaming = false;
-for await (const event of pod.run("go")) {
+for await (const event of pod.run(restoreId ? "turn of the child" : "go")) {
   if (event.type === "turn_start") say(`SESSION ${pod.sessionId}`);
   if (event.type === "text_delta" && !streaming) {
     streaming = true;
     say("STREAMING");
   }
 }
+say(`DONE ${pod.sessionId}`);
+await pod.close();
