@@ -13,9 +13,11 @@ import { FIXED_CLOCK, useTempDirs, writeFiles } from "./helpers.js";
 
 export const MODEL_REF = "anthropic/claude-sonnet-4-5";
 
-/** Every entry of every segment of every session under `workspace`, by segment file. */
-export async function readAllSegments(workspace: string): Promise<Map<string, Entry<Item>[]>> {
-  const root = sessionsRoot(workspace);
+/** Every entry of every segment of every session under `workspace` (or a sessions `root`), by segment. */
+export async function readAllSegments(
+  workspace: string,
+  root = sessionsRoot(workspace),
+): Promise<Map<string, Entry<Item>[]>> {
   const found = new Map<string, Entry<Item>[]>();
   if (!existsSync(root)) return found;
   const store = new FsStore<Item>({ root });
@@ -36,8 +38,8 @@ export async function readAllSegments(workspace: string): Promise<Map<string, En
 }
 
 /** The shared after-test check: each log replays, and every `invoke` is closed by a `run_*`. */
-export async function assertLogsSound(workspace: string): Promise<void> {
-  for (const [segment, entries] of await readAllSegments(workspace)) {
+export async function assertLogsSound(workspace: string, root = sessionsRoot(workspace)): Promise<void> {
+  for (const [segment, entries] of await readAllSegments(workspace, root)) {
     const state = replay(entries);
     expect(state.inFlight ?? null, `${segment}: an invoke was never closed`).toBeNull();
     let open = false;
