@@ -98,6 +98,20 @@ describe("SIGKILL of a process running a pod, then restore and run", () => {
     expect(sent(w.double.requests[1])).toContain("toolu_killed");
   });
 
+  it("mid tool call, then restore and resume(): the orphan is closed, never run again", async () => {
+    const w = await world();
+    w.double.enqueue(toolCall("slow", {}, "toolu_killed"));
+    const sessionId = await runAndKill(w, "TOOL_STARTED");
+    const calls: string[] = [];
+    const pod = await w.restore(sessionId, { toolPackages: [countingSlow(calls)] });
+    w.double.enqueue(text("carried on"));
+    expect((await pod.resume()).text).toBe("carried on");
+    expect(calls).toEqual([]);
+    const entries = await sessionEntries(w.workspace);
+    expect(kinds(entries).slice(5, 9)).toEqual(["run_errored", "invoke", "tool_result", "system_item"]);
+    expect(entries[6]).toMatchObject({ trigger: "resume" });
+  });
+
   it("mid stream: nothing of the partial response is kept, the note is present, the log replays", async () => {
     const w = await world();
     w.double.enqueue({

@@ -118,6 +118,29 @@ describe("Pod persistence (SPEC §2)", () => {
     expect(sent.indexOf(note)).toBeGreaterThan(sent.indexOf(summary));
     expect(sent.indexOf("next")).toBeGreaterThan(sent.indexOf(note));
   });
+  it("resume() after an abort mid tool call closes the orphan instead of running the tool again", async () => {
+    const calls: string[] = [];
+    const tool = blockingTool();
+    const w = await world({
+      toolPackages: [testTools({ wait: (args, signal) => tool.run(args, signal) }, calls)],
+    });
+    const pod = await w.pod();
+    w.double.enqueue(toolCall("wait", {}, "toolu_once"), text("continued"));
+    const handle = pod.run("start");
+    await tool.running;
+    pod.interrupt();
+    await caught(handle);
+    expect((await pod.resume()).text).toBe("continued");
+    expect(calls).toEqual(["wait"]);
+    const entries = await sessionEntries(w.workspace);
+    const summary = pod.catalog.render("interrupt_tool_result_summary", {});
+    expect(entries.filter((e) => e.kind === "tool_result")).toEqual([
+      expect.objectContaining({ item: expect.objectContaining({ call_id: "toolu_once", summary }) }),
+    ]);
+    expect(entries.filter((e) => e.kind === "invoke").map((e) => (e as { trigger: string }).trigger)).toEqual(
+      ["user", "resume"],
+    );
+  });
 });
 
 describe("Pod.restore (SPEC §4.6)", () => {

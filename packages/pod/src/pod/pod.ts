@@ -39,6 +39,8 @@ export class Pod {
   private readonly queue = new NotificationQueue();
   private closed = false;
   private turns: number;
+  /** The last run ended paused or yielded, so `resume()` may run its open tool calls. */
+  private resumable = false;
   private readonly usageRecords: UsageRecord[];
   /** Extension state by domain (restored from the log; features fold their own). */
   readonly extensions: Map<string, unknown>;
@@ -97,6 +99,11 @@ export class Pod {
       Pod.logOptions(() => pod),
     );
     pod = new Pod(parts, options, { template: null, log });
+    const { last } = await parts.store.describeSegment({
+      sessionId: log.state.sessionId,
+      segmentId: log.state.segmentId,
+    });
+    pod.resumable = last.kind === "run_completed" && (last.result === "paused" || last.result === "yielded");
     return pod;
   }
 
@@ -255,7 +262,7 @@ export class Pod {
     this.installInterceptor();
     const systemPrompt = await this.ensureSystemPromptMaterialized();
     const log = await this.ensureSessionHead(systemPrompt);
-    await this.closeCrashedTurn(log);
+    await this.recorder.closeCrashedTurn(log);
     await this.compactIfDue(signal);
     if (input !== undefined) {
       for (const hook of this.hooks) {
@@ -267,7 +274,11 @@ export class Pod {
     const usageBefore = this.usageRecords.length;
     emit({ type: "turn_start", turn: this.turns + 1, trigger });
     try {
-      if (trigger === "user" && this.worker.lastRunInterrupted) await this.recordInterrupt();
+      // Only a paused or yielded turn is continued as it is; after an abort, an error or a crash
+      // the open tool calls may have run already, so they are closed instead of run again.
+      const continuing = trigger === "resume" && this.resumable;
+      if (this.worker.lastRunInterrupted && !continuing)
+        await this.recorder.recordInterrupt(this.worker, this.catalog);
       this.recorder.modelOutputSinceInvoke = 0;
       const result =
         input === undefined ? await this.worker.resume({ signal }) : await this.worker.run(input, { signal });
@@ -281,6 +292,7 @@ export class Pod {
       } else {
         await log.append(completed);
       }
+      this.resumable = result.status === "paused" || result.status === "yielded";
       return { ...result, usage: this.usageRecords.slice(usageBefore) };
     } catch (error) {
       try {
@@ -294,13 +306,6 @@ export class Pod {
       }
       throw error;
     }
-  }
-
-  /** Orphan tool calls get the catalog's interrupt summary, then the interrupt note is committed. */
-  private async recordInterrupt(): Promise<void> {
-    await this.worker.closeUnansweredToolCalls(this.catalog.render("interrupt_tool_result_summary", {}));
-    const note = this.catalog.render("interrupt_system_note", {});
-    await this.worker.append([this.recorder.systemMessage("interrupt", note)]);
   }
 
   /**
@@ -322,6 +327,7 @@ export class Pod {
       this.usageRecords.splice(0, this.usageRecords.length, ...log.state.usage);
       return;
     }
+    this.resumable = false;
     const message = error instanceof Error ? error.message : String(error);
     await log.append({ kind: "run_errored", message, interrupted: true });
   }
@@ -358,16 +364,6 @@ export class Pod {
       Pod.logOptions(() => this),
     );
     return this.log;
-  }
-
-  /** A turn the previous process never closed (it crashed) is closed before anything else. */
-  private async closeCrashedTurn(log: SessionLog<Item>): Promise<void> {
-    if (log.state.inFlight == null) return;
-    await log.append({
-      kind: "run_errored",
-      message: "the process ended during this turn",
-      interrupted: true,
-    });
   }
 
   /** Pre-run compaction point (§4.1 prelude step 4); compaction arrives with its own issue. */

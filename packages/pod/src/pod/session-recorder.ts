@@ -1,5 +1,6 @@
-import type { Item, UsageRecord } from "@podkit/llm-worker";
+import type { Item, UsageRecord, Worker } from "@podkit/llm-worker";
 import type { EntryInput, SessionLog, SystemItem } from "@podkit/session-store";
+import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 
 /** The `system_item` kinds the pod commits. */
 export type SystemItemKind = "notification" | "interrupt" | "context" | "attachment";
@@ -54,6 +55,22 @@ export class SessionRecorder {
       ...(usage.reasoningTokens === undefined ? {} : { reasoning_tokens: usage.reasoningTokens }),
     } as EntryInput<Item>);
   };
+
+  /** Orphan tool calls get the catalog's interrupt summary, then the interrupt note is committed. */
+  async recordInterrupt(worker: Worker, catalog: PromptCatalog): Promise<void> {
+    await worker.closeUnansweredToolCalls(catalog.render("interrupt_tool_result_summary", {}));
+    await worker.append([this.systemMessage("interrupt", catalog.render("interrupt_system_note", {}))]);
+  }
+
+  /** A turn the previous process never closed (it crashed) is closed before anything else. */
+  async closeCrashedTurn(log: SessionLog<Item>): Promise<void> {
+    if (log.state.inFlight == null) return;
+    await log.append({
+      kind: "run_errored",
+      message: "the process ended during this turn",
+      interrupted: true,
+    });
+  }
 
   private require(): SessionLog<Item> {
     const log = this.logOf();
