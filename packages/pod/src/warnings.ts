@@ -10,7 +10,12 @@ export type PodWarning =
   | { readonly code: "agents_md.unreadable"; readonly message: string; readonly file: string }
   /** A pod's runtime warnings: dropped notifications, a drift fork, a tool package's warning. */
   | {
-      readonly code: "pod.notifications_dropped" | "pod.drift_fork" | "pod.tools" | "pod.session_write";
+      readonly code:
+        | "pod.notifications_dropped"
+        | "pod.drift_fork"
+        | "pod.tools"
+        | "pod.session_write"
+        | "pod.other_branches";
       readonly message: string;
     };
 

@@ -37,5 +37,10 @@ describe("two writers, one session", () => {
     expect(fork).toContain("base turn"); // the fork carries the shared history
     expect(fork).toContain('"forked_from"');
     expect(b.history.map((item) => JSON.stringify(item)).join()).toContain("from b");
+
+    // A later restore continues the head and names the other live branch instead of hiding it.
+    const later: PodWarning[] = [];
+    await w.restore(sessionId, { onWarning: (warning) => later.push(warning) });
+    expect(later.map((warning) => warning.code)).toEqual(["pod.other_branches"]);
   });
 });

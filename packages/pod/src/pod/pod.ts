@@ -104,6 +104,13 @@ export class Pod {
       segmentId: log.state.segmentId,
     });
     pod.resumable = last.kind === "run_completed" && (last.result === "paused" || last.result === "yielded");
+    if (log.otherBranches.length > 0) {
+      const ids = log.otherBranches.map((branch) => branch.segmentId).join(", ");
+      pod.parts.warn({
+        code: "pod.other_branches",
+        message: `session ${sessionId} has other live branches (${ids}); restored its head ${log.state.segmentId}`,
+      });
+    }
     return pod;
   }
 
