@@ -114,6 +114,31 @@ describe("pod.run: events and result", () => {
     expect((await caught(handle)).message).toBe(error.message);
   });
 
+  it("a tool package's warning during a run reaches onWarning and the run's events", async () => {
+    const pkg = definePodkitToolPackage({
+      name: "warner",
+      tools: (ctx) => [
+        () => ({
+          name: "flaky",
+          description: "d",
+          inputSchema: { type: "object" },
+          execute: () => {
+            ctx.warn({ code: "warner.cache_miss", message: "cache was cold", source: "warner" });
+            return { summary: "ok" };
+          },
+        }),
+      ],
+    });
+    const w = await world({ toolPackages: [pkg] });
+    const seen: string[] = [];
+    const pod = await w.pod({ onWarning: (warning) => seen.push(warning.message) });
+    w.double.enqueue({ parts: [{ type: "tool_call", name: "flaky", arguments: {} }] }, text("done"));
+    const events: PodEvent[] = [];
+    for await (const event of pod.run("go")) events.push(event);
+    expect(seen).toEqual(["warner: cache was cold"]);
+    expect(events).toContainEqual({ type: "warning", message: "warner: cache was cold" });
+  });
+
   it("resume() continues a paused turn (invoke trigger resume); close() closes the tools", async () => {
     let closed = 0;
     const pkg = definePodkitToolPackage({

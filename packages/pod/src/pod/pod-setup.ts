@@ -19,6 +19,8 @@ export interface PodParts {
   readonly toolServer: ToolServer;
   readonly store: Store<Item>;
   readonly warn: WarningSink;
+  /** Where a tool package's warnings also go while a run is in progress (its event stream). */
+  readonly toolWarnings: { relay?: (message: string) => void };
 }
 
 export async function loadResources(loaded: LoadedManifest, options: PodOptions): Promise<PodResources> {
@@ -35,8 +37,13 @@ export async function loadParts(
   options: PodOptions,
 ): Promise<PodParts> {
   const warn = options.onWarning ?? processWarningSink;
+  const toolWarnings: PodParts["toolWarnings"] = {};
   const toolSet = await loadToolPackages(loaded, {
-    warn: (w) => warn({ code: "pod.tools", message: `${w.source}: ${w.message}` }),
+    warn: (w) => {
+      const message = `${w.source}: ${w.message}`;
+      warn({ code: "pod.tools", message });
+      toolWarnings.relay?.(message);
+    },
     ...(options.toolPackages === undefined ? {} : { extraPackages: options.toolPackages }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
@@ -46,7 +53,7 @@ export async function loadParts(
   });
   toolSet.register(toolServer);
   const store = (options.store ?? new FsStore({ root: sessionsRoot(loaded.workspace) })) as Store<Item>;
-  return { loaded, resources, toolSet, toolServer, store, warn };
+  return { loaded, resources, toolSet, toolServer, store, warn, toolWarnings };
 }
 
 /** The request config the worker and the log's `segment_start` carry, from `[worker]`. */

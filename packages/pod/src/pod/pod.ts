@@ -67,6 +67,7 @@ export class Pod {
             interrupted: state.interrupted,
           },
     );
+    parts.toolWarnings.relay = (message) => this.emit?.({ type: "warning", message });
     this.turns = state?.turn ?? 0;
     this.usageRecords = [...(state?.usage ?? [])];
     this.extensions = new Map(state?.extensions ?? []);
