@@ -168,6 +168,40 @@ describe("hooks (SPEC §4.6): decisions only, frozen after the first run", () =>
     expect(w.double.requests).toHaveLength(0);
   });
 
+  it("hooks are read-only: mutating what they are given throws and changes neither history nor requests", async () => {
+    const { w, pod } = await podWithPing();
+    const attempts: string[] = [];
+    const tamper = (action: () => void) => {
+      try {
+        action();
+        attempts.push("changed");
+      } catch (error) {
+        attempts.push(error instanceof TypeError ? "refused" : "other");
+      }
+    };
+    pod.addHooks({
+      preRequest: ({ items }) => {
+        tamper(() => {
+          (items[0] as { content: { text: string }[] }).content[0]!.text = "TAMPERED";
+        });
+        tamper(() => (items as unknown[]).push({ type: "message" }));
+        return { action: "continue" };
+      },
+      preToolCall: (call) => {
+        tamper(() => {
+          (call as { arguments: string }).arguments = '{"evil":true}';
+        });
+        return { action: "continue" };
+      },
+    });
+    w.double.enqueue(toolCall("ping", { n: 1 }), text("ok"));
+    await pod.run("original words");
+    expect(attempts).toEqual(["refused", "refused", "refused", "refused", "refused"]);
+    expect(sent(w.double.requests[1])).toContain("original words");
+    expect(sent(w.double.requests[1])).not.toContain("TAMPERED");
+    expect(JSON.stringify(pod.history)).not.toContain("evil");
+  });
+
   it("the internal interceptor runs first: a hook's preRequest already sees the committed notification", async () => {
     const { w, pod } = await podWithPing();
     const seen: string[] = [];

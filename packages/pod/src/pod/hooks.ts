@@ -43,6 +43,23 @@ export interface InternalInterceptor {
 }
 
 /**
+ * A deep, frozen copy: hooks are read-only (§4.6), and a frozen shallow copy would still hand
+ * them the worker's own items to mutate. Copied only for hooks that exist (an optional call
+ * does not evaluate its arguments).
+ */
+export function readOnly<T>(value: T): T {
+  return deepFreeze(structuredClone(value));
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/**
  * One interceptor for the worker: the internal one first, then every hook in registration
  * order; the first decision other than continue/finish wins.
  */
@@ -53,36 +70,40 @@ export function composeInterceptor(internal: InternalInterceptor, hooks: readonl
       const own = await internal.preRequest(context);
       if (own.action !== "continue") return own;
       for (const hook of hooks) {
-        const decision = await hook.preRequest?.(
-          Object.freeze({ ...context, items: Object.freeze([...context.items]) }),
-        );
+        if (hook.preRequest === undefined) continue;
+        // The signal is a live object (not cloneable); everything else is a frozen copy.
+        const { signal, ...data } = context;
+        const decision = await hook.preRequest({ ...readOnly(data), signal });
         if (decision !== undefined && decision.action !== "continue") return decision;
       }
       return { action: "continue" };
     },
     async preToolCall(call) {
       for (const hook of hooks) {
-        const decision = await hook.preToolCall?.(Object.freeze({ ...call }));
+        const decision = await hook.preToolCall?.(readOnly(call));
         if (decision !== undefined && decision.action !== "continue") return decision;
       }
       return { action: "continue" };
     },
     async postToolCall(call, result) {
       for (const hook of hooks) {
-        const decision = await hook.postToolCall?.(Object.freeze({ ...call }), Object.freeze({ ...result }));
+        const decision = await hook.postToolCall?.(readOnly(call), readOnly(result));
         if (decision !== undefined && decision.action !== "continue") return decision;
       }
       return { action: "continue" };
     },
     async onTurnEnd(context) {
       for (const hook of hooks) {
-        const decision = await hook.onTurnEnd?.(context);
+        const decision = await hook.onTurnEnd?.(readOnly(context));
         if (decision !== undefined && decision.action !== "finish") return decision;
       }
       return { action: "finish" };
     },
     async onAbort(context) {
-      for (const hook of hooks) await hook.onAbort?.(context);
+      for (const hook of hooks) {
+        if (hook.onAbort !== undefined)
+          await hook.onAbort({ error: context.error, history: readOnly(context.history) });
+      }
     },
   };
 }
