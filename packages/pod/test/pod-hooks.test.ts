@@ -182,7 +182,7 @@ describe("hooks (SPEC §4.6): decisions only, frozen after the first run", () =>
     pod.addHooks({
       preRequest: ({ items }) => {
         tamper(() => {
-          (items[0] as { content: [{ text: string }] }).content[0].text = "TAMPERED";
+          (items[0] as unknown as { content: [{ text: string }] }).content[0].text = "TAMPERED";
         });
         tamper(() => (items as unknown[]).push({ type: "message" }));
         return { action: "continue" };
