@@ -1,9 +1,19 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { createModelAdapter } from "@podkit/llm-worker";
+import { AbortedError, createModelAdapter } from "@podkit/llm-worker";
 import { FsStore, restoreSession, sessionsRoot } from "@podkit/session-store";
 import { describe, expect, it } from "vitest";
-import { assertLogsSound, MODEL_REF, readAllSegments, systemOf, text, usePodWorlds } from "./pod-harness.js";
+import { caught } from "./helpers.js";
+import {
+  assertLogsSound,
+  kinds,
+  MODEL_REF,
+  readAllSegments,
+  sessionEntries,
+  systemOf,
+  text,
+  usePodWorlds,
+} from "./pod-harness.js";
 
 const world = usePodWorlds();
 
@@ -41,5 +51,19 @@ describe("Pod options", () => {
     } finally {
       await store.close();
     }
+  });
+
+  it("signal: the pod's own signal aborts its runs like a run's signal", async () => {
+    const w = await world();
+    const controller = new AbortController();
+    const pod = await w.pod({ signal: controller.signal });
+    w.double.enqueue({
+      parts: [{ type: "text", text: "late" }],
+      fault: { kind: "stall", afterEvents: 0, ms: 3000 },
+    });
+    const handle = pod.run("hi");
+    setTimeout(() => controller.abort(), 100);
+    expect(AbortedError.isInstance(await caught(handle))).toBe(true);
+    expect(kinds(await sessionEntries(w.workspace))).toEqual(["segment_start"]);
   });
 });
