@@ -22,6 +22,19 @@ export {
 } from "./catalog/index.js";
 export { PodkitPodError, PodUsageError } from "./errors.js";
 export {
+  HooksFrozenError,
+  PodBusyError,
+  PodClosedError,
+  PromptCancelledError,
+} from "./pod/errors.js";
+export type { PodEvent, PodRunResult, PodTrigger } from "./pod/events.js";
+export type { InternalInterceptor, PodHooks } from "./pod/hooks.js";
+export type { LanguageModel, ModelOverride } from "./pod/model.js";
+export { Pod } from "./pod/pod.js";
+export { NOTIFICATION_CAPACITY, type PodOptions } from "./pod/pod-options.js";
+export { RunHandle } from "./pod/run-handle.js";
+export type { SystemItemKind } from "./pod/session-recorder.js";
+export {
   InvalidPromptRefError,
   PromptIoError,
   type PromptLoader,

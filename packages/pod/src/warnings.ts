@@ -7,7 +7,17 @@ export type PodWarning =
       readonly file: string;
       readonly key: string;
     }
-  | { readonly code: "agents_md.unreadable"; readonly message: string; readonly file: string };
+  | { readonly code: "agents_md.unreadable"; readonly message: string; readonly file: string }
+  /** A pod's runtime warnings: dropped notifications, a drift fork, a tool package's warning. */
+  | {
+      readonly code:
+        | "pod.notifications_dropped"
+        | "pod.drift_fork"
+        | "pod.tools"
+        | "pod.session_write"
+        | "pod.other_branches";
+      readonly message: string;
+    };
 
 /** Where warnings go; the CLI prints them, tests collect them. */
 export type WarningSink = (warning: PodWarning) => void;

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { PromptCatalogError, PromptRenderError, UnknownPromptKeyError } from "../src/catalog/errors.js";
 import { PodkitPodError, PodUsageError } from "../src/errors.js";
+import { HooksFrozenError, PodBusyError, PodClosedError, PromptCancelledError } from "../src/pod/errors.js";
 import {
   InvalidPromptRefError,
   PromptIoError,
@@ -87,6 +88,10 @@ const CASES = [
     make: () => new SystemPromptRenderError("t", new Error("x")),
     is: SystemPromptRenderError,
   },
+  { kind: "busy", make: () => new PodBusyError("busy"), is: PodBusyError },
+  { kind: "hooks-frozen", make: () => new HooksFrozenError("frozen"), is: HooksFrozenError },
+  { kind: "prompt-cancelled", make: () => new PromptCancelledError("no"), is: PromptCancelledError },
+  { kind: "closed", make: () => new PodClosedError("closed"), is: PodClosedError },
 ] as const;
 
 describe("every pod error class carries its own marker", () => {
@@ -130,6 +135,7 @@ describe("every pod error class carries its own marker", () => {
       "../src/prompt-ref/errors.ts",
       "../src/catalog/errors.ts",
       "../src/system-prompt/errors.ts",
+      "../src/pod/errors.ts",
     ]) {
       const source = await readFile(new URL(file, import.meta.url), "utf8");
       expect(source, file).not.toContain("isPodErrorNamed");

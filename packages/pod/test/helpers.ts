@@ -36,7 +36,7 @@ export function collectWarnings(): { warnings: PodWarning[]; sink: (w: PodWarnin
 }
 
 /** Rejection of a promise (or throw of a function), failing the test if there was none. */
-export async function caught(action: Promise<unknown> | (() => unknown)): Promise<Error> {
+export async function caught(action: PromiseLike<unknown> | (() => unknown)): Promise<Error> {
   try {
     await (typeof action === "function" ? action() : action);
   } catch (error) {

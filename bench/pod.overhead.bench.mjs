@@ -1,0 +1,218 @@
+// CPU cost of the Pod over a bare Worker, and of Pod.restore over the session store's restore.
+//
+// pod.overhead.ratio: the same scripted 30-turn tool session (each turn a tool call, then an
+// answer) through `Pod` (system prompt rendered once, every item, usage and turn persisted to a
+// real FsStore log, events) and through a bare `Worker` with the same tool and system prompt and
+// no persistence. The provider double runs in a child process, so `process.cpuUsage()` measures
+// the client side only. Aim ≤ 1.2×.
+//
+// pod.restore.ratio: `Pod.restore` of a 10,000-entry session (catalog layers, tool packages,
+// replay, worker) vs `restoreSession` of the same session alone. Aim ≤ 1.3×.
+import { fork } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createModelAdapter, ToolServer, Worker } from "../packages/llm-worker/dist/index.js";
+import { loadManifest } from "../packages/manifest/dist/index.js";
+import { Pod } from "../packages/pod/dist/index.js";
+import { FsStore, restoreSession, SessionLog, sessionsRoot } from "../packages/session-store/dist/index.js";
+import { definePodkitToolPackage } from "../packages/tools/dist/index.js";
+
+const TURNS = 30;
+const ROUNDS = 5;
+const RESTORE_ENTRIES = 10_000;
+const REF = "anthropic/claude-sonnet-4-5";
+
+const lookup = () => ({
+  name: "lookup",
+  description: "Looks something up.",
+  inputSchema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
+  execute: async (args) => ({ summary: `found ${args.query}`, content: "result line\n".repeat(20) }),
+});
+const toolPackage = definePodkitToolPackage({ name: "bench-tools", tools: () => [lookup] });
+
+function startDoubleChild() {
+  const child = fork(fileURLToPath(import.meta.url), ["--double"], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  return new Promise((resolve) => child.once("message", ({ baseUrl }) => resolve({ child, baseUrl })));
+}
+
+async function workspaceWithManifest() {
+  const root = await mkdtemp(join(tmpdir(), "podkit-bench-pod-"));
+  const workspace = join(root, "project");
+  await mkdir(join(workspace, ".podkit"), { recursive: true });
+  await writeFile(
+    join(workspace, ".podkit", "manifest.toml"),
+    `[pod]\nname = "bench"\n[model]\nref = "${REF}"\n[tools]\nbuiltin = []\n`,
+  );
+  const loaded = await loadManifest({ env: { cwd: workspace, home: join(root, "home"), env: {} } });
+  return { root, loaded };
+}
+
+const podOptions = (baseUrl) => ({
+  model: baseUrl,
+  env: { ANTHROPIC_API_KEY: "bench" },
+  onWarning: () => {},
+  toolPackages: [toolPackage],
+});
+
+async function viaPod(loaded, baseUrl) {
+  const pod = await Pod.fromManifest(loaded, podOptions(baseUrl));
+  for (let turn = 0; turn < TURNS; turn++) {
+    const result = await pod.run(`Question number ${turn}?`);
+    if (result.status !== "finished" || result.requests !== 2)
+      throw new Error(`unexpected ${JSON.stringify(result)}`);
+  }
+  const prompt = pod.systemPrompt;
+  await pod.close();
+  return prompt;
+}
+
+async function viaWorker(systemPrompt, baseUrl) {
+  const tools = new ToolServer();
+  tools.registerTool(lookup);
+  const worker = new Worker({
+    model: createModelAdapter(REF, { apiKey: "bench", baseUrl }),
+    systemPrompt,
+    tools,
+  });
+  for (let turn = 0; turn < TURNS; turn++) {
+    const result = await worker.run(`Question number ${turn}?`);
+    if (result.status !== "finished" || result.requests !== 2)
+      throw new Error(`unexpected ${JSON.stringify(result)}`);
+  }
+}
+
+async function measure(fn) {
+  globalThis.gc?.();
+  const cpu = process.cpuUsage();
+  await fn();
+  const used = process.cpuUsage(cpu);
+  return (used.user + used.system) / 1000;
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function overhead() {
+  const { child, baseUrl } = await startDoubleChild();
+  const { root, loaded } = await workspaceWithManifest();
+  try {
+    const prompt = await viaPod(loaded, baseUrl); // warm-up both paths
+    await viaWorker(prompt, baseUrl);
+    const pod = [];
+    const worker = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      worker.push(await measure(() => viaWorker(prompt, baseUrl)));
+      pod.push(await measure(() => viaPod(loaded, baseUrl)));
+    }
+    console.log(`BENCH pod.overhead.ratio ${(median(pod) / median(worker)).toFixed(2)} x`);
+    console.log(`BENCH pod.overhead.pod_session_cpu ${median(pod).toFixed(0)} ms`);
+    console.log(`BENCH pod.overhead.worker_session_cpu ${median(worker).toFixed(0)} ms`);
+  } finally {
+    child.send("stop");
+    await new Promise((resolve) => child.once("exit", resolve));
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+/** A session of realistic turns, RESTORE_ENTRIES entries long. */
+async function bigSession(store) {
+  const log = await SessionLog.create(store, {
+    systemPrompt: "You are a bench pod.",
+    config: { max_tokens: 8192 },
+  });
+  let turn = 0;
+  while (log.entryCount < RESTORE_ENTRIES) {
+    turn += 1;
+    const call = { type: "tool_call", call_id: `toolu_${turn}`, name: "lookup", arguments: '{"query":"x"}' };
+    await log.appendMany([
+      { kind: "invoke", trigger: "user" },
+      { kind: "user_input", text: `Question number ${turn}?` },
+      {
+        kind: "llm_usage",
+        history_len: turn * 4,
+        input_tokens: 2000,
+        cache_read_tokens: 1800,
+        cache_write_tokens: 0,
+        output_tokens: 30,
+      },
+      { kind: "assistant_item", item: call },
+      {
+        kind: "tool_result",
+        item: {
+          type: "tool_result",
+          call_id: call.call_id,
+          summary: "found x",
+          content: "result line\n".repeat(20),
+        },
+      },
+      {
+        kind: "assistant_item",
+        item: {
+          type: "message",
+          role: "assistant",
+          content: [{ type: "text", text: "Here is the answer." }],
+        },
+      },
+      { kind: "turn_end", turn },
+      { kind: "run_completed", result: "finished", interrupted: false },
+    ]);
+  }
+  return log.state.sessionId;
+}
+
+async function restore() {
+  const { root, loaded } = await workspaceWithManifest();
+  const store = new FsStore({ root: sessionsRoot(loaded.workspace) });
+  try {
+    const sessionId = await bigSession(store);
+    const options = { ...podOptions("http://127.0.0.1:9/v1"), store };
+    const viaPodRestore = async () => (await Pod.restore(loaded, sessionId, options)).history.length;
+    const viaStore = async () => (await restoreSession(store, sessionId)).history.length;
+    await viaPodRestore();
+    await viaStore();
+    const pod = [];
+    const bare = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      bare.push(await measure(viaStore));
+      pod.push(await measure(viaPodRestore));
+    }
+    console.log(`BENCH pod.restore.ratio ${(median(pod) / median(bare)).toFixed(2)} x`);
+    console.log(`BENCH pod.restore.pod_ms ${median(pod).toFixed(1)} ms`);
+    console.log(`BENCH pod.restore.store_ms ${median(bare).toFixed(1)} ms`);
+  } finally {
+    await store.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === "--double") {
+  const { startProviderDouble } = await import("../packages/testkit/dist/index.js");
+  const double = await startProviderDouble({
+    wire: "anthropic",
+    loop: true,
+    responses: [
+      {
+        parts: [
+          { type: "text", text: "Let me look that up." },
+          { type: "tool_call", name: "lookup", arguments: { query: "the thing" } },
+        ],
+        usage: { inputTokens: 2000, outputTokens: 30, cacheReadTokens: 1800 },
+      },
+      {
+        parts: [{ type: "text", text: "Here is the answer you asked for.", chunkSize: 8 }],
+        usage: { inputTokens: 2100, outputTokens: 12 },
+      },
+    ],
+  });
+  process.send({ baseUrl: double.baseUrl });
+  process.on("message", async () => {
+    await double.close();
+    process.exit(0);
+  });
+} else {
+  await overhead();
+  await restore();
+}

@@ -1,0 +1,55 @@
+import { hasMarker, PodkitPodError } from "../errors.js";
+
+const BUSY_MARKER = Symbol.for("podkit.pod.error.busy");
+
+/** `run()`/`resume()` was called while another run of the same pod is still in progress. */
+export class PodBusyError extends PodkitPodError {
+  readonly [BUSY_MARKER] = true;
+  override name = "PodBusyError";
+
+  static override isInstance(error: unknown): error is PodBusyError {
+    return hasMarker(error, BUSY_MARKER);
+  }
+}
+
+const HOOKS_FROZEN_MARKER = Symbol.for("podkit.pod.error.hooks-frozen");
+
+/** Hooks were registered after the pod's first run, when its interceptor is already installed. */
+export class HooksFrozenError extends PodkitPodError {
+  readonly [HOOKS_FROZEN_MARKER] = true;
+  override name = "HooksFrozenError";
+
+  static override isInstance(error: unknown): error is HooksFrozenError {
+    return hasMarker(error, HOOKS_FROZEN_MARKER);
+  }
+}
+
+const PROMPT_CANCELLED_MARKER = Symbol.for("podkit.pod.error.prompt-cancelled");
+
+/** An `onPromptSubmit` hook cancelled the input before anything was written or sent. */
+export class PromptCancelledError extends PodkitPodError {
+  readonly [PROMPT_CANCELLED_MARKER] = true;
+  override name = "PromptCancelledError";
+  readonly reason: string | undefined;
+
+  constructor(reason: string | undefined) {
+    super(reason ? `the prompt was cancelled by a hook: ${reason}` : "the prompt was cancelled by a hook");
+    this.reason = reason;
+  }
+
+  static override isInstance(error: unknown): error is PromptCancelledError {
+    return hasMarker(error, PROMPT_CANCELLED_MARKER);
+  }
+}
+
+const CLOSED_MARKER = Symbol.for("podkit.pod.error.closed");
+
+/** The pod was closed (its tools shut down); it cannot run again. */
+export class PodClosedError extends PodkitPodError {
+  readonly [CLOSED_MARKER] = true;
+  override name = "PodClosedError";
+
+  static override isInstance(error: unknown): error is PodClosedError {
+    return hasMarker(error, CLOSED_MARKER);
+  }
+}

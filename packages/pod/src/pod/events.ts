@@ -1,0 +1,49 @@
+import type { RunResult, UsageRecord, WorkerEvent } from "@podkit/llm-worker";
+import type { DriftFork } from "@podkit/session-store";
+
+/** Why a turn started: user input, a notification on an idle pod (`autoRun`), or `resume()`. */
+export type PodTrigger = "user" | "notify" | "resume";
+
+/** The result of one `run()`/`resume()`: the worker's result plus the usage of this run. */
+export interface PodRunResult extends RunResult {
+  /** One record per model request of this run. */
+  usage: UsageRecord[];
+}
+
+/** What a pod reports while it runs (for display; the session log is the record). */
+export type PodEvent =
+  | { type: "turn_start"; turn: number; trigger: PodTrigger }
+  | { type: "request_start"; request: number; attempt: number }
+  | { type: "text_delta"; delta: string }
+  | { type: "reasoning_delta"; delta: string }
+  | { type: "tool_call_start"; callId: string; name: string; arguments: string }
+  | { type: "tool_call_end"; callId: string; name: string; summary: string; isError: boolean }
+  | { type: "usage"; usage: UsageRecord }
+  | { type: "notification"; message: string }
+  | { type: "warning"; message: string }
+  /** Another writer changed the session's segment; this pod continues in a fork of it. */
+  | { type: "drift_fork"; fork: DriftFork }
+  /** The turn's final answer is in (status `finished`); `turn` is the session's turn count. */
+  | { type: "turn_end"; turn: number }
+  | { type: "run_end"; result: PodRunResult | undefined; error?: Error };
+
+/** The pod event a worker event is shown as (undefined: internal detail, not shown). */
+export function podEventOf(event: WorkerEvent): PodEvent | undefined {
+  switch (event.type) {
+    case "request_start":
+      return { type: "request_start", request: event.request, attempt: event.attempt };
+    case "text_delta":
+    case "reasoning_delta":
+      return { type: event.type, delta: event.delta };
+    case "tool_call_start":
+      return { type: "tool_call_start", callId: event.callId, name: event.name, arguments: event.arguments };
+    case "tool_call_end":
+      return { ...event };
+    case "usage":
+      return { type: "usage", usage: event.usage };
+    case "warning":
+      return { type: "warning", message: event.message };
+    default:
+      return undefined;
+  }
+}

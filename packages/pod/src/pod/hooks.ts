@@ -1,0 +1,109 @@
+import type {
+  AbortContext,
+  Interceptor,
+  Item,
+  PostToolCallDecision,
+  PreRequestContext,
+  PreToolCallDecision,
+  ToolCallItem,
+  ToolResultItem,
+  TurnEndContext,
+} from "@podkit/llm-worker";
+
+type Maybe<T> = T | Promise<T>;
+
+/**
+ * The public hooks of §4.6. They see read-only views and return decisions only; they cannot
+ * change history or the request (that is the pod's own interceptor's job).
+ */
+export interface PodHooks {
+  onPromptSubmit?(input: {
+    readonly text: string;
+  }): Maybe<{ action: "continue" } | { action: "cancel"; reason?: string }>;
+  preRequest?(
+    context: PreRequestContext,
+  ): Maybe<{ action: "continue" } | { action: "cancel"; reason?: string } | { action: "yield" }>;
+  preToolCall?(call: Readonly<ToolCallItem>): Maybe<PreToolCallDecision>;
+  postToolCall?(
+    call: Readonly<ToolCallItem>,
+    result: Readonly<ToolResultItem>,
+  ): Maybe<
+    | { action: "continue" }
+    | { action: "abort"; reason?: string }
+    | Extract<PostToolCallDecision, { action: "rewrite" }>
+  >;
+  onTurnEnd?(context: TurnEndContext): Maybe<{ action: "finish" } | { action: "pause" }>;
+  onAbort?(context: AbortContext): Maybe<void>;
+}
+
+/** The pod's own step hooks: notifications in, and the pre-request point compaction will use. */
+export interface InternalInterceptor {
+  pendingHistoryAppends(): Item[];
+  preRequest(context: PreRequestContext): Maybe<{ action: "continue" } | { action: "yield" }>;
+}
+
+/**
+ * A deep, frozen copy: hooks are read-only (§4.6), and a frozen shallow copy would still hand
+ * them the worker's own items to mutate. Copied only for hooks that exist (an optional call
+ * does not evaluate its arguments).
+ */
+export function readOnly<T>(value: T): T {
+  return deepFreeze(structuredClone(value));
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/**
+ * One interceptor for the worker: the internal one first, then every hook in registration
+ * order; the first decision other than continue/finish wins.
+ */
+export function composeInterceptor(internal: InternalInterceptor, hooks: readonly PodHooks[]): Interceptor {
+  return {
+    pendingHistoryAppends: () => internal.pendingHistoryAppends(),
+    async preRequest(context) {
+      const own = await internal.preRequest(context);
+      if (own.action !== "continue") return own;
+      for (const hook of hooks) {
+        if (hook.preRequest === undefined) continue;
+        // The signal is a live object (not cloneable); everything else is a frozen copy.
+        const { signal, ...data } = context;
+        const decision = await hook.preRequest({ ...readOnly(data), signal });
+        if (decision !== undefined && decision.action !== "continue") return decision;
+      }
+      return { action: "continue" };
+    },
+    async preToolCall(call) {
+      for (const hook of hooks) {
+        const decision = await hook.preToolCall?.(readOnly(call));
+        if (decision !== undefined && decision.action !== "continue") return decision;
+      }
+      return { action: "continue" };
+    },
+    async postToolCall(call, result) {
+      for (const hook of hooks) {
+        const decision = await hook.postToolCall?.(readOnly(call), readOnly(result));
+        if (decision !== undefined && decision.action !== "continue") return decision;
+      }
+      return { action: "continue" };
+    },
+    async onTurnEnd(context) {
+      for (const hook of hooks) {
+        const decision = await hook.onTurnEnd?.(readOnly(context));
+        if (decision !== undefined && decision.action !== "finish") return decision;
+      }
+      return { action: "finish" };
+    },
+    async onAbort(context) {
+      for (const hook of hooks) {
+        if (hook.onAbort !== undefined)
+          await hook.onAbort({ error: context.error, history: readOnly(context.history) });
+      }
+    },
+  };
+}

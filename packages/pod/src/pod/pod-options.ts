@@ -1,0 +1,29 @@
+import type { Store } from "@podkit/session-store";
+import type { PodkitToolPackage } from "@podkit/tools";
+import type { RenderLimits } from "../template/budget.js";
+import type { WarningSink } from "../warnings.js";
+import type { ModelOverride } from "./model.js";
+
+export interface PodOptions {
+  /** Where the session is written; default `FsStore` under `<workspace>/.podkit/sessions`. */
+  readonly store?: Store;
+  /** The one clock of the system prompt's `date`/`time`/`datetime`; default `() => new Date()`. */
+  readonly clock?: () => Date;
+  /** Tool packages given in code, loaded after the manifest's. */
+  readonly toolPackages?: readonly PodkitToolPackage[];
+  /** A LanguageModelV3 instance, or a base URL for the manifest's model (the provider double). */
+  readonly model?: ModelOverride;
+  /** Where API keys are read (at the first request); default `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Aborts loading, and every run of the pod. */
+  readonly signal?: AbortSignal;
+  /** Receives warnings (catalog, AGENTS.md, tool packages, dropped notifications, drift forks). */
+  readonly onWarning?: WarningSink;
+  /** An idle pod starts a turn for a notification (trigger `notify`). */
+  readonly autoRun?: boolean;
+  /** Render limits of the system prompt and catalog templates. */
+  readonly renderLimits?: Partial<RenderLimits>;
+}
+
+/** Capacity of the notification queue (§4.6); the oldest is dropped beyond it. */
+export const NOTIFICATION_CAPACITY = 128;

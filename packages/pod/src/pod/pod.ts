@@ -1,0 +1,405 @@
+import {
+  AbortedError,
+  CancelledError,
+  type Item,
+  type UsageRecord,
+  type Worker,
+  type WorkerEvent,
+} from "@podkit/llm-worker";
+import type { LoadedManifest } from "@podkit/manifest";
+import { type DriftFork, SessionLog, type SessionLogOptions } from "@podkit/session-store";
+import type { PromptCatalog } from "../catalog/prompt-catalog.js";
+import { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
+import { HooksFrozenError, PodBusyError, PodClosedError, PromptCancelledError } from "./errors.js";
+import { type PodEvent, type PodRunResult, type PodTrigger, podEventOf } from "./events.js";
+import { composeInterceptor, type PodHooks } from "./hooks.js";
+import { NotificationQueue } from "./notification-queue.js";
+import { NOTIFICATION_CAPACITY, type PodOptions } from "./pod-options.js";
+import { createWorker, loadParts, loadResources, type PodParts, renderSystemPrompt } from "./pod-setup.js";
+import { RunHandle } from "./run-handle.js";
+import { SessionRecorder } from "./session-recorder.js";
+
+type Emit = (event: PodEvent) => void;
+
+/**
+ * A pod (SPEC §4): a manifest's worker, tools, layered prompt catalog and session log wired
+ * into one agent. Construction writes nothing and needs no API key; the system prompt is
+ * rendered once at the first run and the session is created right after it.
+ */
+export class Pod {
+  private template: SystemPromptTemplate | null;
+  private log: SessionLog<Item> | undefined;
+  private readonly recorder: SessionRecorder;
+  private readonly worker: Worker;
+  private readonly hooks: PodHooks[] = [];
+  private interceptorInstalled = false;
+  private busy: Promise<unknown> | undefined;
+  private controller: AbortController | undefined;
+  private emit: Emit | undefined;
+  private readonly queue = new NotificationQueue();
+  private closed = false;
+  private turns: number;
+  /** The last run ended paused or yielded, so `resume()` may run its open tool calls. */
+  private resumable = false;
+  private readonly usageRecords: UsageRecord[];
+  /** Extension state by domain (restored from the log; features fold their own). */
+  readonly extensions: Map<string, unknown>;
+
+  private constructor(
+    private readonly parts: PodParts,
+    private readonly options: PodOptions,
+    init: { template: SystemPromptTemplate | null; log?: SessionLog<Item> },
+  ) {
+    this.template = init.template;
+    this.log = init.log;
+    this.recorder = new SessionRecorder(() => this.log);
+    const state = init.log?.state;
+    this.worker = createWorker(
+      parts,
+      options,
+      this.recorder,
+      state === undefined
+        ? {}
+        : {
+            ...(state.systemPrompt === null ? {} : { systemPrompt: state.systemPrompt }),
+            history: [...state.history],
+            config: state.config,
+            interrupted: state.interrupted,
+          },
+    );
+    parts.toolWarnings.relay = (message) => this.emit?.({ type: "warning", message });
+    this.turns = state?.turn ?? 0;
+    this.usageRecords = [...(state?.usage ?? [])];
+    this.extensions = new Map(state?.extensions ?? []);
+  }
+
+  /**
+   * Builds a pod from a loaded manifest: the layered catalog (through `loadPodResources`), the
+   * parsed system prompt template (`InvalidSystemPromptTemplateError` on a syntax error) and the
+   * tool packages. Nothing is written and no API key is read.
+   */
+  static async fromManifest(loaded: LoadedManifest, options: PodOptions = {}): Promise<Pod> {
+    const resources = await loadResources(loaded, options);
+    const template = SystemPromptTemplate.parse(loaded.manifest.worker.system_prompt, resources.loader);
+    const parts = await loadParts(loaded, resources, options);
+    return new Pod(parts, options, { template });
+  }
+
+  /**
+   * Restores session `sessionId` from its head segment: the stored system prompt verbatim (the
+   * template is never parsed), history, config, turn count, interrupted flag, usage and extension
+   * state. Later entries are appended to that segment.
+   */
+  static async restore(loaded: LoadedManifest, sessionId: string, options: PodOptions = {}): Promise<Pod> {
+    const resources = await loadResources(loaded, options);
+    const parts = await loadParts(loaded, resources, options);
+    let pod: Pod | undefined;
+    const log = await SessionLog.open(
+      parts.store,
+      sessionId,
+      Pod.logOptions(() => pod),
+    );
+    pod = new Pod(parts, options, { template: null, log });
+    const { last } = await parts.store.describeSegment({
+      sessionId: log.state.sessionId,
+      segmentId: log.state.segmentId,
+    });
+    pod.resumable = last.kind === "run_completed" && (last.result === "paused" || last.result === "yielded");
+    if (log.otherBranches.length > 0) {
+      const ids = log.otherBranches.map((branch) => branch.segmentId).join(", ");
+      pod.parts.warn({
+        code: "pod.other_branches",
+        message: `session ${sessionId} has other live branches (${ids}); restored its head ${log.state.segmentId}`,
+      });
+    }
+    return pod;
+  }
+
+  private static logOptions(pod: () => Pod | undefined): SessionLogOptions<Item> {
+    return { onDriftFork: (fork) => pod()?.driftForked(fork) };
+  }
+
+  /** The session id, once the session exists (after the first run, or restored). */
+  get sessionId(): string | undefined {
+    return this.log?.state.sessionId;
+  }
+
+  /** The layered prompt catalog every code path of this pod uses. */
+  get catalog(): PromptCatalog {
+    return this.parts.resources.catalog;
+  }
+
+  /** The rendered system prompt; undefined until the first run (or `renderSystemPrompt()`). */
+  get systemPrompt(): string | undefined {
+    return this.worker.systemPrompt;
+  }
+
+  get history(): readonly Item[] {
+    return this.worker.history;
+  }
+
+  /** The request config (from `[worker]`, or the restored session's). */
+  get config(): Readonly<Record<string, unknown>> {
+    return this.worker.config;
+  }
+
+  /** Completed turns of the session. */
+  get turn(): number {
+    return this.turns;
+  }
+
+  /** True after a run that was aborted, cancelled, paused or failed. */
+  get interrupted(): boolean {
+    return this.worker.lastRunInterrupted;
+  }
+
+  /** Every usage record of the session's head segment, one per model request. */
+  get usage(): readonly UsageRecord[] {
+    return this.usageRecords;
+  }
+
+  /** Registers hooks; after the first run they are frozen (`HooksFrozenError`). */
+  addHooks(hooks: PodHooks): void {
+    if (this.interceptorInstalled) {
+      throw new HooksFrozenError("hooks cannot be registered after the pod's first run", {
+        hint: "register every hook right after Pod.fromManifest / Pod.restore",
+      });
+    }
+    this.hooks.push(hooks);
+  }
+
+  /** Starts a turn for `input`. The handle is an async iterable of events and a promise of the result. */
+  run(input: string, options: { signal?: AbortSignal } = {}): RunHandle {
+    return this.start("user", input, options.signal);
+  }
+
+  /** Continues a paused or yielded turn without new input. */
+  resume(options: { signal?: AbortSignal } = {}): RunHandle {
+    return this.start("resume", undefined, options.signal);
+  }
+
+  /** Aborts the run in progress (like its signal); the next `run()` records the interrupt. */
+  interrupt(reason = "interrupted by the user"): void {
+    this.controller?.abort(new Error(reason));
+  }
+
+  /** Resolves when no run is in progress (including runs `autoRun` started). */
+  async whenIdle(): Promise<void> {
+    while (this.busy !== undefined) await this.busy.catch(() => {});
+  }
+
+  /**
+   * Queues a notification for the model: committed as `system_item{kind:"notification"}` at the
+   * next loop step, before the model sees it. Beyond 128 queued the oldest are dropped (one
+   * warning per overflow). An idle pod with `autoRun` starts a turn for it.
+   */
+  notify(message: string): void {
+    if (this.queue.push(message)) {
+      this.warn(
+        "pod.notifications_dropped",
+        `notification queue full (${NOTIFICATION_CAPACITY} waiting): the oldest are being dropped until the model has seen the queue`,
+      );
+    }
+    if (this.options.autoRun === true && this.busy === undefined && !this.closed) {
+      this.start("notify", undefined, undefined).result.catch(() => {});
+    }
+  }
+
+  /**
+   * Renders the system prompt now, as the first run would (tools flushed, AGENTS.md read, one
+   * clock reading), without creating the session — what `podkit prompt render` shows.
+   */
+  renderSystemPrompt(): Promise<string> {
+    return this.ensureSystemPromptMaterialized();
+  }
+
+  /** Aborts a run in progress and closes the tools (MCP servers, package clean-up). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.interrupt("the pod was closed");
+    await this.whenIdle();
+    await this.parts.toolSet.close();
+    if (this.options.store === undefined) await this.parts.store.close();
+  }
+
+  private start(trigger: PodTrigger, input: string | undefined, signal: AbortSignal | undefined): RunHandle {
+    if (this.closed) throw new PodClosedError("the pod is closed", { hint: "create or restore a new pod" });
+    if (this.busy !== undefined) {
+      throw new PodBusyError("the pod is already running a turn: one run at a time", {
+        hint: "await the running handle (or pod.whenIdle()) first, or pod.interrupt() it",
+      });
+    }
+    const controller = new AbortController();
+    const signals = [controller.signal, signal, this.options.signal].filter((s) => s !== undefined);
+    const runSignal = AbortSignal.any(signals);
+    this.controller = controller;
+    const handle = new RunHandle(async (emit) => {
+      this.emit = emit;
+      const unsubscribe = this.worker.subscribe((event) => this.forward(event, emit));
+      try {
+        const result = await this.execute(trigger, input, runSignal, emit);
+        emit({ type: "run_end", result });
+        return result;
+      } catch (error) {
+        emit({ type: "run_end", result: undefined, error: error as Error });
+        throw error;
+      } finally {
+        unsubscribe();
+        this.emit = undefined;
+        this.controller = undefined;
+      }
+    });
+    this.busy = handle.result.finally(() => {
+      this.busy = undefined;
+      if (this.options.autoRun === true && this.queue.size > 0 && !this.closed) {
+        this.start("notify", undefined, undefined).result.catch(() => {});
+      }
+    });
+    this.busy.catch(() => {});
+    return handle;
+  }
+
+  /** The run prelude (§4.1 order), then one turn, persisted and closed whatever happens. */
+  private async execute(
+    trigger: PodTrigger,
+    input: string | undefined,
+    signal: AbortSignal,
+    emit: Emit,
+  ): Promise<PodRunResult> {
+    this.installInterceptor();
+    const systemPrompt = await this.ensureSystemPromptMaterialized();
+    const log = await this.ensureSessionHead(systemPrompt);
+    await this.recorder.closeCrashedTurn(log);
+    await this.compactIfDue(signal);
+    if (input !== undefined) {
+      for (const hook of this.hooks) {
+        const decision = await hook.onPromptSubmit?.(Object.freeze({ text: input }));
+        if (decision?.action === "cancel") throw new PromptCancelledError(decision.reason);
+      }
+    }
+    await log.append({ kind: "invoke", trigger }, { signal });
+    const usageBefore = this.usageRecords.length;
+    emit({ type: "turn_start", turn: this.turns + 1, trigger });
+    try {
+      // Only a paused or yielded turn is continued as it is; after an abort, an error or a crash
+      // the open tool calls may have run already, so they are closed instead of run again.
+      const continuing = trigger === "resume" && this.resumable;
+      if (this.worker.lastRunInterrupted && !continuing)
+        await this.recorder.recordInterrupt(this.worker, this.catalog);
+      this.recorder.modelOutputSinceInvoke = 0;
+      const result =
+        input === undefined ? await this.worker.resume({ signal }) : await this.worker.run(input, { signal });
+      const interrupted = this.worker.lastRunInterrupted;
+      const completed = { kind: "run_completed", result: result.status, interrupted } as const;
+      if (result.status === "finished") {
+        this.turns += 1;
+        // One write for both (after a crash mid-write each line still commits on its own).
+        await log.appendMany([{ kind: "turn_end", turn: this.turns }, completed]);
+        emit({ type: "turn_end", turn: this.turns });
+      } else {
+        await log.append(completed);
+      }
+      this.resumable = result.status === "paused" || result.status === "yielded";
+      return { ...result, usage: this.usageRecords.slice(usageBefore) };
+    } catch (error) {
+      try {
+        await this.recordFailure(log, error);
+      } catch (recording) {
+        // The run's own error is what the caller must see; the failed write is reported beside it.
+        this.parts.warn({
+          code: "pod.session_write",
+          message: `could not record the end of the turn: ${String(recording)}`,
+        });
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * A cancelled turn with no model output yet is rolled back (the log cut to before its
+   * `invoke`, the worker reset to that state); any other failure closes the `invoke`.
+   */
+  private async recordFailure(log: SessionLog<Item>, error: unknown): Promise<void> {
+    const cancelled = AbortedError.isInstance(error) || CancelledError.isInstance(error);
+    const inFlight = log.state.inFlight;
+    if (
+      cancelled &&
+      this.recorder.modelOutputSinceInvoke === 0 &&
+      inFlight !== null &&
+      inFlight !== undefined
+    ) {
+      await log.truncate(inFlight.entryIndex);
+      this.worker.setHistory([...log.state.history]);
+      this.worker.setInterrupted(log.state.interrupted);
+      this.usageRecords.splice(0, this.usageRecords.length, ...log.state.usage);
+      return;
+    }
+    this.resumable = false;
+    const message = error instanceof Error ? error.message : String(error);
+    await log.append({ kind: "run_errored", message, interrupted: true });
+  }
+
+  private installInterceptor(): void {
+    if (this.interceptorInstalled) return;
+    this.worker.setInterceptor(
+      composeInterceptor(
+        {
+          pendingHistoryAppends: () => this.takeNotifications(),
+          preRequest: () => ({ action: "continue" }),
+        },
+        [...this.hooks],
+      ),
+    );
+    this.interceptorInstalled = true;
+  }
+
+  /** §4.1: flush tools, read AGENTS.md, one clock reading, render, trailing sections — once. */
+  private async ensureSystemPromptMaterialized(): Promise<string> {
+    const template = this.template;
+    if (template === null) return this.worker.systemPrompt ?? "";
+    const rendered = await renderSystemPrompt(this.parts, template, this.options.clock);
+    this.worker.setSystemPrompt(rendered);
+    this.template = null;
+    return rendered;
+  }
+
+  /** Creates the session (its `segment_start` holds the rendered prompt) on the first run. */
+  private async ensureSessionHead(systemPrompt: string): Promise<SessionLog<Item>> {
+    this.log ??= await SessionLog.create(
+      this.parts.store,
+      { systemPrompt, config: { ...this.worker.config } },
+      Pod.logOptions(() => this),
+    );
+    return this.log;
+  }
+
+  /** Pre-run compaction point (§4.1 prelude step 4); compaction arrives with its own issue. */
+  private async compactIfDue(_signal: AbortSignal): Promise<void> {}
+
+  private takeNotifications(): Item[] {
+    return this.queue.drain().map((message) => {
+      this.emit?.({ type: "notification", message });
+      return this.recorder.systemMessage("notification", this.catalog.render("notify_wrapper", { message }));
+    });
+  }
+
+  private forward(event: WorkerEvent, emit: Emit): void {
+    if (event.type === "usage") this.usageRecords.push(event.usage);
+    const podEvent = podEventOf(event);
+    if (podEvent !== undefined) emit(podEvent);
+  }
+
+  private warn(code: "pod.notifications_dropped" | "pod.drift_fork", message: string): void {
+    this.parts.warn({ code, message });
+    this.emit?.({ type: "warning", message });
+  }
+
+  private driftForked(fork: DriftFork): void {
+    this.warn(
+      "pod.drift_fork",
+      `another writer changed segment ${fork.fromSegmentId} (${fork.actualCount} entries, expected ${fork.expectedCount}); continuing in ${fork.toSegmentId}`,
+    );
+    this.emit?.({ type: "drift_fork", fork });
+  }
+}

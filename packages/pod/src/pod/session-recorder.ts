@@ -1,0 +1,81 @@
+import type { Item, UsageRecord, Worker } from "@podkit/llm-worker";
+import type { EntryInput, SessionLog, SystemItem } from "@podkit/session-store";
+import type { PromptCatalog } from "../catalog/prompt-catalog.js";
+
+/** The `system_item` kinds the pod commits. */
+export type SystemItemKind = "notification" | "interrupt" | "context" | "attachment";
+
+/**
+ * Turns what the worker commits into session-log entries (§2). System items (notifications,
+ * the interrupt note) are plain `system` messages to the worker; the pod marks the exact
+ * objects it hands over, so the log records their kind while the model sees only `body`.
+ */
+export class SessionRecorder {
+  private readonly systemKinds = new WeakMap<object, SystemItemKind>();
+  /** Items from the model (or its tools) committed since the last `invoke`. */
+  modelOutputSinceInvoke = 0;
+
+  constructor(private readonly logOf: () => SessionLog<Item> | undefined) {}
+
+  /** A `system` message item the log will record as `system_item{kind}`. */
+  systemMessage(kind: SystemItemKind, body: string): Item {
+    const item: Item = { type: "message", role: "system", content: [{ type: "text", text: body }] };
+    this.systemKinds.set(item, kind);
+    return item;
+  }
+
+  entryFor(item: Item): EntryInput<Item> {
+    const kind = this.systemKinds.get(item);
+    if (kind !== undefined) {
+      const body = item.type === "message" ? item.content.map((part) => part.text).join("") : "";
+      return { kind: "system_item", item: { kind, body } as SystemItem };
+    }
+    if (item.type === "message" && item.role === "user") {
+      return { kind: "user_input", text: item.content.map((part) => part.text).join("") };
+    }
+    this.modelOutputSinceInvoke += 1;
+    if (item.type === "tool_result") return { kind: "tool_result", item };
+    return { kind: "assistant_item", item };
+  }
+
+  /** The worker's `onHistoryAppend`: the item is committed before the worker uses it. */
+  readonly onHistoryAppend = async (item: Item): Promise<void> => {
+    await this.require().append(this.entryFor(item));
+  };
+
+  /** The worker's `onUsage`: one `llm_usage` per model call (snake_case on disk). */
+  readonly onUsage = async (usage: UsageRecord): Promise<void> => {
+    await this.require().append({
+      kind: "llm_usage",
+      history_len: usage.historyLen,
+      input_tokens: usage.inputTokens,
+      cache_read_tokens: usage.cacheReadTokens,
+      cache_write_tokens: usage.cacheWriteTokens,
+      output_tokens: usage.outputTokens,
+      ...(usage.reasoningTokens === undefined ? {} : { reasoning_tokens: usage.reasoningTokens }),
+    } as EntryInput<Item>);
+  };
+
+  /** Orphan tool calls get the catalog's interrupt summary, then the interrupt note is committed. */
+  async recordInterrupt(worker: Worker, catalog: PromptCatalog): Promise<void> {
+    await worker.closeUnansweredToolCalls(catalog.render("interrupt_tool_result_summary", {}));
+    await worker.append([this.systemMessage("interrupt", catalog.render("interrupt_system_note", {}))]);
+  }
+
+  /** A turn the previous process never closed (it crashed) is closed before anything else. */
+  async closeCrashedTurn(log: SessionLog<Item>): Promise<void> {
+    if (log.state.inFlight == null) return;
+    await log.append({
+      kind: "run_errored",
+      message: "the process ended during this turn",
+      interrupted: true,
+    });
+  }
+
+  private require(): SessionLog<Item> {
+    const log = this.logOf();
+    // The run prelude creates the session head before the worker can commit anything.
+    if (log === undefined) throw new Error("internal: no session head before the first commit");
+    return log;
+  }
+}

@@ -1,0 +1,182 @@
+import { existsSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { Item } from "@podkit/llm-worker";
+import { type LoadedManifest, loadManifest } from "@podkit/manifest";
+import { type Entry, FsStore, replay, sessionsRoot } from "@podkit/session-store";
+import { type ProviderDouble, type ScriptedResponse, startProviderDouble } from "@podkit/testkit";
+import { definePodkitToolPackage, type PodkitToolPackage } from "@podkit/tools";
+import { afterEach, expect } from "vitest";
+import { Pod } from "../src/pod/pod.js";
+import type { PodOptions } from "../src/pod/pod-options.js";
+import { FIXED_CLOCK, useTempDirs, writeFiles } from "./helpers.js";
+
+export const MODEL_REF = "anthropic/claude-sonnet-4-5";
+
+/** Every entry of every segment of every session under `workspace` (or a sessions `root`), by segment. */
+export async function readAllSegments(
+  workspace: string,
+  root = sessionsRoot(workspace),
+): Promise<Map<string, Entry<Item>[]>> {
+  const found = new Map<string, Entry<Item>[]>();
+  if (!existsSync(root)) return found;
+  const store = new FsStore<Item>({ root });
+  try {
+    for (const sessionId of await readdir(root)) {
+      for (const file of await readdir(join(root, sessionId))) {
+        if (!file.endsWith(".jsonl")) continue;
+        const segmentId = file.slice(0, -".jsonl".length);
+        const entries: Entry<Item>[] = [];
+        for await (const entry of store.readAll({ sessionId, segmentId })) entries.push(entry);
+        found.set(`${sessionId}/${segmentId}`, entries);
+      }
+    }
+  } finally {
+    await store.close();
+  }
+  return found;
+}
+
+/** The shared after-test check: each log replays, and every `invoke` is closed by a `run_*`. */
+export async function assertLogsSound(workspace: string, root = sessionsRoot(workspace)): Promise<void> {
+  for (const [segment, entries] of await readAllSegments(workspace, root)) {
+    const state = replay(entries);
+    expect(state.inFlight ?? null, `${segment}: an invoke was never closed`).toBeNull();
+    let open = false;
+    for (const entry of entries) {
+      if (entry.kind === "invoke") {
+        expect(open, `${segment}: invoke while another is open`).toBe(false);
+        open = true;
+      } else if (entry.kind === "run_completed" || entry.kind === "run_errored") {
+        open = false;
+      }
+    }
+    expect(open, `${segment}: invoke left open`).toBe(false);
+  }
+}
+
+/** The log of the pod's single session head, as entries (kinds only by default). */
+export async function sessionEntries(workspace: string): Promise<Entry<Item>[]> {
+  const all = [...(await readAllSegments(workspace)).values()];
+  expect(all).toHaveLength(1);
+  return all[0] ?? [];
+}
+
+export const kinds = (entries: readonly Entry<Item>[]) => entries.map((entry) => entry.kind);
+
+export interface World {
+  root: string;
+  workspace: string;
+  home: string;
+  loaded: LoadedManifest;
+  double: ProviderDouble;
+  /** Reloads the manifest (after files changed on disk). */
+  reload(): Promise<LoadedManifest>;
+  /** A pod on this world with the provider double, key, fixed clock and recorded warnings. */
+  pod(options?: PodOptions): Promise<Pod>;
+  restore(sessionId: string, options?: PodOptions): Promise<Pod>;
+  options(extra?: PodOptions): PodOptions;
+}
+
+/**
+ * Real temp workspaces, a provider double over HTTP, pods closed after each test, and
+ * `assertLogsSound` run on every workspace a test used.
+ */
+export function usePodWorlds(): (setup?: WorldSetup) => Promise<World> {
+  const tempDir = useTempDirs();
+  const cleanups: (() => Promise<void>)[] = [];
+  const workspaces: string[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    for (const workspace of workspaces.splice(0)) await assertLogsSound(workspace);
+  });
+  return async (setup = {}) => {
+    const root = await tempDir("pod");
+    const workspace = join(root, "project");
+    const home = join(root, "home");
+    const manifest = [
+      `[pod]\nname = "test"`,
+      `[model]\nref = "${MODEL_REF}"`,
+      `[worker]\nsystem_prompt = ${JSON.stringify(setup.systemPrompt ?? "date={{ date }} cwd={{ cwd }}")}`,
+      setup.manifestExtra ?? "",
+    ].join("\n");
+    await writeFiles(root, {
+      "project/.podkit/manifest.toml": `${manifest}\n`,
+      "project/README.md": "readme\n",
+      ...Object.fromEntries(Object.entries(setup.files ?? {}).map(([k, v]) => [k, v])),
+    });
+    const env = { cwd: workspace, home, env: {} };
+    const double = await startProviderDouble({ wire: "anthropic" });
+    cleanups.push(() => double.close());
+    workspaces.push(workspace);
+    const world: World = {
+      root,
+      workspace,
+      home,
+      double,
+      loaded: await loadManifest({ env }),
+      reload: async () => {
+        world.loaded = await loadManifest({ env });
+        return world.loaded;
+      },
+      options: (extra = {}) => ({
+        model: double.baseUrl,
+        env: { ANTHROPIC_API_KEY: "test-key" },
+        clock: FIXED_CLOCK,
+        onWarning: () => {},
+        toolPackages: setup.toolPackages ?? [],
+        ...extra,
+      }),
+      pod: async (extra) => track(await Pod.fromManifest(world.loaded, world.options(extra))),
+      restore: async (sessionId, extra) =>
+        track(await Pod.restore(world.loaded, sessionId, world.options(extra))),
+    };
+    const track = (pod: Pod) => {
+      cleanups.push(() => pod.close());
+      return pod;
+    };
+    return world;
+  };
+}
+
+export interface WorldSetup {
+  systemPrompt?: string;
+  manifestExtra?: string;
+  /** Files relative to the temp root (`project/…` is the workspace, `home/…` the home). */
+  files?: Record<string, string>;
+  toolPackages?: PodkitToolPackage[];
+}
+
+/** A tool package of simple test tools; `calls` records every execution. */
+export function testTools(
+  tools: Record<string, (args: Record<string, unknown>, signal: AbortSignal) => Promise<string> | string>,
+  calls: string[] = [],
+): PodkitToolPackage {
+  return definePodkitToolPackage({
+    name: "pod-test-tools",
+    tools: () =>
+      Object.entries(tools).map(([name, run]) => () => ({
+        name,
+        description: `test tool ${name}`,
+        inputSchema: { type: "object", properties: {}, additionalProperties: true },
+        async execute(args: Record<string, unknown>, { signal }: { signal: AbortSignal }) {
+          calls.push(name);
+          return { summary: await run(args, signal) };
+        },
+      })),
+  });
+}
+
+export const text = (value: string): ScriptedResponse => ({ parts: [{ type: "text", text: value }] });
+
+export const toolCall = (
+  name: string,
+  args: Record<string, unknown> = {},
+  id?: string,
+): ScriptedResponse => ({
+  parts: [{ type: "tool_call", name, arguments: args, ...(id === undefined ? {} : { id }) }],
+});
+
+/** The system prompt a captured Anthropic request carried. */
+// biome-ignore lint/suspicious/noExplicitAny: parsed JSON of the Anthropic request body.
+export const systemOf = (request: { body: any }): string => request.body.system?.[0]?.text;

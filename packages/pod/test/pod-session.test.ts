@@ -1,0 +1,226 @@
+import { AbortedError } from "@podkit/llm-worker";
+import { FsStore, SessionLog, sessionsRoot } from "@podkit/session-store";
+import { describe, expect, it } from "vitest";
+import { caught } from "./helpers.js";
+import {
+  assertLogsSound,
+  kinds,
+  sessionEntries,
+  systemOf,
+  testTools,
+  text,
+  toolCall,
+  usePodWorlds,
+} from "./pod-harness.js";
+
+const world = usePodWorlds();
+
+/** A tool that reports it started, then waits until its signal fires (or `release`). */
+function blockingTool() {
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const run = (_args: unknown, signal: AbortSignal) =>
+    new Promise<string>((resolve) => {
+      started();
+      signal.addEventListener("abort", () => resolve("stopped"), { once: true });
+    });
+  return { running, run };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: parsed JSON of the Anthropic request body.
+const lastMessages = (request: any) => JSON.stringify(request.body.messages);
+
+describe("Pod persistence (SPEC §2)", () => {
+  it("writes invoke, user_input, every item, usage, turn_end and run_completed in order", async () => {
+    const w = await world({ toolPackages: [testTools({ ping: () => "pong" })] });
+    const pod = await w.pod();
+    w.double.enqueue(toolCall("ping"), text("done"));
+    const result = await pod.run("go");
+    expect(result).toMatchObject({ status: "finished", requests: 2, text: "done" });
+    expect(result.usage).toHaveLength(2);
+    const entries = await sessionEntries(w.workspace);
+    expect(kinds(entries)).toEqual([
+      "segment_start",
+      "invoke",
+      "user_input",
+      "llm_usage",
+      "assistant_item",
+      "tool_result",
+      "llm_usage",
+      "assistant_item",
+      "turn_end",
+      "run_completed",
+    ]);
+    expect(entries[1]).toMatchObject({ trigger: "user" });
+    expect(entries[2]).toMatchObject({ text: "go" });
+    expect(entries[4]).toMatchObject({ item: { type: "tool_call", name: "ping" } });
+    expect(entries[5]).toMatchObject({ item: { type: "tool_result", summary: "pong" } });
+    expect(entries.at(-2)).toMatchObject({ turn: 1 });
+    expect(entries.at(-1)).toMatchObject({ result: "finished", interrupted: false });
+  });
+
+  it("a turn cancelled before any model output is rolled back to before its invoke", async () => {
+    const w = await world();
+    const pod = await w.pod();
+    w.double.enqueue(text("first"));
+    await pod.run("one");
+    const before = await sessionEntries(w.workspace);
+    const controller = new AbortController();
+    w.double.enqueue({
+      parts: [{ type: "text", text: "late" }],
+      fault: { kind: "stall", afterEvents: 0, ms: 2000 },
+    });
+    const handle = pod.run("two", { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    const error = await caught(handle);
+    expect(AbortedError.isInstance(error)).toBe(true);
+    expect(await sessionEntries(w.workspace)).toEqual(before);
+    expect(pod.interrupted).toBe(false);
+    expect(pod.history).toHaveLength(2);
+  });
+
+  it("an abort mid tool call closes the invoke; the next run closes the orphan, commits the note, then the input", async () => {
+    const tool = blockingTool();
+    const w = await world({ toolPackages: [testTools({ wait: tool.run })] });
+    const pod = await w.pod();
+    w.double.enqueue(toolCall("wait", {}, "toolu_1"), text("after"));
+    const handle = pod.run("start");
+    await tool.running;
+    pod.interrupt();
+    expect(AbortedError.isInstance(await caught(handle))).toBe(true);
+    expect(pod.interrupted).toBe(true);
+    await pod.run("next");
+    const summary = pod.catalog.render("interrupt_tool_result_summary", {});
+    const note = pod.catalog.render("interrupt_system_note", {});
+    const entries = await sessionEntries(w.workspace);
+    expect(kinds(entries)).toEqual([
+      "segment_start",
+      "invoke",
+      "user_input",
+      "llm_usage",
+      "assistant_item",
+      "run_errored",
+      "invoke",
+      "tool_result",
+      "system_item",
+      "user_input",
+      "llm_usage",
+      "assistant_item",
+      "turn_end",
+      "run_completed",
+    ]);
+    expect(entries[7]).toMatchObject({ item: { call_id: "toolu_1", summary, is_error: true } });
+    expect(entries[8]).toMatchObject({ item: { kind: "interrupt", body: note } });
+    const sent = lastMessages(w.double.requests[1]);
+    expect(sent.indexOf(summary)).toBeGreaterThan(-1);
+    expect(sent.indexOf(note)).toBeGreaterThan(sent.indexOf(summary));
+    expect(sent.indexOf("next")).toBeGreaterThan(sent.indexOf(note));
+  });
+  it("resume() after an abort mid tool call closes the orphan instead of running the tool again", async () => {
+    const calls: string[] = [];
+    const tool = blockingTool();
+    const w = await world({
+      toolPackages: [testTools({ wait: (args, signal) => tool.run(args, signal) }, calls)],
+    });
+    const pod = await w.pod();
+    w.double.enqueue(toolCall("wait", {}, "toolu_once"), text("continued"));
+    const handle = pod.run("start");
+    await tool.running;
+    pod.interrupt();
+    await caught(handle);
+    expect((await pod.resume()).text).toBe("continued");
+    expect(calls).toEqual(["wait"]);
+    const entries = await sessionEntries(w.workspace);
+    const summary = pod.catalog.render("interrupt_tool_result_summary", {});
+    expect(entries.filter((e) => e.kind === "tool_result")).toEqual([
+      expect.objectContaining({ item: expect.objectContaining({ call_id: "toolu_once", summary }) }),
+    ]);
+    expect(entries.filter((e) => e.kind === "invoke").map((e) => (e as { trigger: string }).trigger)).toEqual(
+      ["user", "resume"],
+    );
+  });
+});
+
+describe("Pod.restore (SPEC §4.6)", () => {
+  it("restores prompt, history with system-item kinds, config, turns, interrupted flag, usage and extensions; appends to the head", async () => {
+    const tool = blockingTool();
+    const w = await world({ toolPackages: [testTools({ wait: tool.run })] });
+    const pod = await w.pod();
+    pod.notify("deploy finished");
+    w.double.enqueue(text("ok"), toolCall("wait"));
+    await pod.run("one");
+    const handle = pod.run("two");
+    await tool.running;
+    pod.interrupt();
+    await caught(handle);
+    const sessionId = pod.sessionId as string;
+    const store = new FsStore({ root: sessionsRoot(w.workspace) });
+    const log = await SessionLog.open(store, sessionId);
+    await log.append({ kind: "extension", domain: "test.domain", payload: { pointer: 7 } });
+    await store.close();
+
+    const restored = await w.restore(sessionId);
+    expect(restored.systemPrompt).toBe(pod.systemPrompt);
+    expect(restored.history).toEqual(pod.history);
+    expect(restored.turn).toBe(1);
+    expect(restored.config).toEqual({ max_tokens: 8192 });
+    expect(restored.config).toEqual(pod.config);
+    expect(restored.interrupted).toBe(true);
+    expect(restored.usage).toEqual(pod.usage);
+    expect(restored.extensions.get("test.domain")).toEqual({ pointer: 7 });
+    w.double.enqueue(text("back"));
+    await restored.run("three");
+    const segments = await sessionEntries(w.workspace); // still one segment: appended to the head
+    expect(
+      segments
+        .filter((entry) => entry.kind === "system_item")
+        .map((entry) => (entry as { item: { kind: string } }).item.kind),
+    ).toEqual(["notification", "interrupt"]);
+    expect(systemOf(w.double.requests.at(-1) as never)).toBe(pod.systemPrompt);
+  });
+
+  it("[44] the restored pod uses the full layered catalog: a user-pack interrupt_system_note reaches the model", async () => {
+    const tool = blockingTool();
+    const w = await world({
+      files: {
+        "home/.config/podkit/prompts.toml":
+          '[prompt]\ninterrupt_system_note = "USER PACK: you were stopped"\n',
+      },
+      toolPackages: [testTools({ wait: tool.run })],
+    });
+    await w.reload();
+    const pod = await w.pod();
+    w.double.enqueue(toolCall("wait"));
+    const handle = pod.run("one");
+    await tool.running;
+    pod.interrupt();
+    await caught(handle);
+    await pod.close();
+
+    const restored = await w.restore(pod.sessionId as string);
+    expect(restored.interrupted).toBe(true);
+    w.double.enqueue(text("resumed"));
+    await restored.run("two");
+    expect(lastMessages(w.double.requests.at(-1))).toContain("USER PACK: you were stopped");
+    const entries = await sessionEntries(w.workspace);
+    expect(entries.find((entry) => entry.kind === "system_item")).toMatchObject({
+      item: { kind: "interrupt", body: "USER PACK: you were stopped" },
+    });
+  });
+});
+
+describe("the shared log check (positive control)", () => {
+  it("assertLogsSound rejects a log with an invoke that was never closed", async () => {
+    const w = await world();
+    const store = new FsStore({ root: sessionsRoot(w.workspace) });
+    const log = await SessionLog.create(store, { systemPrompt: "p", config: {} });
+    await log.append({ kind: "invoke", trigger: "user" });
+    await log.append({ kind: "user_input", text: "never answered" });
+    await expect(assertLogsSound(w.workspace)).rejects.toThrow(/never closed/);
+    await log.append({ kind: "run_errored", message: "closed for the after-test check", interrupted: true });
+    await store.close();
+    await assertLogsSound(w.workspace);
+  });
+});
