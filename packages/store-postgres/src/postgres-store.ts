@@ -142,13 +142,12 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     options?.signal?.throwIfAborted();
     return this.run("appending", this.where(ref), async (pool) => {
       const expected = options?.expectedCount ?? null;
-      const result = await pool.query<{ entry_count: number }>(this.sql.append, [
-        ref.segmentId,
-        ref.sessionId,
-        bodies.length,
-        expected,
-        bodies,
-      ]);
+      const result = await pool.query<{ entry_count: number }>({
+        // Named: each connection parses and plans the statement once, not on every append.
+        name: `podkit_append_${this.schema}`,
+        text: this.sql.append,
+        values: [ref.segmentId, ref.sessionId, bodies.length, expected, bodies],
+      });
       const appended = result.rows[0];
       if (appended !== undefined) return { status: "appended", count: appended.entry_count };
       // No row updated: the segment is missing or holds another count. Read the committed count
@@ -218,6 +217,7 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     const where = this.where(ref);
     const rows = await this.run("reading a segment", where, async (pool) => {
       const result = await pool.query<[number, string]>({
+        name: `podkit_read_${this.schema}`,
         text: this.sql.readAll,
         values: [ref.segmentId, ref.sessionId],
         rowMode: "array",
