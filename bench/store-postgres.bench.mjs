@@ -9,9 +9,9 @@
 // Uses PODKIT_TEST_DATABASE_URL when set, else starts a throwaway cluster (scripts/pg-cluster.mjs).
 // Without PostgreSQL it says so and exits 0, so `pnpm bench` still runs and passes the other benches.
 import { randomBytes } from "node:crypto";
-import pg from "../packages/store-postgres/node_modules/pg/lib/index.js";
 import { restoreSession, SessionLog } from "../packages/session-store/dist/index.js";
 import { PostgresStore } from "../packages/store-postgres/dist/index.js";
+import pg from "../packages/store-postgres/node_modules/pg/lib/index.js";
 import { startCluster } from "../scripts/pg-cluster.mjs";
 
 const APPENDS = 3_000;
@@ -25,11 +25,20 @@ function* turnEntries() {
     const ts = 1_760_000_000_000 + turn * 1000;
     const id = `toolu_${String(turn).padStart(20, "0")}`;
     yield { kind: "invoke", ts, trigger: "user" };
-    yield { kind: "user_input", ts, text: `Please look at src/module-${turn}.ts and fix the failing test — 日本語も少し。` };
+    yield {
+      kind: "user_input",
+      ts,
+      text: `Please look at src/module-${turn}.ts and fix the failing test — 日本語も少し。`,
+    };
     yield {
       kind: "assistant_item",
       ts,
-      item: { type: "tool_call", call_id: id, name: "read_file", arguments: `{"path":"src/module-${turn}.ts"}` },
+      item: {
+        type: "tool_call",
+        call_id: id,
+        name: "read_file",
+        arguments: `{"path":"src/module-${turn}.ts"}`,
+      },
     };
     yield {
       kind: "tool_result",
@@ -43,7 +52,11 @@ function* turnEntries() {
     yield {
       kind: "assistant_item",
       ts,
-      item: { type: "message", role: "assistant", content: [{ type: "text", text: "The bug is a `-`. Fixed." }] },
+      item: {
+        type: "message",
+        role: "assistant",
+        content: [{ type: "text", text: "The bug is a `-`. Fixed." }],
+      },
     };
     yield { kind: "turn_end", ts, turn };
     yield { kind: "run_completed", ts, result: "finished", interrupted: false };
@@ -109,7 +122,8 @@ try {
 
   // The restore subjects: the same entries in a session and in the plain table.
   const restoreLog = await SessionLog.create(store, head);
-  for (let at = 0; at < restoreEntries.length; at += 1000) await restoreLog.appendMany(restoreEntries.slice(at, at + 1000));
+  for (let at = 0; at < restoreEntries.length; at += 1000)
+    await restoreLog.appendMany(restoreEntries.slice(at, at + 1000));
   const plainSegment = randomBytes(8).toString("hex");
   for (let at = 0; at < restoreEntries.length; at += 1000) {
     const bodies = restoreEntries.slice(at, at + 1000).map((entry) => JSON.stringify(entry));
@@ -159,13 +173,25 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     const flip = round % 2 === 1;
     for (const [name, run] of flip
-      ? [["appendPlain", appendPlain], ["appendOurs", appendOurs]]
-      : [["appendOurs", appendOurs], ["appendPlain", appendPlain]]) {
+      ? [
+          ["appendPlain", appendPlain],
+          ["appendOurs", appendOurs],
+        ]
+      : [
+          ["appendOurs", appendOurs],
+          ["appendPlain", appendPlain],
+        ]) {
       results[name].push(await run());
     }
     for (const [name, run] of flip
-      ? [["restorePlain", restorePlain], ["restoreOurs", restoreOurs]]
-      : [["restoreOurs", restoreOurs], ["restorePlain", restorePlain]]) {
+      ? [
+          ["restorePlain", restorePlain],
+          ["restoreOurs", restoreOurs],
+        ]
+      : [
+          ["restoreOurs", restoreOurs],
+          ["restorePlain", restorePlain],
+        ]) {
       results[name].push(await run());
     }
     results.concurrent.push(await concurrent());
