@@ -20,8 +20,14 @@ import { fileURLToPath } from "node:url";
 const DATABASE = "postgres";
 const USER = "podkit";
 
-/** The directory holding initdb/pg_ctl: on PATH, else the newest /usr/lib/postgresql/<n>/bin. */
+/**
+ * The directory holding initdb/pg_ctl: PODKIT_PG_BIN when set (and only it), else the one on PATH,
+ * else the newest /usr/lib/postgresql/<n>/bin.
+ */
 export function findPostgresBin() {
+  const chosen = process.env.PODKIT_PG_BIN;
+  if (chosen)
+    return existsSync(join(chosen, "initdb")) && existsSync(join(chosen, "pg_ctl")) ? chosen : undefined;
   for (const dir of (process.env.PATH ?? "").split(":")) {
     if (dir && existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl"))) return dir;
   }
@@ -83,7 +89,13 @@ function clusterError(reason) {
  */
 export async function startCluster() {
   const bin = findPostgresBin();
-  if (!bin) throw clusterError("initdb/pg_ctl are neither on PATH nor under /usr/lib/postgresql/*/bin");
+  if (!bin) {
+    throw clusterError(
+      process.env.PODKIT_PG_BIN
+        ? `PODKIT_PG_BIN=${process.env.PODKIT_PG_BIN} holds no initdb and pg_ctl`
+        : "initdb/pg_ctl are neither on PATH nor under /usr/lib/postgresql/*/bin",
+    );
+  }
   const asPostgres = process.getuid?.() === 0;
   const dir = mkdtempSync(join(tmpdir(), "podkit-pg-"));
   if (asPostgres) {
