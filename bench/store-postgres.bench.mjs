@@ -9,16 +9,19 @@
 // Uses PODKIT_TEST_DATABASE_URL when set, else starts a throwaway cluster (scripts/pg-cluster.mjs).
 // Without PostgreSQL it says so and exits 0, so `pnpm bench` still runs and passes the other benches.
 import { randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
 import { restoreSession, SessionLog } from "../packages/session-store/dist/index.js";
 import { PostgresStore } from "../packages/store-postgres/dist/index.js";
-import pg from "../packages/store-postgres/node_modules/pg/lib/index.js";
 import { startCluster } from "../scripts/pg-cluster.mjs";
+
+// The same driver the store uses, resolved from the store's package.
+const pg = createRequire(new URL("../packages/store-postgres/package.json", import.meta.url))("pg");
 
 const APPENDS = 3_000;
 const RESTORE_ENTRIES = 20_000;
 const SESSIONS = 8;
 const APPENDS_PER_SESSION = 500;
-const ROUNDS = 3;
+const ROUNDS = 5;
 
 function* turnEntries() {
   for (let turn = 1; ; turn++) {
