@@ -1,0 +1,99 @@
+import { SessionStoreError } from "@podkit/session-store";
+
+const BASE_MARKER = Symbol.for("podkit.store-postgres.error");
+
+function hasMarker(value: unknown, marker: symbol): boolean {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+}
+
+/**
+ * Base class of every error thrown by `@podkit/store-postgres`. It is also a `SessionStoreError`
+ * (a store's failures are session-store failures to its callers); both `isInstance` checks use
+ * `Symbol.for` markers, so they work across duplicated copies of either package.
+ */
+export class PostgresStoreError extends SessionStoreError {
+  readonly [BASE_MARKER] = true;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "PostgresStoreError";
+  }
+
+  static override isInstance(value: unknown): value is PostgresStoreError {
+    return hasMarker(value, BASE_MARKER);
+  }
+}
+
+const SCHEMA_MARKER = Symbol.for("podkit.store-postgres.error.schema-too-new");
+
+/** The database schema was migrated by a newer @podkit/store-postgres than this one. */
+export class SchemaTooNewError extends PostgresStoreError {
+  readonly [SCHEMA_MARKER] = true;
+  readonly schema: string;
+  readonly databaseVersion: number;
+  readonly supportedVersion: number;
+
+  constructor(args: { schema: string; databaseVersion: number; supportedVersion: number }) {
+    super(
+      `PostgreSQL schema "${args.schema}" is at session-store schema version ${args.databaseVersion}, ` +
+        `but this @podkit/store-postgres knows versions up to ${args.supportedVersion}; ` +
+        "upgrade podkit on this machine (a newer podkit migrated the database). Nothing was written.",
+    );
+    this.name = "SchemaTooNewError";
+    this.schema = args.schema;
+    this.databaseVersion = args.databaseVersion;
+    this.supportedVersion = args.supportedVersion;
+  }
+
+  static override isInstance(value: unknown): value is SchemaTooNewError {
+    return hasMarker(value, SCHEMA_MARKER);
+  }
+}
+
+const QUERY_MARKER = Symbol.for("podkit.store-postgres.error.query-failed");
+
+/**
+ * A statement failed in the database or the connection to it broke. Every write is one
+ * transaction, so a failed write left nothing partial; when the connection broke during the
+ * commit itself the write may have committed, which the next conditional append detects as drift.
+ */
+export class PostgresQueryError extends PostgresStoreError {
+  readonly [QUERY_MARKER] = true;
+  readonly operation: string;
+  /** The SQLSTATE code when the server sent one (e.g. `57P01` for a terminated connection). */
+  readonly code: string | undefined;
+
+  constructor(args: { operation: string; where: string; cause: unknown }) {
+    const cause = args.cause as { message?: string; code?: unknown };
+    const code = typeof cause?.code === "string" ? cause.code : undefined;
+    super(
+      `${args.operation} on ${args.where} failed: ${cause?.message ?? String(args.cause)}` +
+        `${code === undefined ? "" : ` (SQLSTATE ${code})`}. The transaction did not commit partially; ` +
+        "check that the database is reachable and retry.",
+      { cause: args.cause },
+    );
+    this.name = "PostgresQueryError";
+    this.operation = args.operation;
+    this.code = code;
+  }
+
+  static override isInstance(value: unknown): value is PostgresQueryError {
+    return hasMarker(value, QUERY_MARKER);
+  }
+}
+
+const USAGE_MARKER = Symbol.for("podkit.store-postgres.error.usage");
+
+/** Options that cannot work: a malformed schema name, a database that is not UTF-8. */
+export class PostgresStoreUsageError extends PostgresStoreError {
+  readonly [USAGE_MARKER] = true;
+
+  constructor(message: string) {
+    super(message);
+    this.name = "PostgresStoreUsageError";
+  }
+
+  static override isInstance(value: unknown): value is PostgresStoreUsageError {
+    return hasMarker(value, USAGE_MARKER);
+  }
+}

@@ -1,0 +1,10 @@
+export {
+  PostgresQueryError,
+  PostgresStoreError,
+  PostgresStoreUsageError,
+  SchemaTooNewError,
+} from "./errors.js";
+export type { MigrateOptions, MigrationResult } from "./migrations.js";
+export { migrate, SCHEMA_VERSION } from "./migrations.js";
+export type { PostgresStoreOptions } from "./postgres-store.js";
+export { PostgresStore } from "./postgres-store.js";

@@ -1,0 +1,148 @@
+import pg from "pg";
+import { PostgresQueryError, PostgresStoreUsageError, SchemaTooNewError } from "./errors.js";
+
+/**
+ * The schema's versions, applied in order. Never edit a released migration: add the next one.
+ * `s` is the quoted schema name. Entries are `text`, never `jsonb`: jsonb reorders keys and
+ * drops duplicates, and a restore must give back byte-identical items (provider prompt caches
+ * key on the exact bytes). No foreign key from entries to segments: entries are only ever
+ * inserted by the statement that creates their segment row or updates it (an append inserts
+ * nothing unless its UPDATE found the row), so the check would only add a lookup and a row lock
+ * per inserted entry (measured: a third of an append's server time).
+ */
+const MIGRATIONS: readonly { version: number; up: (s: string) => string }[] = [
+  {
+    version: 1,
+    up: (s) => `
+      CREATE TABLE ${s}.podkit_segments (
+        segment_id text PRIMARY KEY,
+        session_id text NOT NULL,
+        entry_count integer NOT NULL CHECK (entry_count >= 1),
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX podkit_segments_by_session ON ${s}.podkit_segments (session_id, segment_id);
+      CREATE TABLE ${s}.podkit_entries (
+        segment_id text NOT NULL,
+        seq integer NOT NULL CHECK (seq >= 0),
+        body text NOT NULL,
+        PRIMARY KEY (segment_id, seq)
+      );`,
+  },
+];
+
+/** The newest schema version this code knows. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** The schema name quoted for SQL, after checking it is a plain lower-case identifier. */
+export function quoteSchema(schema: string): string {
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new PostgresStoreUsageError(
+      `invalid PostgreSQL schema name ${JSON.stringify(schema)}: use lower-case letters, digits and "_", ` +
+        "starting with a letter or _ (at most 63 characters)",
+    );
+  }
+  return `"${schema}"`;
+}
+
+/** What `migrate` did. */
+export interface MigrationResult {
+  schema: string;
+  /** Version before (0: no podkit tables yet) and after. */
+  from: number;
+  to: number;
+}
+
+/** Options of `migrate`. */
+export interface MigrateOptions {
+  /** PostgreSQL schema holding the tables (default `public`). */
+  schema?: string;
+}
+
+async function currentVersion(client: pg.ClientBase, s: string): Promise<number | undefined> {
+  const exists = await client.query<{ found: string | null }>("SELECT to_regclass($1) AS found", [
+    `${s}.podkit_schema_version`,
+  ]);
+  if (exists.rows[0]?.found == null) return undefined;
+  const result = await client.query<{ version: number | null }>(
+    `SELECT max(version) AS version FROM ${s}.podkit_schema_version`,
+  );
+  return result.rows[0]?.version ?? 0;
+}
+
+/**
+ * Brings the schema to `SCHEMA_VERSION` in one transaction, serialized across machines by an
+ * advisory lock, so pods starting together migrate once. Throws `SchemaTooNewError` when a newer
+ * podkit already migrated further, and `PostgresStoreUsageError` when the database is not UTF-8
+ * (a `SQL_ASCII` database would accept invalid UTF-8, which the log must reject as corruption).
+ */
+export async function migrate(
+  target: string | pg.Pool,
+  options: MigrateOptions = {},
+): Promise<MigrationResult> {
+  const schema = options.schema ?? "public";
+  const s = quoteSchema(schema);
+  const pool = typeof target === "string" ? new pg.Pool({ connectionString: target, max: 1 }) : target;
+  let client: pg.PoolClient | undefined;
+  try {
+    client = await pool.connect();
+    const encoding = await client.query<{ server_encoding: string }>("SHOW server_encoding");
+    if (encoding.rows[0]?.server_encoding !== "UTF8") {
+      throw new PostgresStoreUsageError(
+        `the database's encoding is ${encoding.rows[0]?.server_encoding}, not UTF8; ` +
+          "create the podkit database with ENCODING 'UTF8' so invalid text is refused",
+      );
+    }
+    await client.query("BEGIN");
+    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [
+      `podkit.store-postgres.migrate:${schema}`,
+    ]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${s}.podkit_schema_version (
+         version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const from = (await currentVersion(client, s)) ?? 0;
+    if (from > SCHEMA_VERSION) {
+      throw new SchemaTooNewError({ schema, databaseVersion: from, supportedVersion: SCHEMA_VERSION });
+    }
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= from) continue;
+      await client.query(migration.up(s));
+      await client.query(`INSERT INTO ${s}.podkit_schema_version (version) VALUES ($1)`, [migration.version]);
+    }
+    await client.query("COMMIT");
+    return { schema, from, to: SCHEMA_VERSION };
+  } catch (error) {
+    await client?.query("ROLLBACK").catch(() => undefined);
+    if (error instanceof PostgresStoreUsageError || SchemaTooNewError.isInstance(error)) throw error;
+    throw new PostgresQueryError({
+      operation: "migrating the session tables",
+      where: `schema ${schema}`,
+      cause: error,
+    });
+  } finally {
+    client?.release();
+    if (typeof target === "string") await pool.end();
+  }
+}
+
+/**
+ * What a store does on first use: reads the version without taking any lock or needing CREATE
+ * rights, and migrates only when the schema is missing or older.
+ */
+export async function ensureSchema(pool: pg.Pool, schema: string): Promise<void> {
+  const s = quoteSchema(schema);
+  let version: number | undefined;
+  const client = await pool.connect();
+  try {
+    version = await currentVersion(client, s);
+  } finally {
+    client.release();
+  }
+  if (version !== undefined && version > SCHEMA_VERSION) {
+    throw new SchemaTooNewError({ schema, databaseVersion: version, supportedVersion: SCHEMA_VERSION });
+  }
+  if (version !== SCHEMA_VERSION) await migrate(pool, { schema });
+}

@@ -1,0 +1,56 @@
+/**
+ * The statements of `PostgresStore`, for the quoted schema `s`. Ids are ordered with the "C"
+ * collation: byte order, the same lexical order as the filesystem store (UUIDv7 ids sort by
+ * creation time), whatever the database's default collation.
+ */
+export function storeQueries(s: string) {
+  return {
+    // Segment row and entries in one statement: the whole segment exists afterwards, or none of it.
+    createSegment: `
+      WITH segment AS (
+        INSERT INTO ${s}.podkit_segments (segment_id, session_id, entry_count) VALUES ($1, $2, $3)
+        RETURNING segment_id
+      )
+      INSERT INTO ${s}.podkit_entries (segment_id, seq, body)
+      SELECT segment.segment_id, (entry.ord - 1)::integer, entry.body
+      FROM segment, unnest($4::text[]) WITH ORDINALITY AS entry(body, ord)`,
+    // The conditional append. The UPDATE takes the segment row's lock; a concurrent append waits
+    // for it and then re-evaluates the WHERE against the committed row (READ COMMITTED), so the
+    // loser of a race updates nothing and inserts nothing.
+    append: `
+      WITH segment AS (
+        UPDATE ${s}.podkit_segments SET entry_count = entry_count + $3::integer
+        WHERE segment_id = $1 AND session_id = $2 AND ($4::integer IS NULL OR entry_count = $4::integer)
+        RETURNING entry_count
+      ), inserted AS (
+        INSERT INTO ${s}.podkit_entries (segment_id, seq, body)
+        SELECT $1, (segment.entry_count - $3::integer + entry.ord - 1)::integer, entry.body
+        FROM segment, unnest($5::text[]) WITH ORDINALITY AS entry(body, ord)
+      )
+      SELECT entry_count FROM segment`,
+    count: `SELECT entry_count FROM ${s}.podkit_segments WHERE segment_id = $1 AND session_id = $2`,
+    lockSegment: `SELECT entry_count FROM ${s}.podkit_segments WHERE segment_id = $1 AND session_id = $2 FOR UPDATE`,
+    truncate: `
+      WITH cut AS (DELETE FROM ${s}.podkit_entries WHERE segment_id = $1 AND seq >= $2::integer)
+      UPDATE ${s}.podkit_segments SET entry_count = $2::integer WHERE segment_id = $1`,
+    readAll: `
+      SELECT entry.seq, entry.body
+      FROM ${s}.podkit_segments segment JOIN ${s}.podkit_entries entry USING (segment_id)
+      WHERE segment.segment_id = $1 AND segment.session_id = $2
+      ORDER BY entry.seq`,
+    describe: `
+      SELECT segment.entry_count, first.body AS first, last.body AS last
+      FROM ${s}.podkit_segments segment
+      LEFT JOIN ${s}.podkit_entries first ON first.segment_id = segment.segment_id AND first.seq = 0
+      LEFT JOIN ${s}.podkit_entries last
+        ON last.segment_id = segment.segment_id AND last.seq = segment.entry_count - 1
+      WHERE segment.segment_id = $1 AND segment.session_id = $2`,
+    listSessions: `
+      SELECT DISTINCT session_id COLLATE "C" AS session_id FROM ${s}.podkit_segments
+      ORDER BY 1 DESC`,
+    listSegments: `
+      SELECT segment_id FROM ${s}.podkit_segments WHERE session_id = $1
+      ORDER BY segment_id COLLATE "C" DESC`,
+    lookup: `SELECT session_id FROM ${s}.podkit_segments WHERE segment_id = $1`,
+  };
+}

@@ -1,0 +1,135 @@
+import { type Entry, SessionLog } from "@podkit/session-store";
+import { afterEach, describe, expect, it } from "vitest";
+import { PostgresQueryError, PostgresStore } from "../src/index.js";
+import { spawnChild } from "./helpers/children.js";
+import { databaseUrl, dropSchema, uniqueSchema, useAdminPool } from "./helpers/database.js";
+
+const admin = useAdminPool();
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+const BATCH = 3;
+
+/** A store in a fresh schema with one session of one turn; removed after the test. */
+async function session(applicationName?: string) {
+  const schema = uniqueSchema();
+  const url =
+    applicationName === undefined ? databaseUrl() : `${databaseUrl()}?application_name=${applicationName}`;
+  const store = new PostgresStore({ url, schema, maxConnections: 1 });
+  cleanup.push(() => dropSchema(admin(), schema));
+  cleanup.push(() => store.close());
+  const log = await SessionLog.create(store, { systemPrompt: "crash", config: {} });
+  return { schema, store, log };
+}
+
+/** Batches found in a segment: every batch must be whole (all BATCH entries, in order) or absent. */
+async function batchesIn(store: PostgresStore, sessionId: string, segmentId: string): Promise<number[]> {
+  const texts: string[] = [];
+  for await (const entry of store.readAll({ sessionId, segmentId }) as AsyncIterable<Entry>) {
+    if (entry.kind === "user_input") texts.push(entry.text.replace(/x*$/, ""));
+  }
+  const batches: number[] = [];
+  for (let at = 0; at < texts.length; at += BATCH) {
+    const batch = Number((texts[at] as string).split("-")[1]);
+    expect(texts.slice(at, at + BATCH)).toEqual(Array.from({ length: BATCH }, (_, n) => `w-${batch}-${n}`));
+    batches.push(batch);
+  }
+  return batches;
+}
+
+describe("a connection lost in the middle of appends", () => {
+  it("pg_terminate_backend: every acknowledged batch is there, nothing partial, the next append works", {
+    timeout: 60_000,
+  }, async () => {
+    const victim = `podkit_victim_${process.pid}`;
+    const { store, log } = await session(victim);
+    const acknowledged: number[] = [];
+    let failure: unknown;
+    const writing = (async () => {
+      for (let batch = 0; batch < 100_000 && failure === undefined; batch++) {
+        const entries = Array.from({ length: BATCH }, (_, n) => ({
+          kind: "user_input" as const,
+          text: `w-${batch}-${n}`,
+        }));
+        try {
+          await log.appendMany(entries);
+          acknowledged.push(batch);
+        } catch (error) {
+          failure = error;
+        }
+      }
+    })();
+    while (acknowledged.length < 20) await new Promise((resolve) => setTimeout(resolve, 2));
+    const terminated = await admin().query(
+      "SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = $1",
+      [victim],
+    );
+    expect(terminated.rows).toEqual([{ done: true }]);
+    await writing;
+
+    expect(PostgresQueryError.isInstance(failure)).toBe(true);
+    const found = await batchesIn(store, log.sessionId, log.segmentId);
+    // Every acknowledged batch, in order; at most the one in flight beyond them (committed, but
+    // its acknowledgement lost with the connection).
+    expect(found.slice(0, acknowledged.length)).toEqual(acknowledged);
+    expect(found.length - acknowledged.length).toBeLessThanOrEqual(1);
+
+    // The next append works: through the same store (a fresh connection) and a reopened log.
+    const reopened = await SessionLog.open(store, log.sessionId);
+    const next = await reopened.append({ kind: "user_input", text: "after" });
+    expect(next).toMatchObject({ segmentId: log.segmentId, driftFork: null });
+    expect(await store.entryCount(log.ref)).toBe(1 + found.length * BATCH + 1);
+  });
+
+  it("a client SIGKILLed mid-transaction: every acknowledged batch is there, nothing partial, the next append works", {
+    timeout: 60_000,
+  }, async () => {
+    const { schema, store, log } = await session();
+    // Large entries, so the process is nearly always inside an append when it dies.
+    const child = spawnChild("writer-child.mjs", [
+      databaseUrl(),
+      schema,
+      log.sessionId,
+      log.segmentId,
+      "w",
+      "100000",
+      String(BATCH),
+      "200000",
+    ]);
+    cleanup.push(async () => {
+      child.child.kill("SIGKILL");
+    });
+    expect(await child.next()).toBe("ready");
+    child.send("go");
+    const acknowledged: number[] = [];
+    while (acknowledged.length < 10)
+      acknowledged.push((JSON.parse(await child.next()) as { batch: number }).batch);
+    child.child.kill("SIGKILL");
+    await child.exited;
+    // Lines printed before the kill that were not read yet are acknowledgements too.
+    for (;;) {
+      const line = await child.next().catch(() => undefined);
+      if (line === undefined) break;
+      acknowledged.push((JSON.parse(line) as { batch: number }).batch);
+    }
+
+    // The server notices the dead client and rolls its transaction back; wait until it is gone.
+    for (let tries = 0; tries < 500; tries++) {
+      const active = await admin().query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%podkit_entries%' AND pid <> pg_backend_pid() AND state <> 'idle'",
+      );
+      if (active.rows[0].n === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const found = await batchesIn(store, log.sessionId, log.segmentId);
+    expect(found.slice(0, acknowledged.length)).toEqual(acknowledged);
+    expect(found.length - acknowledged.length).toBeLessThanOrEqual(1);
+    const reopened = await SessionLog.open(store, log.sessionId);
+    expect(await reopened.append({ kind: "user_input", text: "after" })).toMatchObject({
+      segmentId: log.segmentId,
+      driftFork: null,
+    });
+  });
+});

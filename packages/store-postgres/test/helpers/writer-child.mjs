@@ -1,0 +1,28 @@
+// A second machine in a test: its own process and connection pool, appending to one segment.
+//   node writer-child.mjs <url> <schema> <session> <segment> <name> <batches> <batch size> [pad]
+// Prints "ready", waits for "go" on stdin, then appends <batches> batches of user_input entries
+// ("<name>-<batch>-<n>", padded with <pad> characters) and prints one JSON line per acknowledged
+// batch, then "done".
+import { createInterface } from "node:readline";
+import { SessionLog } from "@podkit/session-store";
+import { PostgresStore } from "../../dist/index.js";
+
+const [url, schema, sessionId, segmentId, name, batches, size, pad = "0"] = process.argv.slice(2);
+const store = new PostgresStore({ url, schema, maxConnections: 2 });
+const log = await SessionLog.openSegment(store, { sessionId, segmentId });
+const lines = createInterface({ input: process.stdin });
+const go = new Promise((resolve) => lines.on("line", (line) => line === "go" && resolve()));
+console.log("ready");
+await go;
+const padding = "x".repeat(Number(pad));
+for (let batch = 0; batch < Number(batches); batch++) {
+  const entries = Array.from({ length: Number(size) }, (_, n) => ({
+    kind: "user_input",
+    text: `${name}-${batch}-${n}${padding}`,
+  }));
+  const result = await log.appendMany(entries);
+  console.log(JSON.stringify({ batch, segmentId: result.segmentId, drift: result.driftFork !== null }));
+}
+await store.close();
+console.log("done");
+lines.close();
