@@ -7,6 +7,7 @@ import { rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expectedReports, printSummary, summarize } from "./ci-summary.mjs";
+import { ensurePostgresBinaries } from "./ensure-postgres.mjs";
 import { runPnpm } from "./pnpm-command.mjs";
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
@@ -14,6 +15,10 @@ const reports = expectedReports(repoRoot);
 // A report left by an earlier run must never stand in for this one; turbo restores the reports
 // of cached tasks from its cache.
 for (const report of reports) rmSync(dirname(report), { recursive: true, force: true });
+
+// @podkit/store-postgres tests need a real server; its test setup starts a throwaway cluster
+// from the distribution's binaries, which a fresh machine may not have yet.
+ensurePostgresBinaries();
 
 // One package at a time: each vitest already spreads its files over parallel forks, and the crash,
 // lock and cancellation tests are timing-sensitive on a small machine (two packages at once made
