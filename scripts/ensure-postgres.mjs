@@ -20,10 +20,14 @@ export function ensurePostgresBinaries() {
   console.log("tests: installing the distribution's postgresql package (for @podkit/store-postgres)");
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
   const run = (args) =>
-    spawnSync(root ? args[0] : "sudo", root ? args.slice(1) : ["-n", "env", "DEBIAN_FRONTEND=noninteractive", ...args], {
-      stdio: ["ignore", "ignore", "inherit"],
-      env,
-    });
+    spawnSync(
+      root ? args[0] : "sudo",
+      root ? args.slice(1) : ["-n", "env", "DEBIAN_FRONTEND=noninteractive", ...args],
+      {
+        stdio: ["ignore", "ignore", "inherit"],
+        env,
+      },
+    );
   if (
     run(["apt-get", "update", "-qq"]).status !== 0 ||
     run(["apt-get", "install", "-y", "-qq", "postgresql"]).status !== 0
