@@ -4,7 +4,15 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { definePodkitToolPackage } from "@podkit/tools";
 import { describe, expect, it } from "vitest";
-import { kinds, sessionEntries, text, toolCall, usePodWorlds, type World } from "./pod-harness.js";
+import {
+  expectInterruptedThenRecovered,
+  kinds,
+  sessionEntries,
+  text,
+  toolCall,
+  usePodWorlds,
+  type World,
+} from "./pod-harness.js";
 
 // SIGKILL a real child process running a pod (it imports the built dist: run `pnpm build` first),
 // then restore the session here and run again.
@@ -72,27 +80,8 @@ describe("SIGKILL of a process running a pod, then restore and run", () => {
     w.double.enqueue(text("recovered"));
     expect((await pod.run("again")).text).toBe("recovered");
 
-    const summary = pod.catalog.render("interrupt_tool_result_summary", {});
-    const note = pod.catalog.render("interrupt_system_note", {});
     const entries = await sessionEntries(w.workspace);
-    expect(kinds(entries)).toEqual([
-      "segment_start",
-      "invoke",
-      "user_input",
-      "llm_usage",
-      "assistant_item",
-      "run_errored",
-      "invoke",
-      "tool_result",
-      "system_item",
-      "user_input",
-      "llm_usage",
-      "assistant_item",
-      "turn_end",
-      "run_completed",
-    ]);
-    expect(entries[7]).toMatchObject({ item: { call_id: "toolu_killed", summary, is_error: true } });
-    expect(entries[8]).toMatchObject({ item: { kind: "interrupt", body: note } });
+    expectInterruptedThenRecovered(entries, pod.catalog, "toolu_killed");
     expect(calls).toEqual([]);
     expect((await readFile(join(w.root, "slow-ran"), "utf8")).split("\n").filter(Boolean)).toHaveLength(1);
     expect(sent(w.double.requests[1])).toContain("toolu_killed");

@@ -7,6 +7,7 @@ import { type Entry, FsStore, replay, sessionsRoot } from "@podkit/session-store
 import { type ProviderDouble, type ScriptedResponse, startProviderDouble } from "@podkit/testkit";
 import { definePodkitToolPackage, type PodkitToolPackage } from "@podkit/tools";
 import { afterEach, expect } from "vitest";
+import type { PromptCatalog } from "../src/catalog/prompt-catalog.js";
 import { Pod } from "../src/pod/pod.js";
 import type { PodOptions } from "../src/pod/pod-options.js";
 import { FIXED_CLOCK, useTempDirs, writeFiles } from "./helpers.js";
@@ -63,6 +64,39 @@ export async function sessionEntries(workspace: string): Promise<Entry<Item>[]> 
 }
 
 export const kinds = (entries: readonly Entry<Item>[]) => entries.map((entry) => entry.kind);
+
+/**
+ * The log of a turn interrupted during a tool call followed by the next run: the open call is
+ * closed with `interrupt_tool_result_summary`, then `interrupt_system_note` is committed, then the
+ * new input — all before the model is asked. Returns the two prompt texts for further checks.
+ */
+export function expectInterruptedThenRecovered(
+  entries: readonly Entry<Item>[],
+  catalog: PromptCatalog,
+  callId: string,
+): { summary: string; note: string } {
+  const summary = catalog.render("interrupt_tool_result_summary", {});
+  const note = catalog.render("interrupt_system_note", {});
+  expect(kinds(entries)).toEqual([
+    "segment_start",
+    "invoke",
+    "user_input",
+    "llm_usage",
+    "assistant_item",
+    "run_errored",
+    "invoke",
+    "tool_result",
+    "system_item",
+    "user_input",
+    "llm_usage",
+    "assistant_item",
+    "turn_end",
+    "run_completed",
+  ]);
+  expect(entries[7]).toMatchObject({ item: { call_id: callId, summary, is_error: true } });
+  expect(entries[8]).toMatchObject({ item: { kind: "interrupt", body: note } });
+  return { summary, note };
+}
 
 export interface World {
   root: string;

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { caught } from "./helpers.js";
 import {
   assertLogsSound,
+  expectInterruptedThenRecovered,
   kinds,
   sessionEntries,
   systemOf,
@@ -92,27 +93,8 @@ describe("Pod persistence (SPEC §2)", () => {
     expect(AbortedError.isInstance(await caught(handle))).toBe(true);
     expect(pod.interrupted).toBe(true);
     await pod.run("next");
-    const summary = pod.catalog.render("interrupt_tool_result_summary", {});
-    const note = pod.catalog.render("interrupt_system_note", {});
     const entries = await sessionEntries(w.workspace);
-    expect(kinds(entries)).toEqual([
-      "segment_start",
-      "invoke",
-      "user_input",
-      "llm_usage",
-      "assistant_item",
-      "run_errored",
-      "invoke",
-      "tool_result",
-      "system_item",
-      "user_input",
-      "llm_usage",
-      "assistant_item",
-      "turn_end",
-      "run_completed",
-    ]);
-    expect(entries[7]).toMatchObject({ item: { call_id: "toolu_1", summary, is_error: true } });
-    expect(entries[8]).toMatchObject({ item: { kind: "interrupt", body: note } });
+    const { summary, note } = expectInterruptedThenRecovered(entries, pod.catalog, "toolu_1");
     const sent = lastMessages(w.double.requests[1]);
     expect(sent.indexOf(summary)).toBeGreaterThan(-1);
     expect(sent.indexOf(note)).toBeGreaterThan(sent.indexOf(summary));
