@@ -5,21 +5,14 @@
 // item mapping, cache breakpoints, tool server, retry wrapper, events) and once through a minimal loop
 // that keeps a LanguageModelV3 prompt by hand and calls `model.doStream()` directly. The double runs in a
 // child process, so `process.cpuUsage()` here measures only the client side.
-import { fork } from "node:child_process";
-import { fileURLToPath } from "node:url";
+
 import { createModelAdapter, ToolServer, Worker } from "../packages/llm-worker/dist/index.js";
+import { startToolSessionDouble } from "./lib/tool-session-double.mjs";
 
 const TURNS = 100; // user turns; 2 model requests each
 const ROUNDS = 3;
 const WIRES = { anthropic: "anthropic/claude-sonnet-4-5", "openai-responses": "openai/gpt-5" };
 const SYSTEM = `You are a benchmark pod.\n${"Keep answers short. ".repeat(100)}`;
-
-function startDoubleChild(wire) {
-  const child = fork(fileURLToPath(import.meta.url), ["--double", wire], {
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  return new Promise((resolve) => child.once("message", ({ baseUrl }) => resolve({ child, baseUrl })));
-}
 
 const lookup = {
   name: "lookup",
@@ -103,7 +96,7 @@ async function measure(fn) {
 
 async function main() {
   for (const [wire, ref] of Object.entries(WIRES)) {
-    const { child, baseUrl } = await startDoubleChild(wire);
+    const { child, baseUrl } = await startToolSessionDouble(wire);
     await viaDoStream(ref, baseUrl); // warm-up both paths
     await viaWorker(ref, baseUrl);
     let base = { cpuMs: 0, wallMs: 0 };
@@ -126,30 +119,4 @@ async function main() {
   }
 }
 
-if (process.argv[2] === "--double") {
-  const { startProviderDouble } = await import("../packages/testkit/dist/index.js");
-  const double = await startProviderDouble({
-    wire: process.argv[3],
-    loop: true,
-    responses: [
-      {
-        parts: [
-          { type: "text", text: "Let me look that up." },
-          { type: "tool_call", name: "lookup", arguments: { query: "the thing" } },
-        ],
-        usage: { inputTokens: 2000, outputTokens: 30, cacheReadTokens: 1800 },
-      },
-      {
-        parts: [{ type: "text", text: "Here is the answer you asked for.", chunkSize: 8 }],
-        usage: { inputTokens: 2100, outputTokens: 12 },
-      },
-    ],
-  });
-  process.send({ baseUrl: double.baseUrl });
-  process.on("message", async () => {
-    await double.close();
-    process.exit(0);
-  });
-} else {
-  await main();
-}
+await main();

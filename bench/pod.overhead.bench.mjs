@@ -8,16 +8,15 @@
 //
 // pod.restore.ratio: `Pod.restore` of a 10,000-entry session (catalog layers, tool packages,
 // replay, worker) vs `restoreSession` of the same session alone. Aim ≤ 1.3×.
-import { fork } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createModelAdapter, ToolServer, Worker } from "../packages/llm-worker/dist/index.js";
 import { loadManifest } from "../packages/manifest/dist/index.js";
 import { Pod } from "../packages/pod/dist/index.js";
 import { FsStore, restoreSession, SessionLog, sessionsRoot } from "../packages/session-store/dist/index.js";
 import { definePodkitToolPackage } from "../packages/tools/dist/index.js";
+import { startToolSessionDouble } from "./lib/tool-session-double.mjs";
 
 const TURNS = 30;
 const ROUNDS = 5;
@@ -31,13 +30,6 @@ const lookup = () => ({
   execute: async (args) => ({ summary: `found ${args.query}`, content: "result line\n".repeat(20) }),
 });
 const toolPackage = definePodkitToolPackage({ name: "bench-tools", tools: () => [lookup] });
-
-function startDoubleChild() {
-  const child = fork(fileURLToPath(import.meta.url), ["--double"], {
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  return new Promise((resolve) => child.once("message", ({ baseUrl }) => resolve({ child, baseUrl })));
-}
 
 async function workspaceWithManifest() {
   const root = await mkdtemp(join(tmpdir(), "podkit-bench-pod-"));
@@ -96,7 +88,7 @@ async function measure(fn) {
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function overhead() {
-  const { child, baseUrl } = await startDoubleChild();
+  const { child, baseUrl } = await startToolSessionDouble("anthropic");
   const { root, loaded } = await workspaceWithManifest();
   try {
     const prompt = await viaPod(loaded, baseUrl); // warm-up both paths
@@ -188,31 +180,5 @@ async function restore() {
   }
 }
 
-if (process.argv[2] === "--double") {
-  const { startProviderDouble } = await import("../packages/testkit/dist/index.js");
-  const double = await startProviderDouble({
-    wire: "anthropic",
-    loop: true,
-    responses: [
-      {
-        parts: [
-          { type: "text", text: "Let me look that up." },
-          { type: "tool_call", name: "lookup", arguments: { query: "the thing" } },
-        ],
-        usage: { inputTokens: 2000, outputTokens: 30, cacheReadTokens: 1800 },
-      },
-      {
-        parts: [{ type: "text", text: "Here is the answer you asked for.", chunkSize: 8 }],
-        usage: { inputTokens: 2100, outputTokens: 12 },
-      },
-    ],
-  });
-  process.send({ baseUrl: double.baseUrl });
-  process.on("message", async () => {
-    await double.close();
-    process.exit(0);
-  });
-} else {
-  await overhead();
-  await restore();
-}
+await overhead();
+await restore();

@@ -13,6 +13,7 @@ import { createRequire } from "node:module";
 import { restoreSession, SessionLog } from "../packages/session-store/dist/index.js";
 import { PostgresStore } from "../packages/store-postgres/dist/index.js";
 import { startCluster } from "../scripts/pg-cluster.mjs";
+import { makeEntries } from "./lib/turn-entries.mjs";
 
 // The same driver the store uses, resolved from the store's package.
 const pg = createRequire(new URL("../packages/store-postgres/package.json", import.meta.url))("pg");
@@ -22,58 +23,6 @@ const RESTORE_ENTRIES = 20_000;
 const SESSIONS = 8;
 const APPENDS_PER_SESSION = 500;
 const ROUNDS = 5;
-
-function* turnEntries() {
-  for (let turn = 1; ; turn++) {
-    const ts = 1_760_000_000_000 + turn * 1000;
-    const id = `toolu_${String(turn).padStart(20, "0")}`;
-    yield { kind: "invoke", ts, trigger: "user" };
-    yield {
-      kind: "user_input",
-      ts,
-      text: `Please look at src/module-${turn}.ts and fix the failing test — 日本語も少し。`,
-    };
-    yield {
-      kind: "assistant_item",
-      ts,
-      item: {
-        type: "tool_call",
-        call_id: id,
-        name: "read_file",
-        arguments: `{"path":"src/module-${turn}.ts"}`,
-      },
-    };
-    yield {
-      kind: "tool_result",
-      ts,
-      item: {
-        type: "tool_result",
-        call_id: id,
-        content: `export function add(a: number, b: number) {\n  return a - b; // ${turn}\n}\n`.repeat(6),
-      },
-    };
-    yield {
-      kind: "assistant_item",
-      ts,
-      item: {
-        type: "message",
-        role: "assistant",
-        content: [{ type: "text", text: "The bug is a `-`. Fixed." }],
-      },
-    };
-    yield { kind: "turn_end", ts, turn };
-    yield { kind: "run_completed", ts, result: "finished", interrupted: false };
-  }
-}
-
-function makeEntries(n) {
-  const out = [];
-  for (const entry of turnEntries()) {
-    if (out.length === n) break;
-    out.push(entry);
-  }
-  return out;
-}
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const head = { systemPrompt: "You are a careful reviewer.", config: { max_tokens: 8192 }, history: [] };
