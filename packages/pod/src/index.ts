@@ -56,6 +56,7 @@ export {
   SystemPromptRenderError,
   SystemPromptTemplate,
 } from "./system-prompt/index.js";
+export { type PodTelemetryOptions, TELEMETRY_SCOPE } from "./telemetry/index.js";
 export {
   DEFAULT_RENDER_LIMITS,
   type RenderLimitName,

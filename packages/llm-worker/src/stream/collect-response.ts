@@ -34,6 +34,9 @@ export interface CollectedResponse {
   finishReason: LanguageModelV3FinishReason | undefined;
   /** Provider metadata of the finish part (e.g. Anthropic's code-execution `container`). */
   finishMetadata: SharedV3ProviderMetadata | undefined;
+  /** The model and response id the provider reported (its `response-metadata` part), if any. */
+  responseModel: string | undefined;
+  responseId: string | undefined;
   warnings: string[];
   /** Set when the stream broke (an error part or a failed read). */
   error: unknown;
@@ -134,6 +137,8 @@ export function emptyResponse(error?: unknown): CollectedResponse {
     usage: undefined,
     finishReason: undefined,
     finishMetadata: undefined,
+    responseModel: undefined,
+    responseId: undefined,
     warnings: [],
     error,
     lastPartType: undefined,
@@ -239,6 +244,10 @@ export async function collectResponse(
           result.usage = part.usage;
           result.finishReason = part.finishReason;
           result.finishMetadata = part.providerMetadata;
+          break;
+        case "response-metadata":
+          result.responseModel = part.modelId ?? result.responseModel;
+          result.responseId = part.id ?? result.responseId;
           break;
         case "stream-start":
           for (const warning of part.warnings) result.warnings.push(describeWarning(warning));

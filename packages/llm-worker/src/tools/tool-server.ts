@@ -172,9 +172,11 @@ export class ToolServer {
       output = await registered.tool.execute(parsed.value, { signal, callId: call.call_id });
     } catch (cause) {
       if (signal.aborted) throw cause;
-      return errorOutput(
+      const failed = errorOutput(
         `tool "${call.name}" failed: ${cause instanceof Error ? cause.message : String(cause)}`,
       );
+      thrownBy.set(failed, cause instanceof Error ? cause : new Error(String(cause)));
+      return failed;
     }
     if (typeof output !== "object" || output === null || typeof output.summary !== "string") {
       return errorOutput(`tool "${call.name}" returned no summary (expected {summary, content?})`);
@@ -199,6 +201,17 @@ export class ToolServer {
     if (output.is_error) capped.is_error = true;
     return capped;
   }
+}
+
+/**
+ * What a tool threw, by the error output it became. The model sees only the summary; telemetry
+ * records the error's class, so the exception travels beside the output instead of inside it.
+ */
+const thrownBy = new WeakMap<ToolOutput, Error>();
+
+/** The exception an error output of `executeUncapped` came from (undefined for other outputs). */
+export function thrownByTool(output: ToolOutput): Error | undefined {
+  return thrownBy.get(output);
 }
 
 function errorOutput(message: string): ToolOutput {

@@ -14,13 +14,30 @@ export type WorkerEvent =
   | { type: "text_delta"; delta: string }
   | { type: "reasoning_delta"; delta: string }
   | { type: "tool_call_start"; callId: string; name: string; arguments: string }
-  | { type: "tool_call_end"; callId: string; name: string; summary: string; isError: boolean }
+  /** `error` is what the tool threw, when its error result came from an exception. */
+  | {
+      type: "tool_call_end";
+      callId: string;
+      name: string;
+      summary: string;
+      isError: boolean;
+      error?: Error;
+    }
   /** A tool call the stream began but never finished; it was dropped and did not run. */
   | { type: "tool_call_dropped"; request: number; callId: string; name: string }
   | { type: "item_committed"; item: Item }
   | { type: "usage"; usage: UsageRecord }
-  /** One model request ended (after its items were committed), with why the model stopped. */
-  | { type: "request_end"; request: number; stopReason: StopReason }
+  /**
+   * One model request ended (after its items were committed), with why the model stopped and the
+   * model and response id the provider reported (undefined when its stream carried none).
+   */
+  | {
+      type: "request_end";
+      request: number;
+      stopReason: StopReason;
+      responseModel: string | undefined;
+      responseId: string | undefined;
+    }
   /** The final answer was cut off (`length`) or filtered (`content-filter`); `text` is what arrived. */
   | { type: "answer_truncated"; request: number; stopReason: StopReason; text: string }
   | { type: "warning"; message: string }

@@ -1,7 +1,7 @@
 import { AbortedError, CancelledError } from "../errors.js";
 import type { ToolCallItem, ToolResultItem } from "../items/item.js";
 import type { ToolOutput } from "../tools/tool.js";
-import type { ToolServer } from "../tools/tool-server.js";
+import { type ToolServer, thrownByTool } from "../tools/tool-server.js";
 import type { WorkerEvent } from "./events.js";
 import type { Interceptor } from "./interceptor.js";
 
@@ -91,12 +91,14 @@ export async function executeToolBatch(
           arguments: call.arguments,
         });
         const output = await ctx.tools.executeUncapped(call, ctx.signal);
+        const thrown = thrownByTool(output);
         ctx.emit({
           type: "tool_call_end",
           callId: call.call_id,
           name: call.name,
           summary: output.summary,
           isError: output.is_error === true,
+          ...(thrown === undefined ? {} : { error: thrown }),
         });
         return output;
       }),

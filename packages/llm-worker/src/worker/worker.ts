@@ -300,7 +300,13 @@ export class Worker {
         throw new EmptyResponseError(this.adapter.provider, stopReason);
       }
       const committed = await this.commitResponse(response, continuesPause);
-      this.emit({ type: "request_end", request: requests, stopReason });
+      this.emit({
+        type: "request_end",
+        request: requests,
+        stopReason,
+        responseModel: response.responseModel,
+        responseId: response.responseId,
+      });
       if (response.toolCalls.length === 0) {
         if (stopReason.kind === "pause") {
           // Anthropic paused a long server-tool turn: sending the conversation back as it is

@@ -38,7 +38,13 @@ export function podEventOf(event: WorkerEvent): PodEvent | undefined {
     case "tool_call_start":
       return { type: "tool_call_start", callId: event.callId, name: event.name, arguments: event.arguments };
     case "tool_call_end":
-      return { ...event };
+      return {
+        type: "tool_call_end",
+        callId: event.callId,
+        name: event.name,
+        summary: event.summary,
+        isError: event.isError,
+      };
     case "usage":
       return { type: "usage", usage: event.usage };
     case "warning":

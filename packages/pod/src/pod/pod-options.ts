@@ -1,5 +1,6 @@
 import type { Store } from "@podkit/session-store";
 import type { PodkitToolPackage } from "@podkit/tools";
+import type { PodTelemetryOptions } from "../telemetry/pod-telemetry.js";
 import type { RenderLimits } from "../template/budget.js";
 import type { WarningSink } from "../warnings.js";
 import type { ModelOverride } from "./model.js";
@@ -23,6 +24,8 @@ export interface PodOptions {
   readonly autoRun?: boolean;
   /** Render limits of the system prompt and catalog templates. */
   readonly renderLimits?: Partial<RenderLimits>;
+  /** OpenTelemetry providers and the contents opt-in; default the global providers, no contents. */
+  readonly telemetry?: PodTelemetryOptions;
 }
 
 /** Capacity of the notification queue (§4.6); the oldest is dropped beyond it. */

@@ -10,6 +10,7 @@ import type { LoadedManifest } from "@podkit/manifest";
 import { type DriftFork, SessionLog, type SessionLogOptions } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
+import { PodTelemetry, podIdentityOf, type RunSource } from "../telemetry/pod-telemetry.js";
 import { HooksFrozenError, PodBusyError, PodClosedError, PromptCancelledError } from "./errors.js";
 import { type PodEvent, type PodRunResult, type PodTrigger, podEventOf } from "./events.js";
 import { composeInterceptor, type PodHooks } from "./hooks.js";
@@ -44,6 +45,16 @@ export class Pod {
   private readonly usageRecords: UsageRecord[];
   /** Extension state by domain (restored from the log; features fold their own). */
   readonly extensions: Map<string, unknown>;
+  private readonly telemetry: PodTelemetry;
+  /** What a run's trace reads from the pod while the run goes on. */
+  private readonly traceSource: RunSource = {
+    session: () =>
+      this.log === undefined
+        ? undefined
+        : { sessionId: this.log.state.sessionId, segmentId: this.log.state.segmentId },
+    history: () => this.worker.history,
+    systemPrompt: () => this.worker.systemPrompt,
+  };
 
   private constructor(
     private readonly parts: PodParts,
@@ -71,6 +82,7 @@ export class Pod {
     this.turns = state?.turn ?? 0;
     this.usageRecords = [...(state?.usage ?? [])];
     this.extensions = new Map(state?.extensions ?? []);
+    this.telemetry = new PodTelemetry(podIdentityOf(parts.loaded, options.model), options.telemetry);
   }
 
   /**
@@ -234,11 +246,19 @@ export class Pod {
     const signals = [controller.signal, signal, this.options.signal].filter((s) => s !== undefined);
     const runSignal = AbortSignal.any(signals);
     this.controller = controller;
-    const handle = new RunHandle(async (emit) => {
+    const tracing = this.telemetry.startRun({ trigger, input, source: this.traceSource });
+    const handle = new RunHandle(async (toHandle) => {
+      const emit: Emit = (event) => {
+        tracing.onPodEvent(event);
+        toHandle(event);
+      };
       this.emit = emit;
-      const unsubscribe = this.worker.subscribe((event) => this.forward(event, emit));
+      const unsubscribe = this.worker.subscribe((event) => {
+        tracing.onWorkerEvent(event);
+        this.forward(event, emit);
+      });
       try {
-        const result = await this.execute(trigger, input, runSignal, emit);
+        const result = await tracing.within(() => this.execute(trigger, input, runSignal, emit));
         emit({ type: "run_end", result });
         return result;
       } catch (error) {

@@ -1,0 +1,1 @@
+export { type PodTelemetryOptions, TELEMETRY_SCOPE } from "./pod-telemetry.js";

@@ -1,0 +1,117 @@
+import {
+  type Attributes,
+  type Histogram,
+  type MeterProvider,
+  metrics,
+  type Tracer,
+  type TracerProvider,
+  trace,
+} from "@opentelemetry/api";
+import type { Item } from "@podkit/llm-worker";
+import type { LoadedManifest } from "@podkit/manifest";
+import type { ModelOverride } from "../pod/model.js";
+import { ATTR, DURATION_BUCKETS, METRIC, providerNameOf, TOKEN_BUCKETS } from "./gen-ai-attributes.js";
+import { RunTrace } from "./run-trace.js";
+
+/** How a pod reports to OpenTelemetry (`PodOptions.telemetry`). */
+export interface PodTelemetryOptions {
+  /** Where spans go; default the global provider (a no-op until the application registers an SDK). */
+  readonly tracerProvider?: TracerProvider;
+  /** Where the token and duration histograms go; default the global provider. */
+  readonly meterProvider?: MeterProvider;
+  /**
+   * Record prompts, completions, the system prompt, tool arguments and tool results on spans
+   * (`gen_ai.input.messages`, …). Off by default: contents may hold secrets and personal data.
+   */
+  readonly recordContents?: boolean;
+}
+
+/** The instrumentation scope of every span and metric a pod emits. */
+export const TELEMETRY_SCOPE = "@podkit/pod";
+
+/** What every span of a pod says about it: the agent, the provider and model, the endpoint. */
+export interface PodIdentity {
+  readonly agentName: string;
+  readonly providerName: string;
+  readonly requestModel: string;
+  /** Request settings and endpoint, recorded on every chat span. */
+  readonly requestAttributes: Attributes;
+}
+
+/** Where a run's trace reads the pod's live state (session ids, history, system prompt). */
+export interface RunSource {
+  session(): { sessionId: string; segmentId: string } | undefined;
+  history(): readonly Item[];
+  systemPrompt(): string | undefined;
+}
+
+/** The two GenAI histograms, created once per pod (the SDK shares instruments by name). */
+export interface GenAiInstruments {
+  tokenUsage: Histogram;
+  operationDuration: Histogram;
+}
+
+/**
+ * A pod's telemetry: one tracer and the GenAI instruments, through `@opentelemetry/api` only, so
+ * nothing is recorded unless the application registered an SDK (or passed providers).
+ */
+export class PodTelemetry {
+  private readonly tracer: Tracer;
+  private readonly instruments: GenAiInstruments;
+
+  constructor(
+    private readonly identity: PodIdentity,
+    private readonly options: PodTelemetryOptions = {},
+  ) {
+    this.tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(TELEMETRY_SCOPE);
+    const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(TELEMETRY_SCOPE);
+    this.instruments = {
+      tokenUsage: meter.createHistogram(METRIC.tokenUsage, {
+        description: "Number of input and output tokens used",
+        unit: "{token}",
+        advice: { explicitBucketBoundaries: TOKEN_BUCKETS },
+      }),
+      operationDuration: meter.createHistogram(METRIC.operationDuration, {
+        description: "GenAI operation duration",
+        unit: "s",
+        advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+      }),
+    };
+  }
+
+  /** Starts the `invoke_agent` span of one `run()`/`resume()`; the trace ends with its `run_end`. */
+  startRun(run: { trigger: string; input: string | undefined; source: RunSource }): RunTrace {
+    return new RunTrace({
+      tracer: this.tracer,
+      instruments: this.instruments,
+      identity: this.identity,
+      recordContents: this.options.recordContents === true,
+      ...run,
+    });
+  }
+}
+
+/** The pod's identity from its manifest and model override (what `Pod` passes in). */
+export function podIdentityOf(loaded: LoadedManifest, override: ModelOverride | undefined): PodIdentity {
+  const { model, worker, pod } = loaded.manifest;
+  const custom = override !== undefined && typeof override !== "string" ? override : undefined;
+  const slash = model.ref.indexOf("/");
+  const provider = custom?.provider ?? model.ref.slice(0, slash);
+  const requestModel = custom?.modelId ?? model.ref.slice(slash + 1);
+  const requestAttributes: Attributes = { [ATTR.requestMaxTokens]: worker.max_tokens };
+  if (worker.temperature !== undefined) requestAttributes[ATTR.requestTemperature] = worker.temperature;
+  if (worker.top_p !== undefined) requestAttributes[ATTR.requestTopP] = worker.top_p;
+  const baseUrl = typeof override === "string" ? override : custom === undefined ? model.base_url : undefined;
+  if (baseUrl !== undefined) Object.assign(requestAttributes, serverAttributes(baseUrl));
+  return { agentName: pod.name, providerName: providerNameOf(provider), requestModel, requestAttributes };
+}
+
+function serverAttributes(baseUrl: string): Attributes {
+  try {
+    const url = new URL(baseUrl);
+    const port = url.port === "" ? (url.protocol === "http:" ? 80 : 443) : Number(url.port);
+    return { [ATTR.serverAddress]: url.hostname, [ATTR.serverPort]: port };
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,339 @@
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
+import type { Item, UsageRecord, WorkerEvent } from "@podkit/llm-worker";
+import type { PodEvent } from "../pod/events.js";
+import { ATTR, EVENT, errorTypeOf } from "./gen-ai-attributes.js";
+import { messagesAttribute, systemInstructionsAttribute, textMessageAttribute } from "./gen-ai-messages.js";
+import type { GenAiInstruments, PodIdentity, RunSource } from "./pod-telemetry.js";
+
+/** One model request in flight: its `chat` span, across its retries and continuations. */
+interface OpenChat {
+  span: Span;
+  request: number;
+  started: number;
+  usage: UsageRecord | undefined;
+  /** Items the response committed (only collected when contents are recorded). */
+  output: Item[];
+}
+
+interface OpenTool {
+  span: Span;
+  started: number;
+}
+
+export interface RunTraceInit {
+  tracer: Tracer;
+  instruments: GenAiInstruments;
+  identity: PodIdentity;
+  recordContents: boolean;
+  trigger: string;
+  input: string | undefined;
+  source: RunSource;
+}
+
+/**
+ * The spans of one run, driven by the pod's and the worker's events: `invoke_agent <pod>` for the
+ * run, `chat <model>` per model request (retries and stream continuations are its events) and
+ * `execute_tool <name>` per tool call, both children of the run's span. Everything open when the
+ * run fails ends with the run's error.
+ */
+export class RunTrace {
+  private readonly span: Span;
+  private readonly context: Context;
+  private readonly started = performance.now();
+  private chat: OpenChat | undefined;
+  private readonly tools = new Map<string, OpenTool>();
+  private readonly totals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  private session: { sessionId: string; segmentId: string } | undefined;
+  private readonly contents: boolean;
+
+  constructor(private readonly init: RunTraceInit) {
+    const { identity, tracer } = init;
+    this.span = tracer.startSpan(`invoke_agent ${identity.agentName}`, {
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        [ATTR.operationName]: "invoke_agent",
+        [ATTR.providerName]: identity.providerName,
+        [ATTR.agentName]: identity.agentName,
+        [ATTR.requestModel]: identity.requestModel,
+        [ATTR.runTrigger]: init.trigger,
+      },
+    });
+    this.context = trace.setSpan(context.active(), this.span);
+    // Contents are built only when they will be kept: never without opt-in, never for a no-op span.
+    this.contents = init.recordContents && this.span.isRecording();
+    if (this.contents && init.input !== undefined) {
+      this.span.setAttribute(ATTR.inputMessages, textMessageAttribute("user", init.input));
+    }
+  }
+
+  /** Runs `fn` with the run's span active, so spans an application or library opens nest under it. */
+  within<T>(fn: () => T): T {
+    return context.with(this.context, fn);
+  }
+
+  onWorkerEvent(event: WorkerEvent): void {
+    switch (event.type) {
+      case "request_start":
+        // Later attempts and continuations of the same request stay in its span (as events).
+        if (this.chat?.request !== event.request) this.startChat(event.request);
+        break;
+      case "retry":
+        this.chat?.span.addEvent(EVENT.retry, {
+          [ATTR.attempt]: event.attempt,
+          [ATTR.retryDelayMs]: event.delayMs,
+          [ATTR.errorType]: errorTypeOf(event.error),
+          "exception.message": event.error.message,
+        });
+        break;
+      case "continuation":
+        this.chat?.span.addEvent(EVENT.continuation, {
+          [ATTR.continuation]: event.continuation,
+          [ATTR.errorType]: errorTypeOf(event.error),
+          "exception.message": event.error.message,
+        });
+        break;
+      case "usage":
+        if (this.chat !== undefined) this.chat.usage = event.usage;
+        this.addToTotals(event.usage);
+        break;
+      case "item_committed":
+        if (this.contents && this.chat !== undefined) this.chat.output.push(event.item);
+        break;
+      case "request_end":
+        this.endChat(event);
+        break;
+      case "tool_call_dropped":
+        this.chat?.span.addEvent(EVENT.toolCallDropped, {
+          [ATTR.toolName]: event.name,
+          [ATTR.toolCallId]: event.callId,
+        });
+        break;
+      case "answer_truncated":
+        this.span.addEvent(EVENT.answerTruncated, { [ATTR.stopReason]: event.stopReason.kind });
+        break;
+      case "tool_call_start":
+        this.startTool(event);
+        break;
+      case "tool_call_end":
+        this.endTool(event);
+        break;
+      default:
+        break;
+    }
+  }
+
+  onPodEvent(event: PodEvent): void {
+    switch (event.type) {
+      case "turn_start":
+        this.setSession(this.init.source.session());
+        if (this.contents) {
+          const prompt = this.init.source.systemPrompt();
+          if (prompt !== undefined)
+            this.span.setAttribute(ATTR.systemInstructions, systemInstructionsAttribute(prompt));
+        }
+        break;
+      case "drift_fork":
+        this.span.addEvent(EVENT.driftFork, {
+          "podkit.segment.from": event.fork.fromSegmentId,
+          "podkit.segment.to": event.fork.toSegmentId,
+        });
+        this.setSession(this.init.source.session());
+        break;
+      case "run_end":
+        if (event.error !== undefined || event.result === undefined) this.fail(event.error);
+        else this.end(event.result);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private setSession(session: { sessionId: string; segmentId: string } | undefined): void {
+    if (session === undefined) return;
+    this.session = session;
+    this.span.setAttributes(this.sessionAttributes());
+  }
+
+  private sessionAttributes(): Attributes {
+    if (this.session === undefined) return {};
+    return { [ATTR.conversationId]: this.session.sessionId, [ATTR.segmentId]: this.session.segmentId };
+  }
+
+  private startChat(request: number): void {
+    this.endChat(undefined);
+    const { identity, tracer } = this.init;
+    const span = tracer.startSpan(
+      `chat ${identity.requestModel}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          [ATTR.operationName]: "chat",
+          [ATTR.providerName]: identity.providerName,
+          [ATTR.requestModel]: identity.requestModel,
+          [ATTR.requestNumber]: request,
+          ...identity.requestAttributes,
+          ...this.sessionAttributes(),
+        },
+      },
+      this.context,
+    );
+    if (this.contents) {
+      span.setAttribute(ATTR.inputMessages, messagesAttribute(this.init.source.history()));
+    }
+    this.chat = { span, request, started: performance.now(), usage: undefined, output: [] };
+  }
+
+  /** Ends the open chat span: with the response's details, or with the run's error. */
+  private endChat(end: Extract<WorkerEvent, { type: "request_end" }> | undefined, error?: unknown): void {
+    const chat = this.chat;
+    if (chat === undefined) return;
+    this.chat = undefined;
+    const { span, usage } = chat;
+    const metric: Attributes = {
+      [ATTR.operationName]: "chat",
+      [ATTR.providerName]: this.init.identity.providerName,
+      [ATTR.requestModel]: this.init.identity.requestModel,
+    };
+    const { serverAddress, serverPort } = ATTR;
+    for (const key of [serverAddress, serverPort]) {
+      const value = this.init.identity.requestAttributes[key];
+      if (value !== undefined) metric[key] = value;
+    }
+    if (usage !== undefined) span.setAttributes(usageAttributes(usage));
+    if (end !== undefined) {
+      const finish = end.stopReason.raw ?? end.stopReason.kind;
+      span.setAttributes({ [ATTR.responseFinishReasons]: [finish], [ATTR.stopReason]: end.stopReason.kind });
+      if (end.responseModel !== undefined) {
+        span.setAttribute(ATTR.responseModel, end.responseModel);
+        metric[ATTR.responseModel] = end.responseModel;
+      }
+      if (end.responseId !== undefined) span.setAttribute(ATTR.responseId, end.responseId);
+      if (this.contents) span.setAttribute(ATTR.outputMessages, messagesAttribute(chat.output, finish));
+    } else {
+      recordError(span, error);
+      metric[ATTR.errorType] = errorTypeOf(error);
+    }
+    span.end();
+    const { tokenUsage, operationDuration } = this.init.instruments;
+    operationDuration.record((performance.now() - chat.started) / 1000, metric);
+    if (usage !== undefined) {
+      tokenUsage.record(usage.inputTokens, { ...metric, [ATTR.tokenType]: "input" });
+      tokenUsage.record(usage.outputTokens, { ...metric, [ATTR.tokenType]: "output" });
+    }
+  }
+
+  private startTool(event: Extract<WorkerEvent, { type: "tool_call_start" }>): void {
+    const span = this.init.tracer.startSpan(
+      `execute_tool ${event.name}`,
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          [ATTR.operationName]: "execute_tool",
+          [ATTR.toolName]: event.name,
+          [ATTR.toolCallId]: event.callId,
+          [ATTR.toolType]: "function",
+          ...this.sessionAttributes(),
+        },
+      },
+      this.context,
+    );
+    if (this.contents) span.setAttribute(ATTR.toolCallArguments, event.arguments);
+    this.tools.set(event.callId, { span, started: performance.now() });
+  }
+
+  private endTool(event: Extract<WorkerEvent, { type: "tool_call_end" }>): void {
+    const open = this.tools.get(event.callId);
+    if (open === undefined) return;
+    this.tools.delete(event.callId);
+    const { span } = open;
+    if (this.contents) span.setAttribute(ATTR.toolCallResult, event.summary);
+    if (event.isError) {
+      // A tool that threw carries its exception; one that returned an error result, that result.
+      span.setAttribute(ATTR.errorType, event.error === undefined ? "tool_error" : errorTypeOf(event.error));
+      if (event.error !== undefined) span.recordException(event.error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: event.summary });
+    }
+    span.end();
+  }
+
+  private addToTotals(usage: UsageRecord): void {
+    this.totals.input += usage.inputTokens;
+    this.totals.output += usage.outputTokens;
+    this.totals.cacheRead += usage.cacheReadTokens;
+    this.totals.cacheWrite += usage.cacheWriteTokens;
+  }
+
+  private end(result: Extract<PodEvent, { type: "run_end" }>["result"] & object): void {
+    this.endChat(undefined, new Error("the run ended while the request was open"));
+    const { span } = this;
+    span.setAttributes({
+      [ATTR.runStatus]: result.status,
+      [ATTR.inputTokens]: this.totals.input,
+      [ATTR.outputTokens]: this.totals.output,
+      [ATTR.cacheReadTokens]: this.totals.cacheRead,
+      [ATTR.cacheCreationTokens]: this.totals.cacheWrite,
+    });
+    const finish =
+      result.stopReason === undefined ? undefined : (result.stopReason.raw ?? result.stopReason.kind);
+    if (finish !== undefined) span.setAttribute(ATTR.responseFinishReasons, [finish]);
+    if (this.contents)
+      span.setAttribute(ATTR.outputMessages, textMessageAttribute("assistant", result.text, finish));
+    this.finish(undefined);
+  }
+
+  private fail(error: unknown): void {
+    this.endChat(undefined, error);
+    for (const { span } of this.tools.values()) {
+      recordError(span, error);
+      span.end();
+    }
+    this.tools.clear();
+    this.span.setAttributes({
+      [ATTR.inputTokens]: this.totals.input,
+      [ATTR.outputTokens]: this.totals.output,
+    });
+    recordError(this.span, error);
+    this.finish(error);
+  }
+
+  private finish(error: unknown): void {
+    this.span.end();
+    const metric: Attributes = {
+      [ATTR.operationName]: "invoke_agent",
+      [ATTR.providerName]: this.init.identity.providerName,
+      [ATTR.requestModel]: this.init.identity.requestModel,
+    };
+    if (error !== undefined) metric[ATTR.errorType] = errorTypeOf(error);
+    this.init.instruments.operationDuration.record((performance.now() - this.started) / 1000, metric);
+  }
+}
+
+function usageAttributes(usage: UsageRecord): Attributes {
+  const attributes: Attributes = {
+    [ATTR.inputTokens]: usage.inputTokens,
+    [ATTR.outputTokens]: usage.outputTokens,
+    [ATTR.cacheReadTokens]: usage.cacheReadTokens,
+    [ATTR.cacheCreationTokens]: usage.cacheWriteTokens,
+  };
+  if (usage.reasoningTokens !== undefined) attributes[ATTR.reasoningTokens] = usage.reasoningTokens;
+  return attributes;
+}
+
+/** Error status, `error.type` with the error's class, and the exception as a span event. */
+function recordError(span: Span, error: unknown): void {
+  span.setAttribute(ATTR.errorType, errorTypeOf(error));
+  if (error instanceof Error) span.recordException(error);
+  span.setStatus({
+    code: SpanStatusCode.ERROR,
+    message: error instanceof Error ? error.message : String(error),
+  });
+}
