@@ -1,0 +1,1 @@
+export { type CliTelemetry, startTelemetry } from "./start-telemetry.js";
