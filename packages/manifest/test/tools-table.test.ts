@@ -33,7 +33,9 @@ describe("[tools]", () => {
     expect(off.provenance.get("tools.confirm_writes")).toMatchObject({ layer: { kind: "builtin" } });
     const on = await load(await t.write("proj/b.toml", `${MINIMAL}[tools]\nconfirm_writes = true\n`));
     expect(on.manifest.tools.confirm_writes).toBe(true);
-    const bad = await failure(load(await t.write("proj/c.toml", `${MINIMAL}[tools]\nconfirm_writes = "yes"\n`)));
+    const bad = await failure(
+      load(await t.write("proj/c.toml", `${MINIMAL}[tools]\nconfirm_writes = "yes"\n`)),
+    );
     expect(bad.keyPath).toBe("tools.confirm_writes");
   });
 
