@@ -14,7 +14,7 @@ import { corruptLogError, entriesBeforeCorruption, readingBeforeCorruption } fro
 import { oneLine } from "../session/event-printer.js";
 import { loadPodManifest } from "../session/load-pod-manifest.js";
 import { openStore } from "../session/open-store.js";
-import { summarizeEntries, type TurnSummary, type UsageTotals } from "../session/session-summary.js";
+import { type SegmentSummaryText, summarizeEntries } from "../session/session-summary.js";
 
 async function withStore<T>(
   input: CommandInput,
@@ -75,11 +75,11 @@ export async function show(input: CommandInput, ctx: CommandContext): Promise<nu
       if (CorruptEntryError.isInstance(error)) throw await corruptLogError(error, store, sessionId);
       throw error;
     }
-    const { turns, usage } = summarizeEntries(entries);
+    const summary = summarizeEntries(entries);
     if (input.values.json === true) {
-      ctx.io.stdout.write(`${JSON.stringify({ ...overview, turns, usage }, null, 2)}\n`);
+      ctx.io.stdout.write(`${JSON.stringify({ ...overview, ...summary }, null, 2)}\n`);
     } else {
-      ctx.io.stdout.write(showText(overview, turns, usage));
+      ctx.io.stdout.write(showText(overview, summary));
     }
     return 0;
   });
@@ -130,7 +130,7 @@ async function overviewOf(store: Store<Item>, sessionId: string): Promise<Sessio
   }
 }
 
-function showText(overview: SessionOverview, turns: TurnSummary[], usage: UsageTotals): string {
+function showText(overview: SessionOverview, { carriedInputs, turns, usage }: SegmentSummaryText): string {
   const lines = [`session ${overview.sessionId}`, `head segment ${segmentLine(overview.head)}`];
   for (const branch of overview.otherBranches) lines.push(`other live branch ${segmentLine(branch)}`);
   for (const compacted of overview.compacted) {
@@ -140,6 +140,10 @@ function showText(overview: SessionOverview, turns: TurnSummary[], usage: UsageT
     lines.push(
       `compaction: the head continues ${overview.head.compactedFrom.segmentId} after turn ${overview.head.compactedFrom.atTurn}`,
     );
+  }
+  if (carriedInputs.length > 0) {
+    lines.push("", `carried over into the head segment (${carriedInputs.length} user input(s)):`);
+    for (const text of carriedInputs) lines.push(`  · "${oneLine(text, 70)}"`);
   }
   lines.push("", `turns (head segment): ${turns.length === 0 ? "none yet" : ""}`.trimEnd());
   for (const turn of turns) {

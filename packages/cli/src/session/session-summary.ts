@@ -23,11 +23,23 @@ export interface UsageTotals {
   outputTokens: number;
 }
 
-/** The turns and usage a segment's entries record. */
-export function summarizeEntries(entries: readonly Entry<Item>[]): {
+/** What a segment records: the user inputs it carried over from its source, its turns, its usage. */
+export interface SegmentSummaryText {
+  /** User messages in the `segment_start` history (a fork or compaction carried them over). */
+  carriedInputs: string[];
   turns: TurnSummary[];
   usage: UsageTotals;
-} {
+}
+
+/** The turns and usage a segment's entries record. */
+export function summarizeEntries(entries: readonly Entry<Item>[]): SegmentSummaryText {
+  const carriedInputs: string[] = [];
+  const start = entries[0];
+  if (start?.kind === "segment_start") {
+    for (const item of start.history) {
+      if (item.type === "message" && item.role === "user") carriedInputs.push(textOf(item));
+    }
+  }
   const turns: TurnSummary[] = [];
   const usage: UsageTotals = {
     requests: 0,
@@ -93,7 +105,7 @@ export function summarizeEntries(entries: readonly Entry<Item>[]): {
         break;
     }
   }
-  return { turns, usage };
+  return { carriedInputs, turns, usage };
 }
 
 function textOf(item: Item): string {
