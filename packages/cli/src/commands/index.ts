@@ -1,4 +1,5 @@
 import type { CommandSpec } from "./command.js";
+import { demo } from "./demo.js";
 import { init } from "./init.js";
 import { manifestShow } from "./manifest-show.js";
 import { promptCatalog } from "./prompt-catalog.js";
@@ -25,4 +26,5 @@ export const commands: readonly CommandSpec[] = [
   promptRender,
   promptCatalog,
   manifestShow,
+  demo,
 ];

@@ -96,9 +96,16 @@ export function textEventPrinter(out: TextSink, options: { hideReasoning?: boole
           }
           return;
         }
+        case "turn_start":
+          // A call interrupted in an earlier turn may still report its end (its process was
+          // killed late); that turn is over, and its outcome is in the log.
+          calls.clear();
+          liveCall = undefined;
+          return;
         case "tool_call_end": {
           const call = event as Extract<PodEvent, { type: "tool_call_end" }>;
-          const label = calls.get(call.callId) ?? call.name;
+          const label = calls.get(call.callId);
+          if (label === undefined) return;
           calls.delete(call.callId);
           const mark = call.isError ? style.red("✗") : style.green("✓");
           const line = `${mark} ${label} → ${oneLine(call.summary, 160)}\n`;
