@@ -21,6 +21,7 @@ export {
   UnknownPromptKeyError,
 } from "./catalog/index.js";
 export { PodkitPodError, PodUsageError } from "./errors.js";
+export type { AfterTurnJob, AfterTurnJobContext } from "./pod/after-turn-jobs.js";
 export {
   HooksFrozenError,
   PodBusyError,
