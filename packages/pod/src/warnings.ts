@@ -16,7 +16,9 @@ export type PodWarning =
         | "pod.tools"
         | "pod.session_write"
         | "pod.other_branches"
-        | "pod.after_turn_job";
+        | "pod.after_turn_job"
+        | "pod.context_section"
+        | "pod.compaction_failed";
       readonly message: string;
     };
 

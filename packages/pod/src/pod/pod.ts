@@ -12,14 +12,24 @@ import {
 import type { LoadedManifest } from "@podkit/manifest";
 import { type DriftFork, SessionLog, type SessionLogOptions, type Store } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
+import type { ContextSection, ContextSectionState } from "../context/context-section.js";
+import { ContextSections, EMPTY_CONTEXT_KEY } from "../context/context-sections.js";
+import { notesSection } from "../context/notes-section.js";
 import { PodUsageError } from "../errors.js";
 import { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
 import { type AfterTurnJob, type AfterTurnJobContext, AfterTurnScheduler } from "./after-turn-jobs.js";
 import { HooksFrozenError, PodBusyError, PodClosedError, PromptCancelledError } from "./errors.js";
-import { type PodEvent, type PodRunResult, type PodTrigger, podEventOf } from "./events.js";
+import {
+  type CompactionOutcome,
+  type PodEvent,
+  type PodRunResult,
+  type PodTrigger,
+  podEventOf,
+} from "./events.js";
 import { composeInterceptor, type PodHooks } from "./hooks.js";
 import { podModelAdapter } from "./model.js";
 import { NotificationQueue } from "./notification-queue.js";
+import { type CompactionHost, PodCompaction } from "./pod-compaction.js";
 import { NOTIFICATION_CAPACITY, type PodOptions } from "./pod-options.js";
 import { createWorker, loadParts, loadResources, type PodParts, renderSystemPrompt } from "./pod-setup.js";
 import { RunHandle } from "./run-handle.js";
@@ -54,6 +64,12 @@ export class Pod {
   private readonly listeners = new Set<(event: PodEvent) => void>();
   /** The last run finished a turn, so the after-turn jobs are due when it ends. */
   private turnFinished = false;
+  /** Open from a turn's `invoke` to its terminal entry; extension appends wait for it to close. */
+  private turnGate: Promise<void> | undefined;
+  private readonly contexts: ContextSections;
+  private readonly compaction: PodCompaction;
+  /** The signal of the run in progress (context sections load under it). */
+  private runSignal: AbortSignal | undefined;
 
   private constructor(
     private readonly parts: PodParts,
@@ -86,6 +102,12 @@ export class Pod {
       this.parts.warn({ code: "pod.after_turn_job", message });
       this.publish({ type: "warning", message });
     });
+    this.contexts = new ContextSections([notesSection, ...(options.contextSections ?? [])], (message) =>
+      this.warnAs("pod.context_section", message),
+    );
+    this.compaction = new PodCompaction(parts, options);
+    this.syncFromLog();
+    if (state !== undefined) this.worker.setPromptCacheKey(state.sessionId);
   }
 
   /**
@@ -137,6 +159,11 @@ export class Pod {
   /** The session id, once the session exists (after the first run, or restored). */
   get sessionId(): string | undefined {
     return this.log?.state.sessionId;
+  }
+
+  /** The segment the pod writes to (it changes with compaction and drift forks). */
+  get segmentId(): string | undefined {
+    return this.log?.state.segmentId;
   }
 
   /** The layered prompt catalog every code path of this pod uses. */
@@ -232,7 +259,7 @@ export class Pod {
    * updates `extensions`. Needs the session to exist (after the first run, or restored).
    */
   async appendExtension(domain: string, payload: unknown): Promise<void> {
-    while (this.busy !== undefined) await this.busy.catch(() => {});
+    while (this.turnGate !== undefined) await this.turnGate;
     const log = this.log;
     if (log === undefined) {
       throw new PodUsageError(
@@ -243,6 +270,46 @@ export class Pod {
     const written = log.append({ kind: "extension", domain, payload });
     this.extensions.set(domain, payload);
     await written;
+  }
+
+  /**
+   * Registers a context section (SPEC §4.4) after the builtin `notes` and `PodOptions.contextSections`;
+   * like hooks, only before the first run.
+   */
+  addContextSection(section: ContextSection<never>): void {
+    this.contexts.add(section as ContextSection);
+  }
+
+  /** True once three automatic compactions in a row failed: the pod goes on without compacting. */
+  get compactionDisabled(): boolean {
+    return this.compaction.disabled;
+  }
+
+  /**
+   * Compacts the session now (SPEC §4.5; `podkit compact`) into a new segment, with `[compaction]`
+   * or its defaults. Resolves `skipped` before the first run; rejects with the typed compaction
+   * error (nothing changed) on failure, and with `PodBusyError` while a run is in progress.
+   */
+  async compact(
+    options: { signal?: AbortSignal; onEvent?: (event: PodEvent) => void } = {},
+  ): Promise<CompactionOutcome> {
+    if (this.closed) throw new PodClosedError("the pod is closed", { hint: "create or restore a new pod" });
+    // A background job (memory extract) reads the segment being compacted: let it finish first.
+    await this.afterTurn.idle();
+    if (this.busy !== undefined) {
+      throw new PodBusyError("the pod is running a turn: compact when it is idle", {
+        hint: "await the running handle (or pod.whenIdle()) first",
+      });
+    }
+    const signals = [options.signal, this.options.signal].filter((s) => s !== undefined);
+    const signal = signals.length === 0 ? new AbortController().signal : AbortSignal.any(signals);
+    const work = this.compaction.compact("manual", this.host(), signal, options.onEvent ?? (() => {}));
+    this.busy = work;
+    try {
+      return await work;
+    } finally {
+      this.busy = undefined;
+    }
   }
 
   /** Starts a turn for `input`. The handle is an async iterable of events and a promise of the result. */
@@ -353,17 +420,28 @@ export class Pod {
   ): Promise<PodRunResult> {
     this.installInterceptor();
     const systemPrompt = await this.ensureSystemPromptMaterialized();
-    const log = await this.ensureSessionHead(systemPrompt);
+    let log = await this.ensureSessionHead(systemPrompt);
     await this.recorder.closeCrashedTurn(log);
-    await this.compactIfDue(signal);
+    this.runSignal = signal;
+    await this.compactIfDue(signal, emit);
+    log = this.log as SessionLog<Item>;
     if (input !== undefined) {
       for (const hook of this.hooks) {
         const decision = await hook.onPromptSubmit?.(Object.freeze({ text: input }));
         if (decision?.action === "cancel") throw new PromptCancelledError(decision.reason);
       }
     }
-    await log.append({ kind: "invoke", trigger }, { signal });
-    const usageBefore = this.usageRecords.length;
+    const closeTurnGate = this.openTurnGate();
+    try {
+      await log.append({ kind: "invoke", trigger }, { signal });
+    } catch (error) {
+      closeTurnGate();
+      throw error;
+    }
+    const usage: UsageRecord[] = [];
+    const collect = this.worker.subscribe((event) => {
+      if (event.type === "usage") usage.push(event.usage);
+    });
     emit({ type: "turn_start", turn: this.turns + 1, trigger });
     try {
       // Only a paused or yielded turn is continued as it is; after an abort, an error or a crash
@@ -372,8 +450,16 @@ export class Pod {
       if (this.worker.lastRunInterrupted && !continuing)
         await this.recorder.recordInterrupt(this.worker, this.catalog);
       this.recorder.modelOutputSinceInvoke = 0;
-      const result =
+      let result =
         input === undefined ? await this.worker.resume({ signal }) : await this.worker.run(input, { signal });
+      let requests = result.requests;
+      while (result.status === "yielded" && this.compaction.requested) {
+        // request_threshold: close the turn in this segment, compact, resume in the new one.
+        await this.compactMidTurn(signal, emit);
+        result = await this.worker.resume({ signal });
+        requests += result.requests;
+      }
+      log = this.log as SessionLog<Item>;
       const interrupted = this.worker.lastRunInterrupted;
       const completed = { kind: "run_completed", result: result.status, interrupted } as const;
       if (result.status === "finished") {
@@ -386,10 +472,10 @@ export class Pod {
         await log.append(completed);
       }
       this.resumable = result.status === "paused" || result.status === "yielded";
-      return { ...result, usage: this.usageRecords.slice(usageBefore) };
+      return { ...result, requests, usage };
     } catch (error) {
       try {
-        await this.recordFailure(log, error);
+        await this.recordFailure(this.log as SessionLog<Item>, error);
       } catch (recording) {
         // The run's own error is what the caller must see; the failed write is reported beside it.
         this.parts.warn({
@@ -398,7 +484,42 @@ export class Pod {
         });
       }
       throw error;
+    } finally {
+      collect();
+      this.runSignal = undefined;
+      closeTurnGate();
     }
+  }
+
+  private openTurnGate(): () => void {
+    let close = () => {};
+    this.turnGate = new Promise<void>((resolve) => {
+      close = () => {
+        this.turnGate = undefined;
+        resolve();
+      };
+    });
+    return close;
+  }
+
+  /**
+   * The request path's compaction: the turn yielded before a request, so it is closed with
+   * `run_completed{yielded}` in the old segment (never touched again), the history is compacted
+   * into a new segment, and the turn continues there (`invoke{resume}`). A failed compaction is
+   * reported and the turn continues in the same segment; the breaker stops the retries.
+   */
+  private async compactMidTurn(signal: AbortSignal, emit: Emit): Promise<void> {
+    this.compaction.requested = false;
+    const old = this.log as SessionLog<Item>;
+    await old.append({ kind: "run_completed", result: "yielded", interrupted: false });
+    this.resumable = true;
+    try {
+      await this.compaction.compact("request_threshold", this.host(), signal, emit);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      this.warnAs("pod.compaction_failed", `compaction failed: ${(error as Error).message}`);
+    }
+    await (this.log as SessionLog<Item>).append({ kind: "invoke", trigger: "resume" }, { signal });
   }
 
   /**
@@ -408,6 +529,8 @@ export class Pod {
   private async recordFailure(log: SessionLog<Item>, error: unknown): Promise<void> {
     const cancelled = AbortedError.isInstance(error) || CancelledError.isInstance(error);
     const inFlight = log.state.inFlight;
+    // Nothing is open (an abort during a compaction, after the old segment's turn was closed).
+    if (inFlight == null) return;
     if (
       cancelled &&
       this.recorder.modelOutputSinceInvoke === 0 &&
@@ -418,6 +541,7 @@ export class Pod {
       this.worker.setHistory([...log.state.history]);
       this.worker.setInterrupted(log.state.interrupted);
       this.usageRecords.splice(0, this.usageRecords.length, ...log.state.usage);
+      this.syncFromLog();
       return;
     }
     this.resumable = false;
@@ -430,13 +554,17 @@ export class Pod {
     this.worker.setInterceptor(
       composeInterceptor(
         {
-          pendingHistoryAppends: () => this.takeNotifications(),
-          preRequest: () => ({ action: "continue" }),
+          pendingHistoryAppends: async () => [
+            ...this.takeNotifications(),
+            ...(await this.takeContextUpdate()),
+          ],
+          preRequest: (context) => this.compaction.preRequest(context, this.host()),
         },
         [...this.hooks],
       ),
     );
     this.interceptorInstalled = true;
+    this.contexts.freeze();
   }
 
   /** §4.1: flush tools, read AGENTS.md, one clock reading, render, trailing sections — once. */
@@ -456,11 +584,74 @@ export class Pod {
       { systemPrompt, config: { ...this.worker.config } },
       Pod.logOptions(() => this),
     );
+    this.worker.setPromptCacheKey(this.log.state.sessionId);
     return this.log;
   }
 
-  /** Pre-run compaction point (§4.1 prelude step 4); compaction arrives with its own issue. */
-  private async compactIfDue(_signal: AbortSignal): Promise<void> {}
+  /** Prelude step 4: the `threshold` check before a turn; best-effort (a failure is reported, the turn runs). */
+  private async compactIfDue(signal: AbortSignal, emit: Emit): Promise<void> {
+    if (!this.compaction.dueBeforeTurn(this.host())) return;
+    // A background job (memory extract) reads the segment being compacted: let it finish first.
+    await this.afterTurn.idle();
+    try {
+      await this.compaction.compact("threshold", this.host(), signal, emit);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      this.warnAs("pod.compaction_failed", `compaction failed: ${(error as Error).message}`);
+    }
+  }
+
+  /** The context block to commit before this request, when the assembled sections changed (§4.4). */
+  private async takeContextUpdate(): Promise<Item[]> {
+    const update = await this.contexts.update(this.contextState(this.runSignal), this.catalog);
+    if (update === null) return [];
+    return [
+      this.recorder.systemMessage("context", update.body, { key: update.key }, () =>
+        this.contexts.markCommitted(update.key),
+      ),
+    ];
+  }
+
+  private contextState(signal: AbortSignal | undefined): ContextSectionState {
+    return {
+      workspace: this.parts.loaded.workspace,
+      sessionId: this.log?.state.sessionId,
+      segmentId: this.log?.state.segmentId,
+      turn: this.turns,
+      extensions: this.extensions,
+      signal: signal ?? new AbortController().signal,
+    };
+  }
+
+  /** The committed context key and prune boundary of the segment the pod continues in. */
+  private syncFromLog(): void {
+    const sources = this.log?.state.historySources ?? [];
+    const last = sources.findLast(
+      (source) => source.from === "system_item" && source.item.kind === "context",
+    );
+    const key = last?.from === "system_item" ? last.item.key : undefined;
+    this.contexts.markCommitted(typeof key === "string" ? key : EMPTY_CONTEXT_KEY);
+    this.compaction.syncFromLog(this.log);
+  }
+
+  private host(): CompactionHost {
+    return {
+      log: this.log,
+      worker: this.worker,
+      catalog: this.catalog,
+      usage: this.usageRecords,
+      turns: this.turns,
+      contexts: this.contexts,
+      contextState: (signal) => this.contextState(signal),
+      moveTo: (log, contextKey) => {
+        this.log = log;
+        this.worker.setHistory([...log.state.history]);
+        this.usageRecords.length = 0;
+        this.extensions.clear();
+        this.contexts.markCommitted(contextKey ?? EMPTY_CONTEXT_KEY);
+      },
+    };
+  }
 
   private publish(event: PodEvent): void {
     for (const listener of this.listeners) listener(event);
@@ -487,6 +678,11 @@ export class Pod {
       this.emit?.({ type: "notification", message });
       return this.recorder.systemMessage("notification", this.catalog.render("notify_wrapper", { message }));
     });
+  }
+
+  private warnAs(code: "pod.context_section" | "pod.compaction_failed", message: string): void {
+    this.parts.warn({ code, message });
+    this.emit?.({ type: "warning", message });
   }
 
   private forward(event: WorkerEvent, emit: Emit): void {
