@@ -44,8 +44,8 @@ export function bodyReferences(body: string): string[] {
 
 function codeOf(kind: RecordKind, issue: z.core.$ZodIssue): LintCode {
   const top = String(issue.path[0] ?? "");
-  if (issue.code === "unrecognized_keys") return "field";
   if (top === "sources" || top === "last_sources") return "sources";
+  if (issue.code === "unrecognized_keys") return "field";
   if (top === "created_at" || top === "updated_at")
     return issue.code === "invalid_type" && issue.input === undefined ? "field" : "timestamp";
   if (issue.code === "invalid_value" && (top === "status" || (kind === "knowledge" && top === "kind")))
@@ -138,7 +138,7 @@ export function lintRecord(file: MemoryFile): { diagnostics: LintDiagnostic[]; r
   const parsed = FRONTMATTER_SCHEMAS[kind].safeParse(raw);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
-      const field = issue.code === "unrecognized_keys" ? undefined : fieldPath(issue.path);
+      const field = fieldPath(issue.path);
       at(codeOf(kind, issue), issueMessage(issue), field === undefined || field === "" ? {} : { field });
     }
   }

@@ -18,15 +18,16 @@ export function splitRecord(text: string): SplitRecord {
   }
   const close = lines.findIndex((line, i) => i > 0 && line.trimEnd() === "---");
   if (close < 0) return { ok: false, problem: 'the frontmatter is not closed by a "---" line', line: 1 };
-  const doc = parseDocument(lines.slice(1, close).join("\n"), { prettyErrors: false, uniqueKeys: true });
+  const yamlText = lines.slice(1, close).join("\n");
+  const doc = parseDocument(yamlText, { prettyErrors: false, uniqueKeys: true });
   const error = doc.errors[0];
   if (error !== undefined) {
-    const line = error.linePos?.[0]?.line;
+    const line: number = yamlText.slice(0, error.pos[0]).split("\n").length;
     return {
       ok: false,
       problem: `the frontmatter is not valid YAML: ${error.message.split("\n")[0]}`,
       // +1 for the opening "---" line.
-      ...(line === undefined ? {} : { line: line + 1 }),
+      line: line + 1,
     };
   }
   if (doc.contents !== null && !isMap(doc.contents)) {
@@ -40,7 +41,8 @@ export function splitRecord(text: string): SplitRecord {
   const body = lines
     .slice(close + 1)
     .join("\n")
-    .replace(/^\n+/, "");
+    .replace(/^\n+/, "")
+    .replace(/\s+$/, "");
   return { ok: true, frontmatter, body };
 }
 

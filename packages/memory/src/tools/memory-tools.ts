@@ -184,7 +184,7 @@ export function memoryQueryTool(source: StoreSource): Tool {
           )
           .join("\n\n");
         return {
-          summary: `${hits.length} record${hits.length === 1 ? "" : "s"} match "${args.query}"`,
+          summary: `${hits.length} record${hits.length === 1 ? " matches" : "s match"} "${args.query}"`,
           content,
         };
       }),
@@ -206,7 +206,7 @@ export function knowledgeQueryTool(source: StoreSource): Tool {
         for (const hit of hits) await store.noteUsage("shown", "knowledge", hit.slug);
         if (hits.length === 0) return { summary: `no knowledge entry matches "${args.query}"` };
         return {
-          summary: `${hits.length} knowledge entr${hits.length === 1 ? "y" : "ies"} match "${args.query}"`,
+          summary: `${hits.length} knowledge entr${hits.length === 1 ? "y matches" : "ies match"} "${args.query}"`,
           content: JSON.stringify(hits, null, 2),
         };
       }),
