@@ -35,6 +35,7 @@ export {
   notesSection,
 } from "./context/index.js";
 export { PodkitPodError, PodUsageError } from "./errors.js";
+export type { AfterTurnJob, AfterTurnJobContext } from "./pod/after-turn-jobs.js";
 export {
   HooksFrozenError,
   PodBusyError,

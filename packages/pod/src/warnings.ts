@@ -16,6 +16,7 @@ export type PodWarning =
         | "pod.tools"
         | "pod.session_write"
         | "pod.other_branches"
+        | "pod.after_turn_job"
         | "pod.context_section"
         | "pod.compaction_failed";
       readonly message: string;

@@ -39,6 +39,14 @@ export type PodEvent =
   | { type: "warning"; message: string }
   /** Another writer changed the session's segment; this pod continues in a fork of it. */
   | { type: "drift_fork"; fork: DriftFork }
+  /** Progress of a background memory job (an after-turn job of `@podkit/memory`). */
+  | {
+      type: "memory_job";
+      job: "extract" | "consolidate";
+      status: "start" | "done" | "failed";
+      detail?: string;
+      error?: Error;
+    }
   /** The turn's final answer is in (status `finished`); `turn` is the session's turn count. */
   | { type: "turn_end"; turn: number }
   | { type: "compaction_start"; reason: CompactionReason }

@@ -2,17 +2,22 @@ import {
   AbortedError,
   CancelledError,
   type Item,
+  type ModelAdapter,
+  type Tool,
+  type ToolFactory,
   type UsageRecord,
   type Worker,
   type WorkerEvent,
 } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
-import { type DriftFork, SessionLog, type SessionLogOptions } from "@podkit/session-store";
+import { type DriftFork, SessionLog, type SessionLogOptions, type Store } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSection, ContextSectionState } from "../context/context-section.js";
 import { ContextSections, EMPTY_CONTEXT_KEY } from "../context/context-sections.js";
 import { notesSection } from "../context/notes-section.js";
+import { PodUsageError } from "../errors.js";
 import { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
+import { type AfterTurnJob, type AfterTurnJobContext, AfterTurnScheduler } from "./after-turn-jobs.js";
 import { HooksFrozenError, PodBusyError, PodClosedError, PromptCancelledError } from "./errors.js";
 import {
   type CompactionOutcome,
@@ -22,6 +27,7 @@ import {
   podEventOf,
 } from "./events.js";
 import { composeInterceptor, type PodHooks } from "./hooks.js";
+import { podModelAdapter } from "./model.js";
 import { NotificationQueue } from "./notification-queue.js";
 import { type CompactionHost, PodCompaction } from "./pod-compaction.js";
 import { NOTIFICATION_CAPACITY, type PodOptions } from "./pod-options.js";
@@ -54,6 +60,12 @@ export class Pod {
   private readonly usageRecords: UsageRecord[];
   /** Extension state by domain (restored from the log; features fold their own). */
   readonly extensions: Map<string, unknown>;
+  private readonly afterTurn: AfterTurnScheduler;
+  private readonly listeners = new Set<(event: PodEvent) => void>();
+  /** The last run finished a turn, so the after-turn jobs are due when it ends. */
+  private turnFinished = false;
+  /** Open from a turn's `invoke` to its terminal entry; extension appends wait for it to close. */
+  private turnGate: Promise<void> | undefined;
   private readonly contexts: ContextSections;
   private readonly compaction: PodCompaction;
   /** The signal of the run in progress (context sections load under it). */
@@ -85,6 +97,11 @@ export class Pod {
     this.turns = state?.turn ?? 0;
     this.usageRecords = [...(state?.usage ?? [])];
     this.extensions = new Map(state?.extensions ?? []);
+    this.afterTurn = new AfterTurnScheduler((job, error) => {
+      const message = `after-turn job "${job.name}" failed: ${error instanceof Error ? error.message : String(error)}`;
+      this.parts.warn({ code: "pod.after_turn_job", message });
+      this.publish({ type: "warning", message });
+    });
     this.contexts = new ContextSections([notesSection, ...(options.contextSections ?? [])], (message) =>
       this.warnAs("pod.context_section", message),
     );
@@ -194,6 +211,68 @@ export class Pod {
   }
 
   /**
+   * Registers background work run after each finished turn (one pass at a time, coalescing;
+   * failures become warnings). Like hooks, only before the first run.
+   */
+  addAfterTurnJob(job: AfterTurnJob): void {
+    if (this.interceptorInstalled) {
+      throw new HooksFrozenError("after-turn jobs cannot be registered after the pod's first run", {
+        hint: "register them right after Pod.fromManifest / Pod.restore",
+      });
+    }
+    this.afterTurn.add(job);
+  }
+
+  /** Adds a tool (or factory) for the main worker; only before the tool list is final (first run). */
+  registerTool(tool: Tool | ToolFactory): void {
+    this.parts.toolServer.registerTool(tool);
+  }
+
+  /** Receives every event the pod reports, those of runs and those of background jobs; returns an unsubscribe. */
+  subscribe(listener: (event: PodEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Resolves when no after-turn job is running. */
+  async whenJobsIdle(): Promise<void> {
+    await this.afterTurn.idle();
+  }
+
+  /** The loaded manifest the pod was built from. */
+  get manifest(): LoadedManifest {
+    return this.parts.loaded;
+  }
+
+  /** The model adapter of the manifest's model (with the pod's overrides), for a feature's own workers. */
+  get modelAdapter(): ModelAdapter {
+    return podModelAdapter(
+      this.parts.loaded.manifest.model,
+      this.options.model,
+      this.options.env ?? process.env,
+    );
+  }
+
+  /**
+   * Appends an `extension` entry to the session through the pod's own writer, after any turn in
+   * progress (it never lands inside a turn, so a rolled-back turn cannot take it along), and
+   * updates `extensions`. Needs the session to exist (after the first run, or restored).
+   */
+  async appendExtension(domain: string, payload: unknown): Promise<void> {
+    while (this.turnGate !== undefined) await this.turnGate;
+    const log = this.log;
+    if (log === undefined) {
+      throw new PodUsageError(
+        "appendExtension needs the session: it exists after the first run (or on a restored pod)",
+      );
+    }
+    // Synchronous from the idle check to the queued write: no run can start in between.
+    const written = log.append({ kind: "extension", domain, payload });
+    this.extensions.set(domain, payload);
+    await written;
+  }
+
+  /**
    * Registers a context section (SPEC §4.4) after the builtin `notes` and `PodOptions.contextSections`;
    * like hooks, only before the first run.
    */
@@ -215,6 +294,8 @@ export class Pod {
     options: { signal?: AbortSignal; onEvent?: (event: PodEvent) => void } = {},
   ): Promise<CompactionOutcome> {
     if (this.closed) throw new PodClosedError("the pod is closed", { hint: "create or restore a new pod" });
+    // A background job (memory extract) reads the segment being compacted: let it finish first.
+    await this.afterTurn.idle();
     if (this.busy !== undefined) {
       throw new PodBusyError("the pod is running a turn: compact when it is idle", {
         hint: "await the running handle (or pod.whenIdle()) first",
@@ -282,6 +363,7 @@ export class Pod {
     this.closed = true;
     this.interrupt("the pod was closed");
     await this.whenIdle();
+    await this.afterTurn.close();
     await this.parts.toolSet.close();
     if (this.options.store === undefined) await this.parts.store.close();
   }
@@ -297,7 +379,11 @@ export class Pod {
     const signals = [controller.signal, signal, this.options.signal].filter((s) => s !== undefined);
     const runSignal = AbortSignal.any(signals);
     this.controller = controller;
-    const handle = new RunHandle(async (emit) => {
+    const handle = new RunHandle(async (emitToHandle) => {
+      const emit: Emit = (event) => {
+        emitToHandle(event);
+        this.publish(event);
+      };
       this.emit = emit;
       const unsubscribe = this.worker.subscribe((event) => this.forward(event, emit));
       try {
@@ -313,8 +399,10 @@ export class Pod {
         this.controller = undefined;
       }
     });
+    this.turnFinished = false;
     this.busy = handle.result.finally(() => {
       this.busy = undefined;
+      if (this.turnFinished) this.afterTurn.schedule(() => this.afterTurnContext());
       if (this.options.autoRun === true && this.queue.size > 0 && !this.closed) {
         this.start("notify", undefined, undefined).result.catch(() => {});
       }
@@ -343,7 +431,13 @@ export class Pod {
         if (decision?.action === "cancel") throw new PromptCancelledError(decision.reason);
       }
     }
-    await log.append({ kind: "invoke", trigger }, { signal });
+    const closeTurnGate = this.openTurnGate();
+    try {
+      await log.append({ kind: "invoke", trigger }, { signal });
+    } catch (error) {
+      closeTurnGate();
+      throw error;
+    }
     const usage: UsageRecord[] = [];
     const collect = this.worker.subscribe((event) => {
       if (event.type === "usage") usage.push(event.usage);
@@ -373,6 +467,7 @@ export class Pod {
         // One write for both (after a crash mid-write each line still commits on its own).
         await log.appendMany([{ kind: "turn_end", turn: this.turns }, completed]);
         emit({ type: "turn_end", turn: this.turns });
+        this.turnFinished = true;
       } else {
         await log.append(completed);
       }
@@ -392,7 +487,19 @@ export class Pod {
     } finally {
       collect();
       this.runSignal = undefined;
+      closeTurnGate();
     }
+  }
+
+  private openTurnGate(): () => void {
+    let close = () => {};
+    this.turnGate = new Promise<void>((resolve) => {
+      close = () => {
+        this.turnGate = undefined;
+        resolve();
+      };
+    });
+    return close;
   }
 
   /**
@@ -484,6 +591,8 @@ export class Pod {
   /** Prelude step 4: the `threshold` check before a turn; best-effort (a failure is reported, the turn runs). */
   private async compactIfDue(signal: AbortSignal, emit: Emit): Promise<void> {
     if (!this.compaction.dueBeforeTurn(this.host())) return;
+    // A background job (memory extract) reads the segment being compacted: let it finish first.
+    await this.afterTurn.idle();
     try {
       await this.compaction.compact("threshold", this.host(), signal, emit);
     } catch (error) {
@@ -541,6 +650,26 @@ export class Pod {
         this.extensions.clear();
         this.contexts.markCommitted(contextKey ?? EMPTY_CONTEXT_KEY);
       },
+    };
+  }
+
+  private publish(event: PodEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+
+  /** The context of an after-turn pass: the head segment as it is when the pass starts. */
+  private afterTurnContext(): AfterTurnJobContext | undefined {
+    const log = this.log;
+    if (log === undefined || this.closed) return undefined;
+    const ref = { sessionId: log.state.sessionId, segmentId: log.state.segmentId };
+    const store = this.parts.store as Store<Item>;
+    return {
+      ...ref,
+      signal: this.afterTurn.signal,
+      extension: (domain) => this.extensions.get(domain),
+      readEntries: () => store.readAll(ref),
+      appendExtension: (domain, payload) => this.appendExtension(domain, payload),
+      emit: (event) => this.publish(event),
     };
   }
 
