@@ -77,7 +77,14 @@ export function createWorker(
   parts: PodParts,
   options: PodOptions,
   recorder: SessionRecorder,
-  state: { systemPrompt?: string; history?: Item[]; config?: Record<string, unknown>; interrupted?: boolean },
+  state: {
+    systemPrompt?: string;
+    history?: Item[];
+    config?: Record<string, unknown>;
+    interrupted?: boolean;
+    /** The restored log's last `llm_usage.history_len`: keeps the cache breakpoints of a restore byte-stable. */
+    previousRequestLength?: number;
+  },
 ): Worker {
   const { loaded } = parts;
   return new Worker({
@@ -90,6 +97,9 @@ export function createWorker(
     ...(state.systemPrompt === undefined ? {} : { systemPrompt: state.systemPrompt }),
     ...(state.history === undefined ? {} : { history: state.history }),
     ...(state.interrupted === undefined ? {} : { interrupted: state.interrupted }),
+    ...(state.previousRequestLength === undefined
+      ? {}
+      : { previousRequestLength: state.previousRequestLength }),
   });
 }
 
