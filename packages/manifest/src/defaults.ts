@@ -60,3 +60,9 @@ export const TOOLS_DEFAULTS = {
 /** Builtin tools that only read; on by default. The write tools join them when a write rule exists. */
 export const READ_TOOLS = ["read_file", "glob", "grep"] as const;
 export const WRITE_TOOLS = ["write_file", "edit_file"] as const;
+
+/** `[session]` defaults: the filesystem store; for PostgreSQL, the variable holding the URL. */
+export const SESSION_DEFAULTS = {
+  store: "fs",
+  url_env: "PODKIT_DATABASE_URL",
+} as const;

@@ -76,6 +76,12 @@ export interface ToolsConfig {
   options: Record<string, Record<string, unknown>>;
 }
 
+/**
+ * `[session]` after the cascade: the filesystem store (`<workspace>/.podkit/sessions`), or
+ * PostgreSQL with the name of the environment variable holding its connection URL.
+ */
+export type SessionConfig = { store: "fs" } | { store: "postgres"; url_env: string };
+
 /** The manifest after the whole cascade: defaults filled, paths absolute, scope canonical. */
 export interface ResolvedManifest {
   pod: PodConfig;
@@ -86,4 +92,5 @@ export interface ResolvedManifest {
   memory?: MemoryConfig;
   mcp: { server: McpServerConfig[] };
   tools: ToolsConfig;
+  session: SessionConfig;
 }

@@ -150,6 +150,30 @@ export const toolsLayerSchema = z.strictObject({
   options: z.record(nonEmpty, z.record(z.string(), z.unknown())).optional(),
 });
 
+/** Stores `[session] store` may name (SPEC §8). */
+export const SESSION_STORES = ["fs", "postgres"] as const;
+
+/**
+ * `[session] url_env`: the name of the variable holding the connection URL. A URL written here
+ * instead is refused without being echoed: it usually carries a password, and error messages end
+ * up in terminals and CI logs.
+ */
+const urlEnvSchema = z.string().superRefine((value, ctx) => {
+  if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) return;
+  ctx.addIssue({
+    code: "custom",
+    message: /[:/@]/.test(value)
+      ? 'holds a connection URL, which a manifest must never hold (it carries the password): put the URL in an environment variable and name that variable here, e.g. url_env = "PODKIT_DATABASE_URL"'
+      : "expected an environment variable name (letters, digits, _)",
+  });
+});
+
+/** `[session]` (SPEC §8): where sessions are stored; the URL itself only in the environment. */
+export const sessionLayerSchema = z.strictObject({
+  store: z.enum(SESSION_STORES).optional(),
+  url_env: urlEnvSchema.optional(),
+});
+
 /** One layer of the manifest: the whole §1 document with every field optional. */
 export const manifestLayerSchema = z.strictObject({
   pod: podLayerSchema.optional(),
@@ -160,6 +184,7 @@ export const manifestLayerSchema = z.strictObject({
   memory: memoryLayerSchema.optional(),
   mcp: mcpLayerSchema.optional(),
   tools: toolsLayerSchema.optional(),
+  session: sessionLayerSchema.optional(),
 });
 
 /** A validated layer. */

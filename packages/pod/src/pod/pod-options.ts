@@ -6,7 +6,10 @@ import type { WarningSink } from "../warnings.js";
 import type { ModelOverride } from "./model.js";
 
 export interface PodOptions {
-  /** Where the session is written; default `FsStore` under `<workspace>/.podkit/sessions`. */
+  /**
+   * Where the session is written; default: the store `[session]` selects (`openSessionStore`),
+   * which the pod closes with itself. A store given here is the caller's to close.
+   */
   readonly store?: Store;
   /** The one clock of the system prompt's `date`/`time`/`datetime`; default `() => new Date()`. */
   readonly clock?: () => Date;
@@ -14,7 +17,10 @@ export interface PodOptions {
   readonly toolPackages?: readonly PodkitToolPackage[];
   /** A LanguageModelV3 instance, or a base URL for the manifest's model (the provider double). */
   readonly model?: ModelOverride;
-  /** Where API keys are read (at the first request); default `process.env`. */
+  /**
+   * Where API keys are read (at the first request) and the `[session] url_env` variable (when the
+   * pod opens its store); default `process.env`.
+   */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Aborts loading, and every run of the pod. */
   readonly signal?: AbortSignal;

@@ -91,6 +91,7 @@ export class Pod {
             history: [...state.history],
             config: state.config,
             interrupted: state.interrupted,
+            previousRequestLength: state.usage.at(-1)?.historyLen,
           },
     );
     parts.toolWarnings.relay = (message) => this.emit?.({ type: "warning", message });
