@@ -83,4 +83,41 @@ describe("prompt stability over a 10-turn tool session", () => {
     expect(marked).toEqual(["system:You are a ", "user:text", "user:tool_result"]);
     expect(marked.length).toBeLessThanOrEqual(4);
   });
+
+  it("anthropic: a worker restored with previousRequestLength sends the bytes the worker that never stopped sends", async () => {
+    const script = (double: Awaited<ReturnType<typeof startDouble>>) =>
+      double.enqueue(
+        { parts: [{ type: "tool_call", id: "toolu_a", name: "echo", arguments: { text: "a" } }] },
+        { parts: [{ type: "text", text: "first" }] },
+        { parts: [{ type: "text", text: "second" }] },
+      );
+    const continuous = await startDouble("anthropic");
+    script(continuous);
+    const original = workerFor(continuous, { tools: toolServer(recordingTool("echo").tool) }).worker;
+    const usage: number[] = [];
+    original.subscribe((event) => {
+      if (event.type === "usage") usage.push(event.usage.historyLen);
+    });
+    await original.run("one");
+    await original.run("two");
+
+    // The same conversation, stopped after turn one and rebuilt from its history and usage.
+    const restoredDouble = await startDouble("anthropic");
+    script(restoredDouble);
+    const before = workerFor(restoredDouble, { tools: toolServer(recordingTool("echo").tool) }).worker;
+    await before.run("one");
+    const restore = (previousRequestLength?: number) =>
+      workerFor(restoredDouble, {
+        tools: toolServer(recordingTool("echo").tool),
+        history: before.history,
+        ...(previousRequestLength === undefined ? {} : { previousRequestLength }),
+      }).worker;
+    await restore(usage[1]).run("two");
+    expect(restoredDouble.requests.map((r) => r.rawBody)).toEqual(continuous.requests.map((r) => r.rawBody));
+
+    // Without it the first request after the restore loses the breakpoint the previous one wrote.
+    restoredDouble.enqueue({ parts: [{ type: "text", text: "second" }] });
+    await restore().run("two");
+    expect(restoredDouble.requests.at(-1)?.rawBody).not.toBe(continuous.requests.at(-1)?.rawBody);
+  });
 });

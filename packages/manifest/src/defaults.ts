@@ -52,6 +52,7 @@ export const MEMORY_PROTECTED_DIRS = [".podkit/memory", ".podkit/knowledge"] as 
 /** `[tools]` bash timeouts (ms): the per-call default and the most a call may ask for. */
 export const TOOLS_DEFAULTS = {
   bash: false,
+  confirm_writes: false,
   bash_timeout_ms: 120_000,
   bash_max_timeout_ms: 600_000,
 } as const;
@@ -59,3 +60,9 @@ export const TOOLS_DEFAULTS = {
 /** Builtin tools that only read; on by default. The write tools join them when a write rule exists. */
 export const READ_TOOLS = ["read_file", "glob", "grep"] as const;
 export const WRITE_TOOLS = ["write_file", "edit_file"] as const;
+
+/** `[session]` defaults: the filesystem store; for PostgreSQL, the variable holding the URL. */
+export const SESSION_DEFAULTS = {
+  store: "fs",
+  url_env: "PODKIT_DATABASE_URL",
+} as const;

@@ -4,6 +4,7 @@ export {
   DEFAULT_SYSTEM_PROMPT,
   MEMORY_DEFAULTS,
   READ_TOOLS,
+  SESSION_DEFAULTS,
   TOOLS_DEFAULTS,
   WRITE_TOOLS,
 } from "./defaults.js";
@@ -41,12 +42,13 @@ export type {
   ModelConfig,
   PodConfig,
   ResolvedManifest,
+  SessionConfig,
   ToolOutputConfig,
   ToolPackageRef,
   ToolsConfig,
   WorkerConfig,
 } from "./resolved-manifest.js";
-export { BUILTIN_TOOL_NAMES, REASONING_EFFORTS } from "./schema/layer-schema.js";
+export { BUILTIN_TOOL_NAMES, REASONING_EFFORTS, SESSION_STORES } from "./schema/layer-schema.js";
 export {
   type Permission,
   Scope,

@@ -65,6 +65,8 @@ export interface ToolPackageRef {
 export interface ToolsConfig {
   builtin: BuiltinToolName[];
   bash: boolean;
+  /** An interactive `podkit run` asks before each write tool call. */
+  confirm_writes: boolean;
   bash_env: string[];
   bash_timeout_ms: number;
   bash_max_timeout_ms: number;
@@ -73,6 +75,12 @@ export interface ToolsConfig {
   /** Options per package specifier (`[tools.options."<specifier>"]`). */
   options: Record<string, Record<string, unknown>>;
 }
+
+/**
+ * `[session]` after the cascade: the filesystem store (`<workspace>/.podkit/sessions`), or
+ * PostgreSQL with the name of the environment variable holding its connection URL.
+ */
+export type SessionConfig = { store: "fs" } | { store: "postgres"; url_env: string };
 
 /** The manifest after the whole cascade: defaults filled, paths absolute, scope canonical. */
 export interface ResolvedManifest {
@@ -84,4 +92,5 @@ export interface ResolvedManifest {
   memory?: MemoryConfig;
   mcp: { server: McpServerConfig[] };
   tools: ToolsConfig;
+  session: SessionConfig;
 }

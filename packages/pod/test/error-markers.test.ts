@@ -4,6 +4,10 @@ import { PromptCatalogError, PromptRenderError, UnknownPromptKeyError } from "..
 import { PodkitPodError, PodUsageError } from "../src/errors.js";
 import { HooksFrozenError, PodBusyError, PodClosedError, PromptCancelledError } from "../src/pod/errors.js";
 import {
+  SessionStorePackageMissingError,
+  SessionStoreUrlUnsetError,
+} from "../src/pod/store-selection-errors.js";
+import {
   InvalidPromptRefError,
   PromptIoError,
   PromptNotFoundError,
@@ -92,6 +96,17 @@ const CASES = [
   { kind: "hooks-frozen", make: () => new HooksFrozenError("frozen"), is: HooksFrozenError },
   { kind: "prompt-cancelled", make: () => new PromptCancelledError("no"), is: PromptCancelledError },
   { kind: "closed", make: () => new PodClosedError("closed"), is: PodClosedError },
+  {
+    kind: "session-store-url-unset",
+    make: () => new SessionStoreUrlUnsetError("unset", { variable: "V", hint: "h" }),
+    is: SessionStoreUrlUnsetError,
+  },
+  {
+    kind: "session-store-package-missing",
+    make: () =>
+      new SessionStorePackageMissingError("missing", { packageName: "p", hint: "h", cause: undefined }),
+    is: SessionStorePackageMissingError,
+  },
 ] as const;
 
 describe("every pod error class carries its own marker", () => {
@@ -136,6 +151,7 @@ describe("every pod error class carries its own marker", () => {
       "../src/catalog/errors.ts",
       "../src/system-prompt/errors.ts",
       "../src/pod/errors.ts",
+      "../src/pod/store-selection-errors.ts",
     ]) {
       const source = await readFile(new URL(file, import.meta.url), "utf8");
       expect(source, file).not.toContain("isPodErrorNamed");

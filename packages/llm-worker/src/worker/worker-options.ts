@@ -43,6 +43,13 @@ export interface WorkerOptions {
   onUsage?: (usage: UsageRecord) => void | Promise<void>;
   /** Restored interrupted flag. */
   interrupted?: boolean;
+  /**
+   * A restored worker's item count of the last request before the restore (the `history_len` of
+   * its usage record). The next request then puts its "previous request" cache breakpoint where
+   * the worker that made that request would have: the request bytes do not change across a restore
+   * and the provider's cache is read. Unset: no such breakpoint on the first request.
+   */
+  previousRequestLength?: number;
 }
 
 export interface RunOptions {

@@ -76,6 +76,7 @@ export class Worker {
     this.onHistoryAppend = options.onHistoryAppend;
     this.onUsage = options.onUsage;
     this.interrupted = options.interrupted ?? false;
+    this.previousRequestLength = options.previousRequestLength;
   }
 
   /** The system prompt string sent first on every request (undefined until set). */

@@ -5,6 +5,7 @@ import {
   COMPACTION_THRESHOLD_SHARE,
   MEMORY_DEFAULTS,
   MEMORY_PROTECTED_DIRS,
+  SESSION_DEFAULTS,
 } from "../defaults.js";
 import type { ManifestIssue } from "../errors.js";
 import { manifestError } from "../format-issue.js";
@@ -84,6 +85,7 @@ export async function finalizeManifest(
 
   const compaction = finalizeCompaction(merged, model.context_window ?? 200_000, fromBuiltin, at, issues);
   const memory = finalizeMemory(merged, fromBuiltin);
+  const session = finalizeSession(merged, fromBuiltin);
 
   const servers = merged.mcp?.server ?? [];
   servers.forEach((server, i) => {
@@ -156,6 +158,7 @@ export async function finalizeManifest(
       })),
     },
     tools,
+    session,
   };
   const scope = await Scope.fromRules(allowRules, denyRules, context.workspace);
   return { manifest, scope, toolPackages: packageRefs };
@@ -206,6 +209,19 @@ function finalizeMemory(
   const config = { ...MEMORY_DEFAULTS, ...set };
   for (const key of Object.keys(config)) if (!(key in set)) fromBuiltin(`memory.${key}`);
   return config;
+}
+
+/** `store` defaults to the filesystem; a PostgreSQL store defaults its variable name too. */
+function finalizeSession(
+  merged: ManifestLayerData,
+  fromBuiltin: (keyPath: string) => void,
+): ResolvedManifest["session"] {
+  const store = merged.session?.store ?? SESSION_DEFAULTS.store;
+  if (merged.session?.store === undefined) fromBuiltin("session.store");
+  if (store === "fs") return { store };
+  const urlEnv = merged.session?.url_env;
+  if (urlEnv === undefined) fromBuiltin("session.url_env");
+  return { store, url_env: urlEnv ?? SESSION_DEFAULTS.url_env };
 }
 
 async function canonicalRules(

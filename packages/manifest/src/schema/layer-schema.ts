@@ -139,6 +139,8 @@ export const BUILTIN_TOOL_NAMES = ["read_file", "write_file", "edit_file", "glob
 export const toolsLayerSchema = z.strictObject({
   builtin: z.array(z.enum(BUILTIN_TOOL_NAMES)).optional(),
   bash: z.boolean().optional(),
+  /** An interactive `podkit run` asks before each `write_file`/`edit_file` call (bash always asks). */
+  confirm_writes: z.boolean().optional(),
   /** Variables bash may see although their names look secret (…KEY, …TOKEN, …). */
   bash_env: z.array(envName).optional(),
   bash_timeout_ms: count.optional(),
@@ -146,6 +148,30 @@ export const toolsLayerSchema = z.strictObject({
   packages: z.array(nonEmpty).optional(),
   /** `[tools.options."<package>"]`: passed to that package as `ctx.options`. */
   options: z.record(nonEmpty, z.record(z.string(), z.unknown())).optional(),
+});
+
+/** Stores `[session] store` may name (SPEC §8). */
+export const SESSION_STORES = ["fs", "postgres"] as const;
+
+/**
+ * `[session] url_env`: the name of the variable holding the connection URL. A URL written here
+ * instead is refused without being echoed: it usually carries a password, and error messages end
+ * up in terminals and CI logs.
+ */
+const urlEnvSchema = z.string().superRefine((value, ctx) => {
+  if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) return;
+  ctx.addIssue({
+    code: "custom",
+    message: /[:/@]/.test(value)
+      ? 'holds a connection URL, which a manifest must never hold (it carries the password): put the URL in an environment variable and name that variable here, e.g. url_env = "PODKIT_DATABASE_URL"'
+      : "expected an environment variable name (letters, digits, _)",
+  });
+});
+
+/** `[session]` (SPEC §8): where sessions are stored; the URL itself only in the environment. */
+export const sessionLayerSchema = z.strictObject({
+  store: z.enum(SESSION_STORES).optional(),
+  url_env: urlEnvSchema.optional(),
 });
 
 /** One layer of the manifest: the whole §1 document with every field optional. */
@@ -158,6 +184,7 @@ export const manifestLayerSchema = z.strictObject({
   memory: memoryLayerSchema.optional(),
   mcp: mcpLayerSchema.optional(),
   tools: toolsLayerSchema.optional(),
+  session: sessionLayerSchema.optional(),
 });
 
 /** A validated layer. */

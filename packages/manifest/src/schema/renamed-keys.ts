@@ -26,5 +26,14 @@ export const RENAMED_KEYS: Readonly<Record<string, { use: string; note?: string 
   "scope.allow.access": { use: "scope.allow.permission" },
   "scope.deny.access": { use: "scope.deny.permission" },
   "compaction.retain_tokens": { use: "compaction.retained_tokens" },
+  "session.url": {
+    use: "session.url_env",
+    note: "name the environment variable that holds the connection URL; a URL (and its password) never goes into a manifest",
+  },
+  "session.database_url": {
+    use: "session.url_env",
+    note: "name the environment variable that holds the connection URL; a URL (and its password) never goes into a manifest",
+  },
+  "session.backend": { use: "session.store" },
   "mcp.servers": { use: "mcp.server", note: "write one [[mcp.server]] table per server" },
 };

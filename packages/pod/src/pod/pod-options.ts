@@ -1,12 +1,16 @@
 import type { Store } from "@podkit/session-store";
 import type { PodkitToolPackage } from "@podkit/tools";
+import type { ContextSection } from "../context/context-section.js";
 import type { PodTelemetryOptions } from "../telemetry/pod-telemetry.js";
 import type { RenderLimits } from "../template/budget.js";
 import type { WarningSink } from "../warnings.js";
 import type { ModelOverride } from "./model.js";
 
 export interface PodOptions {
-  /** Where the session is written; default `FsStore` under `<workspace>/.podkit/sessions`. */
+  /**
+   * Where the session is written; default: the store `[session]` selects (`openSessionStore`),
+   * which the pod closes with itself. A store given here is the caller's to close.
+   */
   readonly store?: Store;
   /** The one clock of the system prompt's `date`/`time`/`datetime`; default `() => new Date()`. */
   readonly clock?: () => Date;
@@ -14,7 +18,10 @@ export interface PodOptions {
   readonly toolPackages?: readonly PodkitToolPackage[];
   /** A LanguageModelV3 instance, or a base URL for the manifest's model (the provider double). */
   readonly model?: ModelOverride;
-  /** Where API keys are read (at the first request); default `process.env`. */
+  /**
+   * Where API keys are read (at the first request) and the `[session] url_env` variable (when the
+   * pod opens its store); default `process.env`.
+   */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Aborts loading, and every run of the pod. */
   readonly signal?: AbortSignal;
@@ -22,6 +29,12 @@ export interface PodOptions {
   readonly onWarning?: WarningSink;
   /** An idle pod starts a turn for a notification (trigger `notify`). */
   readonly autoRun?: boolean;
+  /**
+   * Context sections (SPEC §4.4) after the builtin `notes`, in this order; more with
+   * `pod.addContextSection` before the first run.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: a list of sections of different data types (each is checked where it is defined).
+  readonly contextSections?: readonly ContextSection<any>[];
   /** Render limits of the system prompt and catalog templates. */
   readonly renderLimits?: Partial<RenderLimits>;
   /** OpenTelemetry providers and the contents opt-in; default the global providers, no contents. */

@@ -1,6 +1,6 @@
 import { type Item, ToolServer, Worker } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
-import { FsStore, type Store, sessionsRoot } from "@podkit/session-store";
+import type { Store } from "@podkit/session-store";
 import { loadToolPackages, type ToolSet } from "@podkit/tools";
 import { loadPodResources, type PodResources } from "../resources/index.js";
 import { readAgentsMd } from "../system-prompt/agents-md.js";
@@ -10,6 +10,7 @@ import { processWarningSink, type WarningSink } from "../warnings.js";
 import { podModelAdapter } from "./model.js";
 import type { PodOptions } from "./pod-options.js";
 import type { SessionRecorder } from "./session-recorder.js";
+import { openSessionStore } from "./store-selection.js";
 
 /** What `fromManifest` and `restore` build alike, before any run. */
 export interface PodParts {
@@ -38,6 +39,10 @@ export async function loadParts(
 ): Promise<PodParts> {
   const warn = options.onWarning ?? processWarningSink;
   const toolWarnings: PodParts["toolWarnings"] = {};
+  // The store first: a missing database URL fails before any tool package (or MCP server) starts.
+  const ownStore = options.store === undefined;
+  const store = (options.store ??
+    (await openSessionStore(loaded, { env: options.env ?? process.env }))) as Store<Item>;
   const toolSet = await loadToolPackages(loaded, {
     warn: (w) => {
       const message = `${w.source}: ${w.message}`;
@@ -46,13 +51,15 @@ export async function loadParts(
     },
     ...(options.toolPackages === undefined ? {} : { extraPackages: options.toolPackages }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
+  }).catch(async (error: unknown) => {
+    if (ownStore) await store.close();
+    throw error;
   });
   const output = loaded.manifest.worker.tool_output;
   const toolServer = new ToolServer({
     outputLimits: { defaultMaxBytes: output.default_max_bytes, perTool: output.per_tool ?? {} },
   });
   toolSet.register(toolServer);
-  const store = (options.store ?? new FsStore({ root: sessionsRoot(loaded.workspace) })) as Store<Item>;
   return { loaded, resources, toolSet, toolServer, store, warn, toolWarnings };
 }
 
@@ -70,7 +77,14 @@ export function createWorker(
   parts: PodParts,
   options: PodOptions,
   recorder: SessionRecorder,
-  state: { systemPrompt?: string; history?: Item[]; config?: Record<string, unknown>; interrupted?: boolean },
+  state: {
+    systemPrompt?: string;
+    history?: Item[];
+    config?: Record<string, unknown>;
+    interrupted?: boolean;
+    /** The restored log's last `llm_usage.history_len`: keeps the cache breakpoints of a restore byte-stable. */
+    previousRequestLength?: number;
+  },
 ): Worker {
   const { loaded } = parts;
   return new Worker({
@@ -83,6 +97,9 @@ export function createWorker(
     ...(state.systemPrompt === undefined ? {} : { systemPrompt: state.systemPrompt }),
     ...(state.history === undefined ? {} : { history: state.history }),
     ...(state.interrupted === undefined ? {} : { interrupted: state.interrupted }),
+    ...(state.previousRequestLength === undefined
+      ? {}
+      : { previousRequestLength: state.previousRequestLength }),
   });
 }
 

@@ -2,19 +2,35 @@ import {
   AbortedError,
   CancelledError,
   type Item,
+  type ModelAdapter,
+  type Tool,
+  type ToolFactory,
   type UsageRecord,
   type Worker,
   type WorkerEvent,
 } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
-import { type DriftFork, SessionLog, type SessionLogOptions } from "@podkit/session-store";
+import { type DriftFork, SessionLog, type SessionLogOptions, type Store } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
+import type { ContextSection, ContextSectionState } from "../context/context-section.js";
+import { ContextSections, EMPTY_CONTEXT_KEY } from "../context/context-sections.js";
+import { notesSection } from "../context/notes-section.js";
+import { PodUsageError } from "../errors.js";
 import { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
 import { PodTelemetry, podIdentityOf, type RunSource } from "../telemetry/pod-telemetry.js";
+import { type AfterTurnJob, type AfterTurnJobContext, AfterTurnScheduler } from "./after-turn-jobs.js";
 import { HooksFrozenError, PodBusyError, PodClosedError, PromptCancelledError } from "./errors.js";
-import { type PodEvent, type PodRunResult, type PodTrigger, podEventOf } from "./events.js";
+import {
+  type CompactionOutcome,
+  type PodEvent,
+  type PodRunResult,
+  type PodTrigger,
+  podEventOf,
+} from "./events.js";
 import { composeInterceptor, type PodHooks } from "./hooks.js";
+import { podModelAdapter } from "./model.js";
 import { NotificationQueue } from "./notification-queue.js";
+import { type CompactionHost, PodCompaction } from "./pod-compaction.js";
 import { NOTIFICATION_CAPACITY, type PodOptions } from "./pod-options.js";
 import { createWorker, loadParts, loadResources, type PodParts, renderSystemPrompt } from "./pod-setup.js";
 import { RunHandle } from "./run-handle.js";
@@ -55,6 +71,16 @@ export class Pod {
     history: () => this.worker.history,
     systemPrompt: () => this.worker.systemPrompt,
   };
+  private readonly afterTurn: AfterTurnScheduler;
+  private readonly listeners = new Set<(event: PodEvent) => void>();
+  /** The last run finished a turn, so the after-turn jobs are due when it ends. */
+  private turnFinished = false;
+  /** Open from a turn's `invoke` to its terminal entry; extension appends wait for it to close. */
+  private turnGate: Promise<void> | undefined;
+  private readonly contexts: ContextSections;
+  private readonly compaction: PodCompaction;
+  /** The signal of the run in progress (context sections load under it). */
+  private runSignal: AbortSignal | undefined;
 
   private constructor(
     private readonly parts: PodParts,
@@ -76,6 +102,7 @@ export class Pod {
             history: [...state.history],
             config: state.config,
             interrupted: state.interrupted,
+            previousRequestLength: state.usage.at(-1)?.historyLen,
           },
     );
     parts.toolWarnings.relay = (message) => this.emit?.({ type: "warning", message });
@@ -83,6 +110,17 @@ export class Pod {
     this.usageRecords = [...(state?.usage ?? [])];
     this.extensions = new Map(state?.extensions ?? []);
     this.telemetry = new PodTelemetry(podIdentityOf(parts.loaded, options.model), options.telemetry);
+    this.afterTurn = new AfterTurnScheduler((job, error) => {
+      const message = `after-turn job "${job.name}" failed: ${error instanceof Error ? error.message : String(error)}`;
+      this.parts.warn({ code: "pod.after_turn_job", message });
+      this.publish({ type: "warning", message });
+    });
+    this.contexts = new ContextSections([notesSection, ...(options.contextSections ?? [])], (message) =>
+      this.warnAs("pod.context_section", message),
+    );
+    this.compaction = new PodCompaction(parts, options);
+    this.syncFromLog();
+    if (state !== undefined) this.worker.setPromptCacheKey(state.sessionId);
   }
 
   /**
@@ -136,6 +174,11 @@ export class Pod {
     return this.log?.state.sessionId;
   }
 
+  /** The segment the pod writes to (it changes with compaction and drift forks). */
+  get segmentId(): string | undefined {
+    return this.log?.state.segmentId;
+  }
+
   /** The layered prompt catalog every code path of this pod uses. */
   get catalog(): PromptCatalog {
     return this.parts.resources.catalog;
@@ -178,6 +221,108 @@ export class Pod {
       });
     }
     this.hooks.push(hooks);
+  }
+
+  /**
+   * Registers background work run after each finished turn (one pass at a time, coalescing;
+   * failures become warnings). Like hooks, only before the first run.
+   */
+  addAfterTurnJob(job: AfterTurnJob): void {
+    if (this.interceptorInstalled) {
+      throw new HooksFrozenError("after-turn jobs cannot be registered after the pod's first run", {
+        hint: "register them right after Pod.fromManifest / Pod.restore",
+      });
+    }
+    this.afterTurn.add(job);
+  }
+
+  /** Adds a tool (or factory) for the main worker; only before the tool list is final (first run). */
+  registerTool(tool: Tool | ToolFactory): void {
+    this.parts.toolServer.registerTool(tool);
+  }
+
+  /** Receives every event the pod reports, those of runs and those of background jobs; returns an unsubscribe. */
+  subscribe(listener: (event: PodEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Resolves when no after-turn job is running. */
+  async whenJobsIdle(): Promise<void> {
+    await this.afterTurn.idle();
+  }
+
+  /** The loaded manifest the pod was built from. */
+  get manifest(): LoadedManifest {
+    return this.parts.loaded;
+  }
+
+  /** The model adapter of the manifest's model (with the pod's overrides), for a feature's own workers. */
+  get modelAdapter(): ModelAdapter {
+    return podModelAdapter(
+      this.parts.loaded.manifest.model,
+      this.options.model,
+      this.options.env ?? process.env,
+    );
+  }
+
+  /**
+   * Appends an `extension` entry to the session through the pod's own writer, after any turn in
+   * progress (it never lands inside a turn, so a rolled-back turn cannot take it along), and
+   * updates `extensions`. Needs the session to exist (after the first run, or restored).
+   */
+  async appendExtension(domain: string, payload: unknown): Promise<void> {
+    while (this.turnGate !== undefined) await this.turnGate;
+    const log = this.log;
+    if (log === undefined) {
+      throw new PodUsageError(
+        "appendExtension needs the session: it exists after the first run (or on a restored pod)",
+      );
+    }
+    // Synchronous from the idle check to the queued write: no run can start in between.
+    const written = log.append({ kind: "extension", domain, payload });
+    this.extensions.set(domain, payload);
+    await written;
+  }
+
+  /**
+   * Registers a context section (SPEC §4.4) after the builtin `notes` and `PodOptions.contextSections`;
+   * like hooks, only before the first run.
+   */
+  addContextSection(section: ContextSection<never>): void {
+    this.contexts.add(section as ContextSection);
+  }
+
+  /** True once three automatic compactions in a row failed: the pod goes on without compacting. */
+  get compactionDisabled(): boolean {
+    return this.compaction.disabled;
+  }
+
+  /**
+   * Compacts the session now (SPEC §4.5; `podkit compact`) into a new segment, with `[compaction]`
+   * or its defaults. Resolves `skipped` before the first run; rejects with the typed compaction
+   * error (nothing changed) on failure, and with `PodBusyError` while a run is in progress.
+   */
+  async compact(
+    options: { signal?: AbortSignal; onEvent?: (event: PodEvent) => void } = {},
+  ): Promise<CompactionOutcome> {
+    if (this.closed) throw new PodClosedError("the pod is closed", { hint: "create or restore a new pod" });
+    // A background job (memory extract) reads the segment being compacted: let it finish first.
+    await this.afterTurn.idle();
+    if (this.busy !== undefined) {
+      throw new PodBusyError("the pod is running a turn: compact when it is idle", {
+        hint: "await the running handle (or pod.whenIdle()) first",
+      });
+    }
+    const signals = [options.signal, this.options.signal].filter((s) => s !== undefined);
+    const signal = signals.length === 0 ? new AbortController().signal : AbortSignal.any(signals);
+    const work = this.compaction.compact("manual", this.host(), signal, options.onEvent ?? (() => {}));
+    this.busy = work;
+    try {
+      return await work;
+    } finally {
+      this.busy = undefined;
+    }
   }
 
   /** Starts a turn for `input`. The handle is an async iterable of events and a promise of the result. */
@@ -231,6 +376,7 @@ export class Pod {
     this.closed = true;
     this.interrupt("the pod was closed");
     await this.whenIdle();
+    await this.afterTurn.close();
     await this.parts.toolSet.close();
     if (this.options.store === undefined) await this.parts.store.close();
   }
@@ -247,10 +393,11 @@ export class Pod {
     const runSignal = AbortSignal.any(signals);
     this.controller = controller;
     const tracing = this.telemetry.startRun({ trigger, input, source: this.traceSource });
-    const handle = new RunHandle(async (toHandle) => {
+    const handle = new RunHandle(async (emitToHandle) => {
       const emit: Emit = (event) => {
         tracing.onPodEvent(event);
-        toHandle(event);
+        emitToHandle(event);
+        this.publish(event);
       };
       this.emit = emit;
       const unsubscribe = this.worker.subscribe((event) => {
@@ -270,8 +417,10 @@ export class Pod {
         this.controller = undefined;
       }
     });
+    this.turnFinished = false;
     this.busy = handle.result.finally(() => {
       this.busy = undefined;
+      if (this.turnFinished) this.afterTurn.schedule(() => this.afterTurnContext());
       if (this.options.autoRun === true && this.queue.size > 0 && !this.closed) {
         this.start("notify", undefined, undefined).result.catch(() => {});
       }
@@ -289,17 +438,28 @@ export class Pod {
   ): Promise<PodRunResult> {
     this.installInterceptor();
     const systemPrompt = await this.ensureSystemPromptMaterialized();
-    const log = await this.ensureSessionHead(systemPrompt);
+    let log = await this.ensureSessionHead(systemPrompt);
     await this.recorder.closeCrashedTurn(log);
-    await this.compactIfDue(signal);
+    this.runSignal = signal;
+    await this.compactIfDue(signal, emit);
+    log = this.log as SessionLog<Item>;
     if (input !== undefined) {
       for (const hook of this.hooks) {
         const decision = await hook.onPromptSubmit?.(Object.freeze({ text: input }));
         if (decision?.action === "cancel") throw new PromptCancelledError(decision.reason);
       }
     }
-    await log.append({ kind: "invoke", trigger }, { signal });
-    const usageBefore = this.usageRecords.length;
+    const closeTurnGate = this.openTurnGate();
+    try {
+      await log.append({ kind: "invoke", trigger }, { signal });
+    } catch (error) {
+      closeTurnGate();
+      throw error;
+    }
+    const usage: UsageRecord[] = [];
+    const collect = this.worker.subscribe((event) => {
+      if (event.type === "usage") usage.push(event.usage);
+    });
     emit({ type: "turn_start", turn: this.turns + 1, trigger });
     try {
       // Only a paused or yielded turn is continued as it is; after an abort, an error or a crash
@@ -308,8 +468,16 @@ export class Pod {
       if (this.worker.lastRunInterrupted && !continuing)
         await this.recorder.recordInterrupt(this.worker, this.catalog);
       this.recorder.modelOutputSinceInvoke = 0;
-      const result =
+      let result =
         input === undefined ? await this.worker.resume({ signal }) : await this.worker.run(input, { signal });
+      let requests = result.requests;
+      while (result.status === "yielded" && this.compaction.requested) {
+        // request_threshold: close the turn in this segment, compact, resume in the new one.
+        await this.compactMidTurn(signal, emit);
+        result = await this.worker.resume({ signal });
+        requests += result.requests;
+      }
+      log = this.log as SessionLog<Item>;
       const interrupted = this.worker.lastRunInterrupted;
       const completed = { kind: "run_completed", result: result.status, interrupted } as const;
       if (result.status === "finished") {
@@ -317,14 +485,15 @@ export class Pod {
         // One write for both (after a crash mid-write each line still commits on its own).
         await log.appendMany([{ kind: "turn_end", turn: this.turns }, completed]);
         emit({ type: "turn_end", turn: this.turns });
+        this.turnFinished = true;
       } else {
         await log.append(completed);
       }
       this.resumable = result.status === "paused" || result.status === "yielded";
-      return { ...result, usage: this.usageRecords.slice(usageBefore) };
+      return { ...result, requests, usage };
     } catch (error) {
       try {
-        await this.recordFailure(log, error);
+        await this.recordFailure(this.log as SessionLog<Item>, error);
       } catch (recording) {
         // The run's own error is what the caller must see; the failed write is reported beside it.
         this.parts.warn({
@@ -333,7 +502,42 @@ export class Pod {
         });
       }
       throw error;
+    } finally {
+      collect();
+      this.runSignal = undefined;
+      closeTurnGate();
     }
+  }
+
+  private openTurnGate(): () => void {
+    let close = () => {};
+    this.turnGate = new Promise<void>((resolve) => {
+      close = () => {
+        this.turnGate = undefined;
+        resolve();
+      };
+    });
+    return close;
+  }
+
+  /**
+   * The request path's compaction: the turn yielded before a request, so it is closed with
+   * `run_completed{yielded}` in the old segment (never touched again), the history is compacted
+   * into a new segment, and the turn continues there (`invoke{resume}`). A failed compaction is
+   * reported and the turn continues in the same segment; the breaker stops the retries.
+   */
+  private async compactMidTurn(signal: AbortSignal, emit: Emit): Promise<void> {
+    this.compaction.requested = false;
+    const old = this.log as SessionLog<Item>;
+    await old.append({ kind: "run_completed", result: "yielded", interrupted: false });
+    this.resumable = true;
+    try {
+      await this.compaction.compact("request_threshold", this.host(), signal, emit);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      this.warnAs("pod.compaction_failed", `compaction failed: ${(error as Error).message}`);
+    }
+    await (this.log as SessionLog<Item>).append({ kind: "invoke", trigger: "resume" }, { signal });
   }
 
   /**
@@ -343,6 +547,8 @@ export class Pod {
   private async recordFailure(log: SessionLog<Item>, error: unknown): Promise<void> {
     const cancelled = AbortedError.isInstance(error) || CancelledError.isInstance(error);
     const inFlight = log.state.inFlight;
+    // Nothing is open (an abort during a compaction, after the old segment's turn was closed).
+    if (inFlight == null) return;
     if (
       cancelled &&
       this.recorder.modelOutputSinceInvoke === 0 &&
@@ -353,6 +559,7 @@ export class Pod {
       this.worker.setHistory([...log.state.history]);
       this.worker.setInterrupted(log.state.interrupted);
       this.usageRecords.splice(0, this.usageRecords.length, ...log.state.usage);
+      this.syncFromLog();
       return;
     }
     this.resumable = false;
@@ -365,13 +572,17 @@ export class Pod {
     this.worker.setInterceptor(
       composeInterceptor(
         {
-          pendingHistoryAppends: () => this.takeNotifications(),
-          preRequest: () => ({ action: "continue" }),
+          pendingHistoryAppends: async () => [
+            ...this.takeNotifications(),
+            ...(await this.takeContextUpdate()),
+          ],
+          preRequest: (context) => this.compaction.preRequest(context, this.host()),
         },
         [...this.hooks],
       ),
     );
     this.interceptorInstalled = true;
+    this.contexts.freeze();
   }
 
   /** §4.1: flush tools, read AGENTS.md, one clock reading, render, trailing sections — once. */
@@ -391,17 +602,105 @@ export class Pod {
       { systemPrompt, config: { ...this.worker.config } },
       Pod.logOptions(() => this),
     );
+    this.worker.setPromptCacheKey(this.log.state.sessionId);
     return this.log;
   }
 
-  /** Pre-run compaction point (§4.1 prelude step 4); compaction arrives with its own issue. */
-  private async compactIfDue(_signal: AbortSignal): Promise<void> {}
+  /** Prelude step 4: the `threshold` check before a turn; best-effort (a failure is reported, the turn runs). */
+  private async compactIfDue(signal: AbortSignal, emit: Emit): Promise<void> {
+    if (!this.compaction.dueBeforeTurn(this.host())) return;
+    // A background job (memory extract) reads the segment being compacted: let it finish first.
+    await this.afterTurn.idle();
+    try {
+      await this.compaction.compact("threshold", this.host(), signal, emit);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      this.warnAs("pod.compaction_failed", `compaction failed: ${(error as Error).message}`);
+    }
+  }
+
+  /** The context block to commit before this request, when the assembled sections changed (§4.4). */
+  private async takeContextUpdate(): Promise<Item[]> {
+    const update = await this.contexts.update(this.contextState(this.runSignal), this.catalog);
+    if (update === null) return [];
+    return [
+      this.recorder.systemMessage("context", update.body, { key: update.key }, () =>
+        this.contexts.markCommitted(update.key),
+      ),
+    ];
+  }
+
+  private contextState(signal: AbortSignal | undefined): ContextSectionState {
+    return {
+      workspace: this.parts.loaded.workspace,
+      sessionId: this.log?.state.sessionId,
+      segmentId: this.log?.state.segmentId,
+      turn: this.turns,
+      extensions: this.extensions,
+      signal: signal ?? new AbortController().signal,
+    };
+  }
+
+  /** The committed context key and prune boundary of the segment the pod continues in. */
+  private syncFromLog(): void {
+    const sources = this.log?.state.historySources ?? [];
+    const last = sources.findLast(
+      (source) => source.from === "system_item" && source.item.kind === "context",
+    );
+    const key = last?.from === "system_item" ? last.item.key : undefined;
+    this.contexts.markCommitted(typeof key === "string" ? key : EMPTY_CONTEXT_KEY);
+    this.compaction.syncFromLog(this.log);
+  }
+
+  private host(): CompactionHost {
+    return {
+      log: this.log,
+      worker: this.worker,
+      catalog: this.catalog,
+      usage: this.usageRecords,
+      turns: this.turns,
+      contexts: this.contexts,
+      contextState: (signal) => this.contextState(signal),
+      moveTo: (log, contextKey) => {
+        this.log = log;
+        this.worker.setHistory([...log.state.history]);
+        this.usageRecords.length = 0;
+        this.extensions.clear();
+        this.contexts.markCommitted(contextKey ?? EMPTY_CONTEXT_KEY);
+      },
+    };
+  }
+
+  private publish(event: PodEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+
+  /** The context of an after-turn pass: the head segment as it is when the pass starts. */
+  private afterTurnContext(): AfterTurnJobContext | undefined {
+    const log = this.log;
+    if (log === undefined || this.closed) return undefined;
+    const ref = { sessionId: log.state.sessionId, segmentId: log.state.segmentId };
+    const store = this.parts.store as Store<Item>;
+    return {
+      ...ref,
+      signal: this.afterTurn.signal,
+      extension: (domain) => this.extensions.get(domain),
+      readEntries: () => store.readAll(ref),
+      appendExtension: (domain, payload) => this.appendExtension(domain, payload),
+      emit: (event) => this.publish(event),
+    };
+  }
 
   private takeNotifications(): Item[] {
     return this.queue.drain().map((message) => {
       this.emit?.({ type: "notification", message });
       return this.recorder.systemMessage("notification", this.catalog.render("notify_wrapper", { message }));
     });
+  }
+
+  private warnAs(code: "pod.context_section" | "pod.compaction_failed", message: string): void {
+    this.parts.warn({ code, message });
+    this.emit?.({ type: "warning", message });
   }
 
   private forward(event: WorkerEvent, emit: Emit): void {

@@ -1,0 +1,42 @@
+import { hasMarker, PodkitPodError } from "../errors.js";
+
+const URL_UNSET_MARKER = Symbol.for("podkit.pod.error.session-store-url-unset");
+
+/**
+ * `[session] store = "postgres"`, but the environment variable that `url_env` names is unset or
+ * empty, so there is no database to open.
+ */
+export class SessionStoreUrlUnsetError extends PodkitPodError {
+  readonly [URL_UNSET_MARKER] = true;
+  override name = "SessionStoreUrlUnsetError";
+  /** The variable `[session] url_env` names. */
+  readonly variable: string;
+
+  constructor(message: string, options: { variable: string; hint: string }) {
+    super(message, { hint: options.hint });
+    this.variable = options.variable;
+  }
+
+  static override isInstance(error: unknown): error is SessionStoreUrlUnsetError {
+    return hasMarker(error, URL_UNSET_MARKER);
+  }
+}
+
+const PACKAGE_MISSING_MARKER = Symbol.for("podkit.pod.error.session-store-package-missing");
+
+/** The manifest selects a store whose package (e.g. `@podkit/store-postgres`) is not installed. */
+export class SessionStorePackageMissingError extends PodkitPodError {
+  readonly [PACKAGE_MISSING_MARKER] = true;
+  override name = "SessionStorePackageMissingError";
+  /** The npm package to install. */
+  readonly packageName: string;
+
+  constructor(message: string, options: { packageName: string; hint: string; cause: unknown }) {
+    super(message, { hint: options.hint, cause: options.cause });
+    this.packageName = options.packageName;
+  }
+
+  static override isInstance(error: unknown): error is SessionStorePackageMissingError {
+    return hasMarker(error, PACKAGE_MISSING_MARKER);
+  }
+}
