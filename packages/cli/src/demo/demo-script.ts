@@ -51,7 +51,7 @@ export const FIX: ScriptedResponse[] = [
           old_string:
             '  // TODO: reject ids that do not start with "TCK-" instead of returning NaN\n  return Number(id.slice(4));',
           new_string:
-            "  if (!/^TCK-\\d+$/.test(id)) throw new RangeError("not a ticket id: " + id);\n  return Number(id.slice(4));",
+            "  if (!/^TCK-\\d+$/.test(id)) throw new RangeError('not a ticket id: ' + id);\n  return Number(id.slice(4));",
         },
       },
     ],
