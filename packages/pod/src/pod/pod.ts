@@ -109,7 +109,11 @@ export class Pod {
     this.turns = state?.turn ?? 0;
     this.usageRecords = [...(state?.usage ?? [])];
     this.extensions = new Map(state?.extensions ?? []);
-    this.telemetry = new PodTelemetry(podIdentityOf(parts.loaded, options.model), options.telemetry);
+    this.telemetry = new PodTelemetry(
+      podIdentityOf(parts.loaded, options.model),
+      this.traceSource,
+      options.telemetry,
+    );
     this.afterTurn = new AfterTurnScheduler((job, error) => {
       const message = `after-turn job "${job.name}" failed: ${error instanceof Error ? error.message : String(error)}`;
       this.parts.warn({ code: "pod.after_turn_job", message });
@@ -316,7 +320,10 @@ export class Pod {
     }
     const signals = [options.signal, this.options.signal].filter((s) => s !== undefined);
     const signal = signals.length === 0 ? new AbortController().signal : AbortSignal.any(signals);
-    const work = this.compaction.compact("manual", this.host(), signal, options.onEvent ?? (() => {}));
+    const work = this.compaction.compact("manual", this.host(), signal, (event) => {
+      this.telemetry.onJobEvent(event);
+      options.onEvent?.(event);
+    });
     this.busy = work;
     try {
       return await work;
@@ -392,7 +399,7 @@ export class Pod {
     const signals = [controller.signal, signal, this.options.signal].filter((s) => s !== undefined);
     const runSignal = AbortSignal.any(signals);
     this.controller = controller;
-    const tracing = this.telemetry.startRun({ trigger, input, source: this.traceSource });
+    const tracing = this.telemetry.startRun({ trigger, input });
     const handle = new RunHandle(async (emitToHandle) => {
       const emit: Emit = (event) => {
         tracing.onPodEvent(event);
@@ -687,7 +694,10 @@ export class Pod {
       extension: (domain) => this.extensions.get(domain),
       readEntries: () => store.readAll(ref),
       appendExtension: (domain, payload) => this.appendExtension(domain, payload),
-      emit: (event) => this.publish(event),
+      emit: (event) => {
+        this.telemetry.onJobEvent(event);
+        this.publish(event);
+      },
     };
   }
 

@@ -41,6 +41,14 @@ export const ATTR = {
   attempt: "podkit.request.attempt",
   retryDelayMs: "podkit.retry.delay_ms",
   continuation: "podkit.request.continuation",
+  podkitOperation: "podkit.operation.name",
+  compactionReason: "podkit.compaction.reason",
+  compactionFromSegment: "podkit.compaction.from_segment_id",
+  compactionToSegment: "podkit.compaction.to_segment_id",
+  compactionTokensBefore: "podkit.compaction.tokens_before",
+  compactionTokensAfter: "podkit.compaction.tokens_after",
+  compactionDisabled: "podkit.compaction.disabled",
+  jobDetail: "podkit.job.detail",
 } as const;
 
 /** Span events podkit adds (the conventions define none for retries or stream continuations). */

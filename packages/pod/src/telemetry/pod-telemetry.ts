@@ -9,8 +9,10 @@ import {
 } from "@opentelemetry/api";
 import type { Item } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
+import type { PodEvent } from "../pod/events.js";
 import type { ModelOverride } from "../pod/model.js";
 import { ATTR, DURATION_BUCKETS, METRIC, providerNameOf, TOKEN_BUCKETS } from "./gen-ai-attributes.js";
+import { JobSpans } from "./job-spans.js";
 import { RunTrace } from "./run-trace.js";
 
 /** How a pod reports to OpenTelemetry (`PodOptions.telemetry`). */
@@ -58,9 +60,12 @@ export interface GenAiInstruments {
 export class PodTelemetry {
   private readonly tracer: Tracer;
   private readonly instruments: GenAiInstruments;
+  /** Compactions outside a run (`pod.compact()`) and memory jobs: each a trace of its own. */
+  private readonly jobs: JobSpans;
 
   constructor(
     private readonly identity: PodIdentity,
+    private readonly source: RunSource,
     private readonly options: PodTelemetryOptions = {},
   ) {
     this.tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(TELEMETRY_SCOPE);
@@ -77,11 +82,21 @@ export class PodTelemetry {
         advice: { explicitBucketBoundaries: DURATION_BUCKETS },
       }),
     };
+    this.jobs = new JobSpans(this.tracer, identity.agentName, {
+      context: () => undefined,
+      sessionAttributes: () => sessionAttributesOf(source.session()),
+    });
+  }
+
+  /** A compaction or memory job event from outside a run (inside one, the run's trace has it). */
+  onJobEvent(event: PodEvent): void {
+    this.jobs.onPodEvent(event);
   }
 
   /** Starts the `invoke_agent` span of one `run()`/`resume()`; the trace ends with its `run_end`. */
-  startRun(run: { trigger: string; input: string | undefined; source: RunSource }): RunTrace {
+  startRun(run: { trigger: string; input: string | undefined }): RunTrace {
     return new RunTrace({
+      source: this.source,
       tracer: this.tracer,
       instruments: this.instruments,
       identity: this.identity,
@@ -89,6 +104,14 @@ export class PodTelemetry {
       ...run,
     });
   }
+}
+
+/** `gen_ai.conversation.id` and `podkit.segment.id` of a session (none before it exists). */
+export function sessionAttributesOf(
+  session: { sessionId: string; segmentId: string } | undefined,
+): Attributes {
+  if (session === undefined) return {};
+  return { [ATTR.conversationId]: session.sessionId, [ATTR.segmentId]: session.segmentId };
 }
 
 /** The pod's identity from its manifest and model override (what `Pod` passes in). */

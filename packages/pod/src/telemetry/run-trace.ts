@@ -12,7 +12,13 @@ import type { Item, UsageRecord, WorkerEvent } from "@podkit/llm-worker";
 import type { PodEvent } from "../pod/events.js";
 import { ATTR, EVENT, errorTypeOf } from "./gen-ai-attributes.js";
 import { messagesAttribute, systemInstructionsAttribute, textMessageAttribute } from "./gen-ai-messages.js";
-import type { GenAiInstruments, PodIdentity, RunSource } from "./pod-telemetry.js";
+import { JobSpans } from "./job-spans.js";
+import {
+  type GenAiInstruments,
+  type PodIdentity,
+  type RunSource,
+  sessionAttributesOf,
+} from "./pod-telemetry.js";
 
 /** One model request in flight: its `chat` span, across its retries and continuations. */
 interface OpenChat {
@@ -54,6 +60,8 @@ export class RunTrace {
   private readonly totals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   private session: { sessionId: string; segmentId: string } | undefined;
   private readonly contents: boolean;
+  /** Compactions inside the run, under its span. */
+  private readonly jobs: JobSpans;
 
   constructor(private readonly init: RunTraceInit) {
     const { identity, tracer } = init;
@@ -68,6 +76,10 @@ export class RunTrace {
       },
     });
     this.context = trace.setSpan(context.active(), this.span);
+    this.jobs = new JobSpans(tracer, identity.agentName, {
+      context: () => this.context,
+      sessionAttributes: () => this.sessionAttributes(),
+    });
     // Contents are built only when they will be kept: never without opt-in, never for a no-op span.
     this.contents = init.recordContents && this.span.isRecording();
     if (this.contents && init.input !== undefined) {
@@ -148,6 +160,15 @@ export class RunTrace {
         });
         this.setSession(this.init.source.session());
         break;
+      case "compaction_start":
+      case "compaction_failed":
+        this.jobs.onPodEvent(event);
+        break;
+      case "compaction_done":
+        this.jobs.onPodEvent(event);
+        // The run continues in the compacted segment.
+        this.setSession(this.init.source.session());
+        break;
       case "run_end":
         if (event.error !== undefined || event.result === undefined) this.fail(event.error);
         else this.end(event.result);
@@ -164,8 +185,7 @@ export class RunTrace {
   }
 
   private sessionAttributes(): Attributes {
-    if (this.session === undefined) return {};
-    return { [ATTR.conversationId]: this.session.sessionId, [ATTR.segmentId]: this.session.segmentId };
+    return sessionAttributesOf(this.session);
   }
 
   private startChat(request: number): void {

@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest";
+import { compactionTable, compactResponder } from "./compaction-harness.js";
+import { text, usePodWorlds } from "./pod-harness.js";
+import { useTelemetryCapture } from "./telemetry-harness.js";
+
+const world = usePodWorlds();
+const capture = useTelemetryCapture();
+
+const ERROR = 2; // SpanStatusCode.ERROR
+
+describe("pod telemetry: compaction and memory job spans", () => {
+  it("pod.compact() is a compaction span of its own, with the segments and token estimates", async () => {
+    const otel = capture();
+    const w = await world({
+      manifestExtra: compactionTable({ threshold: 100000, request_threshold: 100000, retained_tokens: 40 }),
+      double: { measureInputTokens: true, respond: compactResponder({ summary: "what happened so far" }) },
+    });
+    const pod = await w.pod({ telemetry: otel.options });
+    w.double.enqueue(text("a"), text("b"));
+    await pod.run("one");
+    await pod.run("two");
+    const outcome = await pod.compact();
+    expect(outcome.status).toBe("compacted");
+    const compaction = otel.trees().filter((tree) => tree.name === "compaction test");
+    expect(compaction).toHaveLength(1);
+    const { fromSegmentId, toSegmentId, tokensBefore, tokensAfter } = outcome as Extract<
+      typeof outcome,
+      { status: "compacted" }
+    >;
+    expect(compaction[0]?.attributes).toEqual({
+      "podkit.operation.name": "compaction",
+      "gen_ai.agent.name": "test",
+      "gen_ai.conversation.id": pod.sessionId,
+      "podkit.segment.id": fromSegmentId,
+      "podkit.compaction.reason": "manual",
+      "podkit.compaction.from_segment_id": fromSegmentId,
+      "podkit.compaction.to_segment_id": toSegmentId,
+      "podkit.compaction.tokens_before": tokensBefore,
+      "podkit.compaction.tokens_after": tokensAfter,
+    });
+  });
+
+  it("a compaction in a run's prelude is a child of the run, which goes on in the new segment", async () => {
+    const otel = capture();
+    const w = await world({
+      manifestExtra: compactionTable({ threshold: 400, request_threshold: 100000, retained_tokens: 30 }),
+      double: { measureInputTokens: true, respond: compactResponder({ summary: "short past" }) },
+    });
+    const pod = await w.pod({ telemetry: otel.options });
+    w.double.enqueue(text("a ".repeat(200)), text("b"));
+    await pod.run("one");
+    const first = pod.segmentId;
+    await pod.run("two");
+    const second = otel.trees().at(-1);
+    expect(second?.name).toBe("invoke_agent test");
+    expect(second?.children.map((child) => child.name)).toEqual([
+      "compaction test",
+      "chat claude-sonnet-4-5",
+    ]);
+    expect(second?.children[0]?.status).toEqual({ code: 0 });
+    expect(second?.children[0]?.attributes).toMatchObject({
+      "podkit.compaction.reason": "threshold",
+      "podkit.compaction.from_segment_id": first,
+      "podkit.compaction.to_segment_id": pod.segmentId,
+    });
+    expect(second?.attributes["podkit.segment.id"]).toBe(pod.segmentId);
+    expect(second?.children[1]?.attributes["podkit.segment.id"]).toBe(pod.segmentId);
+  });
+
+  it("a failed compaction carries its error class, and the run goes on", async () => {
+    const otel = capture();
+    // The summary leaves the session over this threshold: compaction refuses, nothing changes.
+    const w = await world({
+      manifestExtra: compactionTable({ threshold: 120, request_threshold: 100000, retained_tokens: 30 }),
+      double: { measureInputTokens: true, respond: compactResponder({ summary: "short past" }) },
+    });
+    const pod = await w.pod({ telemetry: otel.options });
+    w.double.enqueue(text("a ".repeat(200)), text("b"));
+    await pod.run("one");
+    expect((await pod.run("two")).text).toBe("b");
+    const second = otel.trees().at(-1);
+    expect(second?.status.code).toBe(0);
+    const compaction = second?.children[0];
+    expect(compaction?.name).toBe("compaction test");
+    expect(compaction?.status.code).toBe(ERROR);
+    expect(compaction?.status.message).toContain("over [compaction] threshold = 120");
+    expect(compaction?.attributes["error.type"]).toBe("CompactionOverThresholdError");
+    expect(compaction?.attributes["podkit.compaction.disabled"]).toBe(false);
+    expect(compaction?.events.map((event) => event.name)).toEqual(["exception"]);
+  });
+
+  it("memory jobs after a turn are spans of their own; a failed one carries its error", async () => {
+    const otel = capture();
+    const w = await world();
+    const pod = await w.pod({ telemetry: otel.options });
+    let jobDone: () => void = () => {};
+    const finished = new Promise<void>((resolve) => {
+      jobDone = resolve;
+    });
+    // The events `@podkit/memory`'s after-turn job reports, in its order.
+    pod.addAfterTurnJob({
+      name: "memory",
+      async run(ctx) {
+        ctx.emit({ type: "memory_job", job: "extract", status: "start" });
+        ctx.emit({ type: "memory_job", job: "extract", status: "done", detail: "staged 2 items" });
+        ctx.emit({ type: "memory_job", job: "consolidate", status: "start" });
+        ctx.emit({
+          type: "memory_job",
+          job: "consolidate",
+          status: "failed",
+          error: new RangeError("the consolidation lock is in use"),
+        });
+        jobDone();
+      },
+    });
+    w.double.enqueue(text("noted"));
+    await pod.run("remember this");
+    await finished;
+    const jobs = otel.trees().filter((tree) => tree.name.startsWith("memory_"));
+    expect(jobs.map((job) => [job.name, job.attributes["podkit.job.detail"], job.status.code])).toEqual([
+      ["memory_extract test", "staged 2 items", 0],
+      ["memory_consolidate test", undefined, ERROR],
+    ]);
+    expect(jobs[1]?.attributes).toMatchObject({
+      "error.type": "RangeError",
+      "gen_ai.conversation.id": pod.sessionId,
+    });
+  });
+});
