@@ -19,13 +19,18 @@ export interface BinResult {
  */
 export function runBin(
   args: string[],
-  options: { cwd: string; env: Record<string, string> },
+  options: { cwd: string; env: Record<string, string>; timeoutMs?: number },
 ): Promise<BinResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [BIN, ...args],
-      { cwd: options.cwd, env: { PATH: process.env.PATH ?? "", ...options.env }, encoding: "utf8" },
+      {
+        cwd: options.cwd,
+        env: { PATH: process.env.PATH ?? "", ...options.env },
+        encoding: "utf8",
+        ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+      },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });

@@ -1,5 +1,5 @@
 import type { LoadedManifest } from "@podkit/manifest";
-import { Pod, type PodWarning } from "@podkit/pod";
+import { Pod, type PodTelemetryOptions, type PodWarning } from "@podkit/pod";
 import { CorruptEntryError, NotFoundError } from "@podkit/session-store";
 import type { CommandContext } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
@@ -30,6 +30,8 @@ export interface OpenPodOptions {
   sessionId?: string;
   /** Where warnings go (default: `warning: …` lines on stderr). */
   onWarning?: (warning: PodWarning) => void;
+  /** OpenTelemetry export for the pod (`startTelemetry`); none by default. */
+  telemetry?: PodTelemetryOptions;
 }
 
 /**
@@ -49,7 +51,12 @@ export async function openPod(
     if (warning.code === "agents_md.unreadable") agentsProblems.push(warning);
     else (options.onWarning ?? ((w: PodWarning) => ctx.io.stderr.write(`warning: ${w.message}\n`)))(warning);
   };
-  const podOptions = { store, env: ctx.io.env, onWarning };
+  const podOptions = {
+    store,
+    env: ctx.io.env,
+    onWarning,
+    ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
+  };
   if (options.sessionId !== undefined) {
     try {
       return opened(await Pod.restore(loaded, options.sessionId, podOptions), store);

@@ -1,12 +1,13 @@
 import type { CommandContext, CommandInput } from "../commands/command.js";
 import type { InputSource } from "../io.js";
 import { reportError } from "../report-error.js";
+import { startTelemetry } from "../telemetry/index.js";
 import { type Approval, approvalHook, parseApproval, toolsNeedingApproval } from "./approvals.js";
 import { type EventPrinter, jsonEventPrinter, textEventPrinter } from "./event-printer.js";
 import { interactiveLoop, interruptHandler, type SessionControl } from "./interactive.js";
 import { LineInput } from "./line-input.js";
 import { loadPodManifest } from "./load-pod-manifest.js";
-import { openPod } from "./open-pod.js";
+import { type OpenedPod, openPod } from "./open-pod.js";
 import { runTurn } from "./run-turn.js";
 import { styleFor } from "./style.js";
 
@@ -27,11 +28,18 @@ export async function turnCommand(
   const { io } = ctx;
   const loaded = await loadPodManifest(input, ctx);
   const json = input.values.json === true;
-  const opened = await openPod(
-    loaded,
-    ctx,
-    target.sessionId === undefined ? {} : { sessionId: target.sessionId },
-  );
+  // Only with OTEL_EXPORTER_OTLP_ENDPOINT set; shut down (bounded) after the pod is closed.
+  const telemetry = await startTelemetry(io.env);
+  let opened: OpenedPod;
+  try {
+    opened = await openPod(loaded, ctx, {
+      ...(target.sessionId === undefined ? {} : { sessionId: target.sessionId }),
+      ...(telemetry.pod === undefined ? {} : { telemetry: telemetry.pod }),
+    });
+  } catch (error) {
+    await telemetry.shutdown();
+    throw error;
+  }
   const { pod } = opened;
   const printer: EventPrinter = json
     ? jsonEventPrinter(io.stdout)
@@ -93,7 +101,11 @@ export async function turnCommand(
   } finally {
     lines?.close();
     const sessionId = pod.sessionId;
-    await opened.close();
+    try {
+      await opened.close();
+    } finally {
+      await telemetry.shutdown();
+    }
     if (json) {
       if (sessionId !== undefined) io.stdout.write(`${JSON.stringify({ type: "session", sessionId })}\n`);
     } else if (sessionId !== undefined) {
