@@ -1,4 +1,4 @@
-import { context, trace } from "@opentelemetry/api";
+import { context, metrics, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { describe, expect, it } from "vitest";
 import { caught } from "./helpers.js";
@@ -351,11 +351,10 @@ describe("pod telemetry: metrics and the global API", () => {
     ]);
   });
 
-  it("uses the globally registered SDK when no providers are given, and nests under the caller's span", async () => {
+  it("uses the global SDK when no providers are given (even one registered after the pod was built), nesting under the caller's span", async () => {
     const otel = capture();
     const contextManager = new AsyncLocalStorageContextManager().enable();
     context.setGlobalContextManager(contextManager);
-    trace.setGlobalTracerProvider(otel.tracerProvider);
     try {
       const w = await world({
         toolPackages: [
@@ -368,7 +367,10 @@ describe("pod telemetry: metrics and the global API", () => {
           }),
         ],
       });
+      // Built before the SDK is registered, as when an application sets up telemetry late.
       const pod = await w.pod();
+      trace.setGlobalTracerProvider(otel.tracerProvider);
+      metrics.setGlobalMeterProvider(otel.meterProvider);
       w.double.enqueue(
         { parts: [{ type: "tool_call", id: "toolu_l", name: "lookup", arguments: {} }] },
         text("done"),
@@ -380,8 +382,11 @@ describe("pod telemetry: metrics and the global API", () => {
       });
     } finally {
       trace.disable();
+      metrics.disable();
       context.disable();
     }
+    const tokens = await otel.histogram("gen_ai.client.token.usage");
+    expect(tokens.map((point) => point.value.count)).toEqual([2, 2]);
     const [root] = otel.trees();
     expect(root?.name).toBe("handle request");
     expect(root?.children.map((child) => child.name)).toEqual(["invoke_agent test"]);

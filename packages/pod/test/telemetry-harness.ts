@@ -30,6 +30,7 @@ export interface TelemetryCapture {
   /** Pass as `PodOptions.telemetry` (plus `recordContents` where a test opts in). */
   options: PodTelemetryOptions;
   tracerProvider: TracerProvider;
+  meterProvider: MeterProvider;
   spans(): ReadableSpan[];
   /** The finished spans as trees, children in start order. */
   trees(): SpanNode[];
@@ -67,6 +68,7 @@ export function useTelemetryCapture(): () => TelemetryCapture {
     return {
       options: { tracerProvider, meterProvider },
       tracerProvider,
+      meterProvider,
       spans,
       trees: () => treesOf(spans(), (span) => startOrder.get(span.spanContext().spanId) ?? -1),
       async histogram(name) {

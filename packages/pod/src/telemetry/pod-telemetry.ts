@@ -59,7 +59,8 @@ export interface GenAiInstruments {
  */
 export class PodTelemetry {
   private readonly tracer: Tracer;
-  private readonly instruments: GenAiInstruments;
+  /** The instruments and the meter provider they came from. */
+  private metered: { provider: MeterProvider; instruments: GenAiInstruments } | undefined;
   /** Compactions outside a run (`pod.compact()`) and memory jobs: each a trace of its own. */
   private readonly jobs: JobSpans;
 
@@ -68,9 +69,23 @@ export class PodTelemetry {
     private readonly source: RunSource,
     private readonly options: PodTelemetryOptions = {},
   ) {
+    // The global tracer provider is a proxy: an SDK registered after the pod was built still gets its spans.
     this.tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(TELEMETRY_SCOPE);
-    const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(TELEMETRY_SCOPE);
-    this.instruments = {
+    this.jobs = new JobSpans(this.tracer, identity.agentName, {
+      context: () => undefined,
+      sessionAttributes: () => sessionAttributesOf(source.session()),
+    });
+  }
+
+  /**
+   * The GenAI histograms. The global meter provider is no proxy, so it is looked up again at each
+   * run: a pod built before the application registered its SDK still reports to it.
+   */
+  private instruments(): GenAiInstruments {
+    const provider = this.options.meterProvider ?? metrics.getMeterProvider();
+    if (this.metered?.provider === provider) return this.metered.instruments;
+    const meter = provider.getMeter(TELEMETRY_SCOPE);
+    const instruments = {
       tokenUsage: meter.createHistogram(METRIC.tokenUsage, {
         description: "Number of input and output tokens used",
         unit: "{token}",
@@ -82,10 +97,8 @@ export class PodTelemetry {
         advice: { explicitBucketBoundaries: DURATION_BUCKETS },
       }),
     };
-    this.jobs = new JobSpans(this.tracer, identity.agentName, {
-      context: () => undefined,
-      sessionAttributes: () => sessionAttributesOf(source.session()),
-    });
+    this.metered = { provider, instruments };
+    return instruments;
   }
 
   /** A compaction or memory job event from outside a run (inside one, the run's trace has it). */
@@ -98,7 +111,7 @@ export class PodTelemetry {
     return new RunTrace({
       source: this.source,
       tracer: this.tracer,
-      instruments: this.instruments,
+      instruments: this.instruments(),
       identity: this.identity,
       recordContents: this.options.recordContents === true,
       ...run,
