@@ -277,10 +277,13 @@ export class RunTrace {
     const { span } = open;
     if (this.contents) span.setAttribute(ATTR.toolCallResult, event.summary);
     if (event.isError) {
-      // A tool that threw carries its exception; one that returned an error result, that result.
+      // A tool that threw carries its exception. An error result is tool output (it may quote
+      // files or command output), so its text is the status message only when contents are on.
       span.setAttribute(ATTR.errorType, event.error === undefined ? "tool_error" : errorTypeOf(event.error));
       if (event.error !== undefined) span.recordException(event.error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: event.summary });
+      const message =
+        event.error?.message ?? (this.contents ? event.summary : "the tool returned an error result");
+      span.setStatus({ code: SpanStatusCode.ERROR, message });
     }
     span.end();
   }
