@@ -46,6 +46,7 @@ export function textEventPrinter(out: TextSink, options: { hideReasoning?: boole
   const calls = new Map<string, string>();
   let liveCall: string | undefined;
   let progress: Progress | undefined;
+  let memoryProgress: Progress | undefined;
 
   const write = (text: string) => {
     if (text === "") return;
@@ -147,6 +148,23 @@ export function textEventPrinter(out: TextSink, options: { hideReasoning?: boole
             `${error}${event.disabled === true ? " (compaction is now off for this session)" : ""}`,
           );
           progress = undefined;
+          return;
+        }
+        case "memory_job": {
+          const job = event as Extract<PodEvent, { type: "memory_job" }>;
+          const label = job.job === "extract" ? "extracting memory" : "consolidating memory";
+          if (job.status === "start") {
+            endLine();
+            memoryProgress = startProgress(out, label);
+          } else if (job.status === "done") {
+            memoryProgress?.done(job.detail ?? "done");
+            memoryProgress = undefined;
+          } else {
+            (memoryProgress ?? startProgress(out, label)).failed(
+              job.error?.message ?? job.detail ?? "failed",
+            );
+            memoryProgress = undefined;
+          }
           return;
         }
         case "turn_end":

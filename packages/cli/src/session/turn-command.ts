@@ -52,6 +52,9 @@ export async function turnCommand(
       ...(terminal ? { ask: (question) => askApproval(openLines(), printer, question) } : {}),
     }),
   );
+  const unsubscribeJobs = pod.subscribe((event) => {
+    if (event.type === "memory_job") printer.print(event);
+  });
   let code = 0;
   try {
     if (target.prompt !== undefined) {
@@ -93,7 +96,10 @@ export async function turnCommand(
   } finally {
     lines?.close();
     const sessionId = pod.sessionId;
+    // A memory job started after the last turn finishes before the process ends.
+    await pod.whenJobsIdle();
     await opened.close();
+    unsubscribeJobs();
     if (json) {
       if (sessionId !== undefined) io.stdout.write(`${JSON.stringify({ type: "session", sessionId })}\n`);
     } else if (sessionId !== undefined) {
