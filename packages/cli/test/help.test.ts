@@ -43,11 +43,11 @@ describe("help", () => {
     expect(commands.map((c) => c.path.join(" ")).sort()).toEqual([...spec6].sort());
     for (const command of commands) {
       expect(out.stdout).toMatch(
-        new RegExp(`^ {2}${command.path.join(" ")} +${escape(command.summary)}$`, "m"),
+        new RegExp(`^ {2}${command.path.join(" ")} +${escapeRegExp(command.summary)}$`, "m"),
       );
     }
     for (const [code, meaning] of EXIT_CODES)
-      expect(out.stdout).toMatch(new RegExp(`^ {2}${code} +${escape(meaning)}$`, "m"));
+      expect(out.stdout).toMatch(new RegExp(`^ {2}${code} +${escapeRegExp(meaning)}$`, "m"));
     expect(optionLines(out.stdout).every((line) => /^ {2}-\S.* {2,}\S/.test(line))).toBe(true);
   });
 
@@ -64,6 +64,6 @@ describe("help", () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
