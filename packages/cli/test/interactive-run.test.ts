@@ -173,5 +173,11 @@ describe("podkit run with a prompt", () => {
 /** True once a `sleep 29.713` started by the CLI's bash tool is running. */
 async function bashRunning(): Promise<boolean> {
   const { execFile } = await import("node:child_process");
-  return new Promise((resolve) => execFile("pgrep", ["-f", "sleep 29.713"], (error) => resolve(error === null)));
+  return new Promise((resolve) =>
+    execFile("pgrep", ["-f", "sleep 29.713"], (error) => {
+      // Without pgrep, give the tool a moment to start instead.
+      if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") setTimeout(() => resolve(true), 500);
+      else resolve(error === null);
+    }),
+  );
 }
