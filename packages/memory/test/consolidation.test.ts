@@ -139,6 +139,28 @@ describe("consolidation (SPEC §5)", () => {
     expect(existsSync(memoryPaths(w.workspace).lockFile)).toBe(false);
   });
 
+  it("gives decisions and requests in full up to the input budget, newest first, and lists the rest by slug", async () => {
+    const decisionAt = (day: string, body: string) =>
+      record(
+        `created_at: 2026-04-01T10:00:00Z\nupdated_at: 2026-04-${day}T10:00:00Z\nstatus: open\nsources: []`,
+        body,
+      );
+    const w = await world({
+      files: {
+        [`project/${STAGING}/a.json`]: stagingEntry("a", "s1"),
+        "project/.podkit/memory/decisions/old-one.md": decisionAt("01", `OLD ${"o".repeat(300)}`),
+        "project/.podkit/memory/decisions/new-one.md": decisionAt("09", `NEW ${"n".repeat(300)}`),
+      },
+    });
+    w.double.enqueue(say("done"));
+    await runMemoryConsolidation({ ...w.job(), force: true, fullTextBudget: 500 });
+    const input = w.double.requests[0]?.body.messages[0].content[0].text as string;
+    expect(input).toContain(`### new-one\n\n---`);
+    expect(input).not.toContain("### old-one");
+    expect(input).toContain("1 more not shown in full (over the input budget); read them with memory_read");
+    expect(input).toContain(`- old-one: OLD ooo`);
+  });
+
   it("commits the memory trees with the reasons when git_commit is on", async () => {
     const w = await world({
       files: { [`project/${STAGING}/a.json`]: stagingEntry("a", "s1"), "project/README.md": "x\n" },
