@@ -112,35 +112,60 @@ describe("memory in a pod (SPEC §5, use by pods)", () => {
     expect(await stagingFiles(w.workspace)).toEqual([]);
   });
 
-  it("the memory context section appears once after the summary changes, not on every turn", async () => {
-    const w = await world("[memory]\nextract_threshold = 1000000");
+  it("the memory context section appears once after consolidation changes the summary, not on every turn", async () => {
+    const w = await world("[memory]\nextract_threshold = 1\nconsolidation_threshold_files = 1");
     const pod = await w.pod();
     attachMemory(pod, { clock });
-    const store = await MemoryStore.open(w.workspace, { clock });
     const summaryBlocks = async () =>
       (await w.entries(pod)).filter(
         (e) => e.kind === "system_item" && e.item.kind === "context" && e.item.body.includes("## Memory"),
       );
+    const empty = { decisions: [], discussions: [], attempts: [], requests: [] };
+    const summary = record("", "The team uses pnpm workspaces.");
 
-    w.double.enqueue(say("one"), say("two"), say("three"), say("four"));
+    // Turn one: extract, then the background consolidation writes the summary.
+    w.double.enqueue(
+      say("one"),
+      callTool("write_extracted", EXTRACTED),
+      say("ok"),
+      callTool("memory_write", {
+        kind: "summary",
+        slug: "summary",
+        content: summary,
+        reason: "first summary",
+      }),
+      say("done"),
+    );
     await turn(pod, "turn one");
-    expect(await summaryBlocks()).toHaveLength(0); // no summary yet: the section is not loaded
+    expect(jobEvents(w.events)).toEqual([
+      "extract:start",
+      "extract:done",
+      "consolidate:start",
+      "consolidate:done",
+    ]);
+    expect(await summaryBlocks()).toHaveLength(0); // turn one ran before the summary existed
 
-    await store.write("summary", "summary", record("", "The team uses pnpm workspaces."), "first summary");
-    await turn(pod, "turn two");
-    await turn(pod, "turn three");
+    // Turns two and three: nothing new to stage; the summary enters the conversation once.
+    for (const input of ["turn two", "turn three"]) {
+      w.double.enqueue(say(input), callTool("write_extracted", empty), say("ok"));
+      await turn(pod, input);
+    }
     const blocks = await summaryBlocks();
     expect(blocks).toHaveLength(1);
-    expect(blocks[0]?.kind === "system_item" && blocks[0].item.body).toContain(
+    const block = blocks[0];
+    expect(block?.kind === "system_item" && block.item.body).toContain(
       pod.catalog.render("resident_memory_section", { summary: "The team uses pnpm workspaces." }).trim(),
     );
+    const third = JSON.stringify(w.double.requests.at(-3)?.body.messages);
+    expect(third).toContain("turn three");
+    expect(third.split("The team uses pnpm workspaces.").length - 1).toBe(1);
 
+    // A changed summary is committed again, once.
+    const store = await MemoryStore.open(w.workspace, { clock });
     await store.edit("summary", "summary", "pnpm workspaces", "pnpm workspaces and changesets", "rewrite");
+    w.double.enqueue(say("four"), callTool("write_extracted", empty), say("ok"));
     await turn(pod, "turn four");
     expect(await summaryBlocks()).toHaveLength(2);
-    // What the model saw on turn three still had the block exactly once.
-    const third = JSON.stringify(w.double.requests[2]?.body.messages);
-    expect(third.split("The team uses pnpm workspaces.").length - 1).toBe(1);
   });
 
   it("[memory] tools = true gives the main worker memory_query and memory_read, reading current memory", async () => {

@@ -17,7 +17,12 @@ import { ContextSections, EMPTY_CONTEXT_KEY } from "../context/context-sections.
 import { notesSection } from "../context/notes-section.js";
 import { PodUsageError } from "../errors.js";
 import { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
-import { type AfterTurnJob, type AfterTurnJobContext, AfterTurnScheduler } from "./after-turn-jobs.js";
+import {
+  type AfterTurnJob,
+  type AfterTurnJobContext,
+  AfterTurnScheduler,
+  TurnGate,
+} from "./after-turn-jobs.js";
 import { HooksFrozenError, PodBusyError, PodClosedError, PromptCancelledError } from "./errors.js";
 import {
   type CompactionOutcome,
@@ -64,8 +69,7 @@ export class Pod {
   private readonly listeners = new Set<(event: PodEvent) => void>();
   /** The last run finished a turn, so the after-turn jobs are due when it ends. */
   private turnFinished = false;
-  /** Open from a turn's `invoke` to its terminal entry; extension appends wait for it to close. */
-  private turnGate: Promise<void> | undefined;
+  private readonly turnGate = new TurnGate();
   private readonly contexts: ContextSections;
   private readonly compaction: PodCompaction;
   /** The signal of the run in progress (context sections load under it). */
@@ -259,7 +263,7 @@ export class Pod {
    * updates `extensions`. Needs the session to exist (after the first run, or restored).
    */
   async appendExtension(domain: string, payload: unknown): Promise<void> {
-    while (this.turnGate !== undefined) await this.turnGate;
+    await this.turnGate.passed();
     const log = this.log;
     if (log === undefined) {
       throw new PodUsageError(
@@ -431,7 +435,7 @@ export class Pod {
         if (decision?.action === "cancel") throw new PromptCancelledError(decision.reason);
       }
     }
-    const closeTurnGate = this.openTurnGate();
+    const closeTurnGate = this.turnGate.open();
     try {
       await log.append({ kind: "invoke", trigger }, { signal });
     } catch (error) {
@@ -489,17 +493,6 @@ export class Pod {
       this.runSignal = undefined;
       closeTurnGate();
     }
-  }
-
-  private openTurnGate(): () => void {
-    let close = () => {};
-    this.turnGate = new Promise<void>((resolve) => {
-      close = () => {
-        this.turnGate = undefined;
-        resolve();
-      };
-    });
-    return close;
   }
 
   /**
