@@ -34,6 +34,8 @@ export interface RunMemoryConsolidationOptions extends MemoryJobOptions {
 export type MemoryConsolidationResult =
   | { status: "below_threshold"; files: number; bytes: number }
   | { status: "lock_in_use"; holder: LockInfo }
+  /** Every staging file due was unreadable or invalid; they are left in place for a person to look at. */
+  | { status: "invalid_staging"; invalidStaging: { file: string; problem: string }[] }
   | {
       status: "consolidated";
       runId: string;
@@ -78,6 +80,7 @@ export async function runMemoryConsolidation(
   const { lock } = attempt;
   try {
     const { entries, invalid } = await readStaging(staging);
+    if (entries.length === 0) return { status: "invalid_staging", invalidStaging: invalid };
     const runId = uuidv7();
     const candidates = knowledgeCandidates(entries);
     const store = await MemoryStore.open(options.workspace, {
