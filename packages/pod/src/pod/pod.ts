@@ -190,7 +190,7 @@ export class Pod {
    * Registers a context section (SPEC §4.4) after the builtin `notes` and `PodOptions.contextSections`;
    * like hooks, only before the first run.
    */
-  addContextSection(section: ContextSection<never>): void {
+  addContextSection<T>(section: ContextSection<T>): void {
     this.context.sections.add(section as ContextSection);
   }
 
