@@ -84,6 +84,12 @@ export async function consolidate(input: CommandInput, ctx: CommandContext): Pro
       throw new PodkitCliError(`another consolidation is running (pid ${result.holder.pid})`, {
         hint: "wait for it to finish; a lock left by a dead process is taken over automatically",
       });
+    } else if (result.status === "invalid_staging") {
+      const first = result.invalidStaging[0];
+      throw new PodkitCliError(
+        `no staging file could be read (${result.invalidStaging.length}); the first: ${first?.file ?? "?"}: ${first?.problem ?? "?"}`,
+        { hint: "the files are left in place: fix or delete them, then run podkit memory consolidate again" },
+      );
     } else {
       progress?.done(`${result.changes.length} change(s) from ${result.consumed.length} staging file(s)`);
       for (const change of result.changes) {
