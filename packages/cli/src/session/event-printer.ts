@@ -92,7 +92,8 @@ export function textEventPrinter(out: TextSink, options: { hideReasoning?: boole
           calls.set(call.callId, label);
           endLine();
           if (tty) {
-            write(style.dim(`⋯ ${label}`));
+            // Kept to one row, so that clearing the line removes all of it.
+            write(style.dim(oneLine(`⋯ ${label}`, (out.columns ?? 80) - 1)));
             liveCall = call.callId;
           }
           return;
