@@ -113,6 +113,7 @@ const CASES = [
       new SessionStorePackageMissingError("missing", { packageName: "p", hint: "h", cause: undefined }),
     is: SessionStorePackageMissingError,
   },
+  {
     kind: "compact-summary-missing",
     make: () => new CompactSummaryMissingError(2),
     is: CompactSummaryMissingError,
