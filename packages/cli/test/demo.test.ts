@@ -55,7 +55,18 @@ describe("podkit demo", () => {
     expect(demo.stdout).toContain("✓ bash(node --test test/");
     expect(demo.stdout).toContain("byte-identical to the first request's: yes");
     const sessionId = /podkit session show (\S+)/.exec(demo.stdout)?.[1] as string;
-    expect(everyInvokeClosed(await sessionEntries(workspace, sessionId))).toBe(true);
+    const entries = await sessionEntries(workspace, sessionId);
+    expect(everyInvokeClosed(entries)).toBe(true);
+    // Two segments: the compacted one and the head that continues it.
+    expect(
+      entries.filter((e) => e.kind === "segment_start").map((e) => e.compacted_from !== undefined),
+    ).toEqual([false, true]);
+    expect(
+      await readFile(join(workspace, ".podkit", "memory", "decisions", "ticket-id-validation.md"), "utf8"),
+    ).toContain("RangeError");
+    expect(await readFile(join(workspace, ".podkit", "memory", "summary.md"), "utf8")).toContain(
+      "#ticket-id-validation",
+    );
 
     const shown = await runBin(["session", "show", sessionId], {
       cwd: workspace,
@@ -65,6 +76,8 @@ describe("podkit demo", () => {
     expect(shown.stdout).toContain(`session ${sessionId}`);
     expect(shown.stdout).toContain('"Fix that TODO, add a test, and run the tests." → finished');
     expect(shown.stdout).toContain("✓ bash: exit code 0");
+    expect(shown.stdout).toMatch(/compacted segment \(→ \S+\)/);
+    expect(shown.stdout).toContain('5. "Remind me what we did today." → finished');
 
     double.enqueue({ parts: [{ type: "text", text: "Continuing the demo session." }] });
     const resumed = await runBin(

@@ -1,4 +1,7 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import { join } from "node:path";
 import { type ProviderDouble, startProviderDouble } from "@podkit/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BIN, runBin } from "./run-bin.js";
@@ -98,4 +101,83 @@ describe("podkit run in a terminal", () => {
     // The resumed request carried the whole conversation, including the first turn.
     expect(JSON.stringify(double.requests.at(-1)?.body.messages)).toContain("say something long");
   });
+
+  it("a denied approval reaches the model as a denial; Ctrl-C twice at the prompt exits", async () => {
+    const ws = await doubleWorkspace(double.baseUrl);
+    root = ws.root;
+    double.enqueue(
+      { parts: [{ type: "tool_call", name: "bash", arguments: { command: "touch should-not-exist" } }] },
+      { parts: [{ type: "text", text: "Understood, I will not run it." }] },
+    );
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: ws.home,
+      ANTHROPIC_API_KEY: "test-key",
+      TERM: "xterm-256color",
+    };
+    screen = new PtyScreen(process.execPath, [BIN, "run"], { cwd: ws.workspace, env });
+    await screen.waitFor("›");
+    screen.type("make a file\r");
+    await screen.waitFor("Allow bash(touch should-not-exist)?");
+    screen.type("maybe\r");
+    // Not an answer: asked again.
+    await screen.waitFor(/Allow bash\(touch should-not-exist\)\?[^\n]*maybe\n.*Allow bash/s);
+    screen.type("n\r");
+    await screen.waitFor("✗ bash(touch should-not-exist) → denied: the user denied this bash call");
+    await screen.waitFor("Understood, I will not run it.");
+    const denial = double.requests[1]?.body.messages.at(-1).content[0];
+    expect(denial).toMatchObject({ type: "tool_result", is_error: true });
+    screen.type("\u0003");
+    await screen.waitFor("(Ctrl-C again or Ctrl-D to exit)");
+    screen.type("\u0003");
+    await screen.waitFor("continue it with: podkit resume");
+    expect(await screen.exited).toBe(0);
+    expect(existsSync(join(ws.workspace, "should-not-exist"))).toBe(false);
+  });
 });
+
+describe("podkit run with a prompt", () => {
+  it("SIGINT interrupts the turn: exit 130, the invoke is closed, and resume continues the session", async () => {
+    const ws = await doubleWorkspace(double.baseUrl);
+    root = ws.root;
+    double.enqueue({ parts: [{ type: "tool_call", name: "bash", arguments: { command: "sleep 29.713" } }] });
+    const child = spawn(process.execPath, [BIN, "run", "wait", "--yes"], {
+      cwd: ws.workspace,
+      env: { PATH: process.env.PATH ?? "", HOME: ws.home, ANTHROPIC_API_KEY: "test-key" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    while (double.requests.length < 1 || !(await bashRunning())) await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGINT");
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(code).toBe(130);
+    const sessionId = /podkit resume (\S+)/.exec(stderr)?.[1] as string;
+    expect(everyInvokeClosed(await sessionEntries(ws.workspace, sessionId))).toBe(true);
+    expect(stdout).not.toContain("✓ bash");
+    double.enqueue({ parts: [{ type: "text", text: "The wait was interrupted." }] });
+    const resumed = await runBin(["resume", sessionId, "what happened?"], {
+      cwd: ws.workspace,
+      env: { HOME: ws.home, ANTHROPIC_API_KEY: "test-key" },
+    });
+    expect(resumed.stdout).toBe("The wait was interrupted.\n");
+    // The interrupted call was closed with the synthetic result before the new input.
+    expect(JSON.stringify(double.requests.at(-1)?.body.messages)).toContain(
+      "Interrupted: the user stopped the turn",
+    );
+  });
+});
+
+/** True once a `sleep 29.713` started by the CLI's bash tool is running. */
+async function bashRunning(): Promise<boolean> {
+  const { execFile } = await import("node:child_process");
+  return new Promise((resolve) =>
+    execFile("pgrep", ["-f", "sleep 29.713"], (error) => {
+      // Without pgrep, give the tool a moment to start instead.
+      if ((error as NodeJS.ErrnoException | null)?.code === "ENOENT") setTimeout(() => resolve(true), 500);
+      else resolve(error === null);
+    }),
+  );
+}

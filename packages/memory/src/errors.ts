@@ -81,29 +81,6 @@ export class MemoryEditError extends MemoryError {
   }
 }
 
-const LOCK_MARKER = Symbol.for("podkit.memory.error.lock-in-use");
-
-/** Another live process holds the consolidation lock (`.consolidation.lock`). */
-export class ConsolidationLockError extends MemoryError {
-  readonly [LOCK_MARKER] = true;
-  readonly lockFile: string;
-  readonly holderPid: number;
-
-  constructor(lockFile: string, holderPid: number) {
-    super(
-      `${lockFile}: another consolidation is running (pid ${holderPid}); wait for it to finish. ` +
-        "If no such process exists the lock is stale and the next run takes it over.",
-    );
-    this.name = "ConsolidationLockError";
-    this.lockFile = lockFile;
-    this.holderPid = holderPid;
-  }
-
-  static override isInstance(value: unknown): value is ConsolidationLockError {
-    return hasMarker(value, LOCK_MARKER);
-  }
-}
-
 const WORKER_MARKER = Symbol.for("podkit.memory.error.worker-failed");
 
 /**

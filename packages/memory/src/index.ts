@@ -14,7 +14,6 @@ export {
   runMemoryConsolidation,
 } from "./consolidate/run-consolidation.js";
 export {
-  ConsolidationLockError,
   MemoryEditError,
   MemoryError,
   MemoryLintError,

@@ -1,3 +1,4 @@
+import { AbortedError } from "@podkit/llm-worker";
 import { describe, expect, it } from "vitest";
 import { PodBusyError } from "../src/index.js";
 import type { PodEvent } from "../src/pod/events.js";
@@ -6,10 +7,12 @@ import {
   compactRequests,
   compactResponder,
   eventsOf,
+  isCompactRequest,
+  lookupTools,
   mainRequests,
   ofType,
 } from "./compaction-harness.js";
-import { readAllSegments, systemOf, text, usePodWorlds } from "./pod-harness.js";
+import { readAllSegments, systemOf, text, toolCall, usePodWorlds } from "./pod-harness.js";
 
 const world = usePodWorlds();
 
@@ -141,5 +144,53 @@ describe("pod.compact() and restore (SPEC §4.5, §4.6)", () => {
     expect(history).toContain("README.md: project overview");
     expect(history).toContain("the plan is being followed");
     expect(history).not.toContain("the first question");
+  });
+
+  it("an interrupt during a mid-turn compaction leaves the old segment closed and unchanged; resume() finishes the turn", async () => {
+    const answer = compactResponder({ summary: "after the interrupt" });
+    const holder: { pod?: { interrupt(): void } } = {};
+    let stalled = false;
+    const w = await world({
+      manifestExtra: compactionTable({ threshold: 700, request_threshold: 700, retained_tokens: 100 }),
+      toolPackages: [lookupTools(400)],
+      double: {
+        measureInputTokens: true,
+        respond: (request) => {
+          if (!isCompactRequest(request) || stalled) return answer(request);
+          stalled = true;
+          // The compaction worker's request is in flight and stalls: interrupt the run now.
+          setImmediate(() => holder.pod?.interrupt());
+          return {
+            parts: [{ type: "text", text: "." }],
+            fault: { kind: "stall", afterEvents: 0, ms: 60_000 },
+          };
+        },
+      },
+    });
+    const pod = await w.pod();
+    holder.pod = pod;
+    let interruptedIn: number | undefined;
+    for (let turn = 1; turn <= 10 && interruptedIn === undefined; turn++) {
+      w.double.enqueue(toolCall("lookup", { q: `item ${turn}` }), text(`answer ${turn}`));
+      const handle = pod.run(`look up item ${turn}`);
+      try {
+        await handle;
+      } catch (error) {
+        expect(AbortedError.isInstance(error)).toBe(true);
+        interruptedIn = turn;
+      }
+    }
+    expect(interruptedIn).toBeDefined();
+    const before = await readAllSegments(w.workspace);
+    expect(before.size).toBe(1);
+    const old = [...before.values()][0] ?? [];
+    expect(old.at(-1)).toMatchObject({ kind: "run_completed", result: "yielded" });
+    expect(pod.compactionDisabled).toBe(false);
+    const resumed = await pod.resume();
+    expect(resumed.status).toBe("finished");
+    expect(resumed.text).toBe(`answer ${interruptedIn}`);
+    const after = await readAllSegments(w.workspace);
+    expect(after.size).toBe(2);
+    expect(after.get([...before.keys()][0] as string)).toEqual(old);
   });
 });

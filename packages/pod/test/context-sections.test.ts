@@ -50,7 +50,7 @@ describe("context sections (SPEC §4.4, seed 003)", () => {
     const entries = await sessionEntries(w.workspace);
     const blocks = contextItems(entries);
     expect(blocks).toHaveLength(1);
-    expect((blocks[0]?.item as { body: string }).body).toBe(
+    expect((blocks[0]?.item as { body: string } | undefined)?.body).toBe(
       pod.catalog.render("context_update_section", {
         sections: [{ id: "notes", text: "Remember: the release is on Friday." }],
       }),

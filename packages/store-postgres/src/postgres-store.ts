@@ -212,7 +212,20 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     return this.readSegment(ref);
   }
 
+  readBatches(ref: SegmentRef): AsyncIterable<readonly Entry<TItem>[]> {
+    return this.readSegmentBatch(ref);
+  }
+
   private async *readSegment(ref: SegmentRef): AsyncGenerator<Entry<TItem>> {
+    yield* await this.decodeSegment(ref);
+  }
+
+  private async *readSegmentBatch(ref: SegmentRef): AsyncGenerator<Entry<TItem>[]> {
+    // One result set, decoded into one array: restore pays one await, not one per entry.
+    yield await this.decodeSegment(ref);
+  }
+
+  private async decodeSegment(ref: SegmentRef): Promise<Entry<TItem>[]> {
     assertSafeId(ref.segmentId, "segment");
     const where = this.where(ref);
     const rows = await this.run("reading a segment", where, async (pool) => {
@@ -225,7 +238,9 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
       return result.rows;
     });
     if (rows.length === 0) throw new NotFoundError({ what: "segment", id: ref.segmentId, where });
-    for (const [index, [seq, body]] of rows.entries()) {
+    const entries: Entry<TItem>[] = new Array(rows.length);
+    for (let index = 0; index < rows.length; index++) {
+      const [seq, body] = rows[index] as [number, string];
       if (seq !== index) {
         throw new CorruptEntryError({
           file: where,
@@ -233,8 +248,9 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
           reason: `entry ${index} is missing (found seq ${seq})`,
         });
       }
-      yield this.codec.decode(body, where, index + 1);
+      entries[index] = this.codec.decode(body, where, index + 1);
     }
+    return entries;
   }
 
   async describeSegment(ref: SegmentRef): Promise<SegmentSummary<TItem>> {

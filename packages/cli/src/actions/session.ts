@@ -1,20 +1,19 @@
 import type { Item } from "@podkit/llm-worker";
 import {
-  CorruptEntryError,
   describeSession,
   NotFoundError,
-  type SegmentInfo,
   SessionLog,
   type SessionOverview,
   type Store,
 } from "@podkit/session-store";
 import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
-import { corruptLogError, entriesBeforeCorruption, readingBeforeCorruption } from "../session/corrupt-log.js";
+import { entriesBeforeCorruption, readingBeforeCorruption } from "../session/corrupt-log.js";
 import { oneLine } from "../session/event-printer.js";
 import { loadPodManifest } from "../session/load-pod-manifest.js";
 import { openStore } from "../session/open-store.js";
-import { type SegmentSummaryText, summarizeEntries } from "../session/session-summary.js";
+import { readSessionLine, sessionShowText } from "../session/session-show.js";
+import { summarizeEntries } from "../session/session-summary.js";
 
 async function withStore<T>(
   input: CommandInput,
@@ -67,19 +66,11 @@ export async function show(input: CommandInput, ctx: CommandContext): Promise<nu
   const sessionId = input.positionals[0] as string;
   return withStore(input, ctx, async (store) => {
     const overview = await overviewOf(store, sessionId);
-    const ref = { sessionId, segmentId: overview.head.segmentId };
-    const entries = [];
-    try {
-      for await (const entry of store.readAll(ref)) entries.push(entry);
-    } catch (error) {
-      if (CorruptEntryError.isInstance(error)) throw await corruptLogError(error, store, sessionId);
-      throw error;
-    }
-    const summary = summarizeEntries(entries);
+    const segments = await readSessionLine(store, overview);
     if (input.values.json === true) {
-      ctx.io.stdout.write(`${JSON.stringify({ ...overview, ...summary }, null, 2)}\n`);
+      ctx.io.stdout.write(`${JSON.stringify({ ...overview, segments }, null, 2)}\n`);
     } else {
-      ctx.io.stdout.write(showText(overview, summary));
+      ctx.io.stdout.write(sessionShowText(overview, segments));
     }
     return 0;
   });
@@ -128,43 +119,4 @@ async function overviewOf(store: Store<Item>, sessionId: string): Promise<Sessio
     }
     throw error;
   }
-}
-
-function showText(overview: SessionOverview, { carriedInputs, turns, usage }: SegmentSummaryText): string {
-  const lines = [`session ${overview.sessionId}`, `head segment ${segmentLine(overview.head)}`];
-  for (const branch of overview.otherBranches) lines.push(`other live branch ${segmentLine(branch)}`);
-  for (const compacted of overview.compacted) {
-    lines.push(`compacted segment ${compacted.segmentId} → ${compacted.compactedInto ?? "?"}`);
-  }
-  if (overview.head.compactedFrom !== null) {
-    lines.push(
-      `compaction: the head continues ${overview.head.compactedFrom.segmentId} after turn ${overview.head.compactedFrom.atTurn}`,
-    );
-  }
-  if (carriedInputs.length > 0) {
-    lines.push("", `carried over into the head segment (${carriedInputs.length} user input(s)):`);
-    for (const text of carriedInputs) lines.push(`  · "${oneLine(text, 70)}"`);
-  }
-  lines.push("", `turns (head segment): ${turns.length === 0 ? "none yet" : ""}`.trimEnd());
-  for (const turn of turns) {
-    const label = turn.turn === null ? "  -" : `  ${turn.turn}`;
-    const what = turn.input !== null ? `"${oneLine(turn.input, 70)}"` : `(${turn.trigger})`;
-    lines.push(`${label}. ${what} → ${turn.outcome}`);
-    for (const tool of turn.tools)
-      lines.push(`       ${tool.isError ? "✗" : "✓"} ${tool.name}: ${oneLine(tool.summary, 80)}`);
-    if (turn.answer !== "") lines.push(`       answer: ${oneLine(turn.answer, 90)}`);
-  }
-  lines.push(
-    "",
-    `usage (head segment): ${usage.requests} request(s), ${usage.inputTokens} input tokens (${usage.cacheReadTokens} cache read, ${usage.cacheWriteTokens} cache write), ${usage.outputTokens} output tokens`,
-  );
-  return `${lines.join("\n")}\n`;
-}
-
-function segmentLine(info: SegmentInfo): string {
-  const origin =
-    info.forkedFrom !== null
-      ? `, forked from ${info.forkedFrom.segmentId} at turn ${info.forkedFrom.atTurn}`
-      : "";
-  return `${info.segmentId} (${info.entryCount} entries, last written ${new Date(info.lastEntryAt).toISOString()}${origin})`;
 }

@@ -1,7 +1,9 @@
 import type { CommandSpec } from "./command.js";
+import { compact } from "./compact.js";
 import { demo } from "./demo.js";
 import { init } from "./init.js";
 import { manifestShow } from "./manifest-show.js";
+import { memoryConsolidate, memoryExtract, memoryLint, memoryQuery } from "./memory.js";
 import { promptCatalog } from "./prompt-catalog.js";
 import { promptRender } from "./prompt-render.js";
 import { resume } from "./resume.js";
@@ -23,6 +25,11 @@ export const commands: readonly CommandSpec[] = [
   sessionList,
   sessionShow,
   sessionFork,
+  compact,
+  memoryExtract,
+  memoryConsolidate,
+  memoryLint,
+  memoryQuery,
   promptRender,
   promptCatalog,
   manifestShow,

@@ -8,7 +8,8 @@ export const resume: CommandSpec = {
   usage: "resume <session> [prompt] [--manifest <file>] [--set key=value]... [--json] [--yes]",
   details: [
     "Restores the session's head segment (its system prompt verbatim, history, usage) and keeps",
-    "appending to it. A paused turn is continued first. Options are those of podkit run.",
+    "appending to it; an interrupted turn is closed before the new input. Options are those of",
+    "podkit run.",
   ].join("\n"),
   options: { ...TURN_OPTIONS },
   positionals: { min: 1, max: 2, names: "<session> [prompt]" },

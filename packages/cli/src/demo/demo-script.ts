@@ -143,3 +143,110 @@ export const AFTER_RESTORE: ScriptedResponse[] = [
     usage: usage(1_900, 40),
   },
 ];
+
+/** `pod.compact()`: the compact worker writes its summary, then finishes. */
+export const COMPACT: ScriptedResponse[] = [
+  {
+    parts: [
+      {
+        type: "tool_call",
+        name: "write_summary",
+        arguments: {
+          summary:
+            "The user asked for an overview of the tickets project and a fix of its one TODO. `ticketNumber` in `src/tickets.js` now throws a RangeError for ids that are not `TCK-<number>`; a test in `test/tickets.test.js` covers it; `node --test test/` passed (3 tests) and CI build 381 on main was green. A 20-second benchmark was started and interrupted by the user; no timing was recorded.",
+        },
+      },
+    ],
+    usage: usage(5_200, 180),
+  },
+  { parts: [{ type: "text", text: "Summary written." }], usage: usage(5_500, 5, 5_200) },
+];
+
+/** `runMemoryExtract`: what this session is worth remembering, as schema data only. */
+export const EXTRACT: ScriptedResponse[] = [
+  {
+    parts: [
+      {
+        type: "tool_call",
+        name: "write_extracted",
+        arguments: {
+          decisions: [
+            {
+              topic: "ticket id validation",
+              decision: "ticketNumber rejects ids that are not TCK-<number> with a RangeError",
+              reason: "returning NaN let malformed ids sort silently to the wrong place",
+            },
+          ],
+          discussions: [],
+          attempts: [
+            {
+              topic: "benchmark run",
+              tried: "a 20-second benchmark",
+              observed: "interrupted by the user; no result",
+            },
+          ],
+          requests: [
+            {
+              topic: "test after changes",
+              request: "run the tests after changing code and report the result",
+            },
+          ],
+        },
+      },
+    ],
+    usage: usage(1_400, 160),
+  },
+  { parts: [{ type: "text", text: "Recorded." }], usage: usage(1_600, 3, 1_400) },
+];
+
+const NOW = "2026-01-01T00:00:00Z";
+const recordText = (frontmatter: string, body: string) => `---\n${frontmatter}\n---\n\n${body}\n`;
+
+/** `runMemoryConsolidation`: one decision, one standing request and the resident summary. */
+export const CONSOLIDATE: ScriptedResponse[] = [
+  {
+    parts: [
+      {
+        type: "tool_call",
+        name: "memory_write",
+        arguments: {
+          kind: "decision",
+          slug: "ticket-id-validation",
+          content: recordText(
+            `created_at: ${NOW}\nupdated_at: ${NOW}\nstatus: resolved\nsources: []`,
+            "`ticketNumber` throws a `RangeError` for ids that are not `TCK-<number>`.\n\nWhy: returning `NaN` let malformed ids sort silently to the wrong place.",
+          ),
+          reason: "settled in the session: the fix and its test landed",
+        },
+      },
+      {
+        type: "tool_call",
+        name: "memory_write",
+        arguments: {
+          kind: "request",
+          slug: "test-after-changes",
+          content: recordText(
+            `created_at: ${NOW}\nupdated_at: ${NOW}\nsources: []`,
+            "After changing code, run `node --test test/` and report the result seen.",
+          ),
+          reason: "a standing preference of the user (also in the house style)",
+        },
+      },
+      {
+        type: "tool_call",
+        name: "memory_write",
+        arguments: {
+          kind: "summary",
+          slug: "summary",
+          content: recordText(
+            `updated_at: ${NOW}`,
+            "Tickets project: ids are validated (#ticket-id-validation); tests run after every change (#test-after-changes). Benchmarks have not produced a timing yet.",
+          ),
+          reason: "first summary of this workspace",
+        },
+      },
+    ],
+    usage: usage(3_100, 420),
+  },
+  { parts: [{ type: "text", text: "Memory is up to date." }], usage: usage(3_700, 6, 3_100) },
+];

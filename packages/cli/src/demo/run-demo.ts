@@ -1,13 +1,16 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { createModelAdapter } from "@podkit/llm-worker";
 import { type LoadedManifest, loadManifest, type PodkitEnv } from "@podkit/manifest";
-import { Pod, type PodOptions, type PodWarning } from "@podkit/pod";
+import { attachMemory, runMemoryConsolidation, runMemoryExtract } from "@podkit/memory";
+import { loadPodResources, openSessionStore, Pod, type PodOptions, type PodWarning } from "@podkit/pod";
 import { type ProviderDouble, type ScriptedResponse, startProviderDouble } from "@podkit/testkit";
 import type { CommandContext } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
 import { approvalHook } from "../session/approvals.js";
 import { type EventPrinter, textEventPrinter } from "../session/event-printer.js";
+import { startProgress } from "../session/progress.js";
 import { runTurn } from "../session/run-turn.js";
 import * as script from "./demo-script.js";
 import { scratchCopy } from "./demo-workspace.js";
@@ -39,7 +42,11 @@ export async function runDemo(ctx: CommandContext, dir: string | undefined): Pro
       "podkit demo — the whole system on one session, offline, in a few seconds.",
       "The MODEL IS SCRIPTED: its answers were written in advance (packages/cli/src/demo/demo-script.ts)",
       "and are served by podkit's provider double, a local HTTP server speaking Anthropic's wire format.",
-      "Everything else is podkit's real code: manifest cascade, prompt rendering, tools, session log, restore.",
+      "Everything else is podkit's real code: manifest cascade, prompt rendering, tools, session log,",
+      "compaction, restore and memory.",
+      "",
+      "Plan: 1 scratch workspace · 2 system prompt · 3 tool turns · 4 notification · 5 interrupt and",
+      "recovery · 6 compaction · 7 restore · 8 memory extract and consolidation · 9 where the files are",
       "",
     ].join("\n"),
   );
@@ -72,6 +79,7 @@ export async function runDemo(ctx: CommandContext, dir: string | undefined): Pro
     };
     const sessionId = await firstSession(demo);
     await restoreAndContinue(demo, sessionId);
+    await memory(demo, sessionId);
     await closing(demo, workspace, sessionId);
     return 0;
   } finally {
@@ -82,6 +90,9 @@ export async function runDemo(ctx: CommandContext, dir: string | undefined): Pro
 
 async function newPod(demo: Demo, pod: Promise<Pod>): Promise<Pod> {
   const ready = await pod;
+  // The memory section (the resident summary) and the after-turn job; the demo's extract
+  // threshold is high, so extraction and consolidation run only where step 8 runs them.
+  if (demo.loaded.manifest.memory !== undefined) attachMemory(ready);
   ready.addHooks(
     approvalHook({
       names: new Set(["bash"]),
@@ -108,6 +119,12 @@ async function turn(
   demo.double.enqueue(...responses);
   demo.say.user(text);
   const outcome = await runTurn(pod, text, onEvent?.(pod) ?? demo.printer);
+  expectScriptUsed(demo);
+  return outcome;
+}
+
+/** Every scripted answer was asked for: the script and the real code agree on every request. */
+function expectScriptUsed(demo: Demo): void {
   if (demo.double.pending() !== 0) {
     throw new PodkitCliError(
       `the demo's script and the pod disagree: ${demo.double.pending()} scripted answer(s) unused`,
@@ -116,7 +133,6 @@ async function turn(
       },
     );
   }
-  return outcome;
 }
 
 async function firstSession(demo: Demo): Promise<string> {
@@ -174,6 +190,20 @@ async function firstSession(demo: Demo): Promise<string> {
   if (closing?.type === "tool_result")
     say.show(`synthetic result of the interrupted call: "${closing.summary.split(".")[0]}."`);
 
+  say.heading(
+    "Compaction into a new segment",
+    "pod.compact() (what `podkit compact` and the [compaction] thresholds run): a disposable compact",
+    "worker reads an overview of the older history and writes a summary; the session continues in a",
+    "new segment holding the summary and the retained tail. The old segment is left as it was.",
+  );
+  demo.double.enqueue(...script.COMPACT);
+  const before = pod.segmentId;
+  const outcome = await pod.compact({ onEvent: (event) => demo.printer.print(event) });
+  expectScriptUsed(demo);
+  if (outcome.status === "compacted")
+    say.show(`segment ${before} → ${outcome.toSegmentId}; the old one is kept as it was`);
+  else say.show(`compaction skipped: ${outcome.reason}`);
+
   const sessionId = pod.sessionId;
   if (sessionId === undefined) throw new Error("the demo pod has no session");
   await pod.close();
@@ -205,7 +235,9 @@ async function restoreAndContinue(demo: Demo, sessionId: string): Promise<void> 
     "process: the stored system prompt (AGENTS.md is not re-read), history, turn count and usage.",
   );
   const restored = await newPod(demo, Pod.restore(demo.loaded, sessionId, demo.podOptions));
-  say.show(`restored session ${sessionId}: ${restored.turn} turns, ${restored.history.length} history items`);
+  say.show(
+    `restored session ${sessionId} from its head segment ${restored.segmentId}: ${restored.turn} turns, ${restored.history.length} history items (the summary and the retained tail)`,
+  );
   await turn(demo, "Remind me what we did today.", script.AFTER_RESTORE, undefined, restored);
   const request = demo.double.requests.at(-1)?.body as { system?: { text: string }[] } | undefined;
   const first = demo.double.requests[0]?.body as { system?: { text: string }[] } | undefined;
@@ -217,11 +249,62 @@ async function restoreAndContinue(demo: Demo, sessionId: string): Promise<void> 
   await restored.close();
 }
 
+async function memory(demo: Demo, sessionId: string): Promise<void> {
+  const { say, loaded } = demo;
+  say.heading(
+    "Memory: extract, then consolidation",
+    "What a pod's after-turn job does past [memory] thresholds, run explicitly here (`podkit memory",
+    "extract` and `podkit memory consolidate`). Extract turns the session into staging data (the source",
+    "is attached by code, not the model); consolidation writes durable records, each linted and audited.",
+  );
+  const model = createModelAdapter(loaded.manifest.model.ref, {
+    baseUrl: demo.double.baseUrl,
+    apiKey: SCRIPTED_KEY,
+  });
+  const { catalog } = await loadPodResources(loaded, { onWarning: () => {} });
+  const job = {
+    workspace: loaded.workspace,
+    model,
+    prompts: catalog,
+    language: loaded.manifest.worker.language,
+  };
+  const sessions = await openSessionStore(loaded, { env: {} });
+  try {
+    demo.double.enqueue(...script.EXTRACT);
+    const extracted = await runMemoryExtract({ ...job, sessions, sessionId });
+    expectScriptUsed(demo);
+    if (extracted.status === "extracted") {
+      const { staging } = extracted;
+      say.show(
+        `staged ${staging.decisions.length} decision(s), ${staging.attempts.length} attempt(s), ${staging.requests.length} request(s) from segment ${staging.source.segment_id} entries ${staging.source.range.join("–")}`,
+      );
+    } else say.show(`extract: ${extracted.status}`);
+  } finally {
+    await sessions.close();
+  }
+  demo.double.enqueue(...script.CONSOLIDATE);
+  const progress = startProgress(demo.ctx.io.stdout, "consolidating memory");
+  const consolidated = await runMemoryConsolidation({ ...job, force: true });
+  expectScriptUsed(demo);
+  if (consolidated.status === "consolidated") {
+    progress.done(`${consolidated.changes.length} record(s) written`);
+    for (const change of consolidated.changes)
+      say.show(`  ${change.op} ${change.kind}/${change.slug} — ${change.reason}`);
+  } else progress.failed(consolidated.status);
+  say.say("The next session of this pod gets memory/summary.md as its `memory` context section.");
+}
+
 async function closing(demo: Demo, workspace: string, sessionId: string): Promise<void> {
   const { say } = demo;
   say.heading("Where everything is");
   const sessionDir = join(workspace, ".podkit", "sessions", sessionId);
-  for (const file of (await readdir(sessionDir)).sort()) say.show(`session log: ${join(sessionDir, file)}`);
+  for (const file of (await readdir(sessionDir)).sort())
+    say.show(`session log segment: ${join(sessionDir, file)}`);
+  const memoryDir = join(workspace, ".podkit", "memory");
+  say.show(
+    `memory: ${join(memoryDir, "summary.md")}, ${join(memoryDir, "decisions")}/, ${join(memoryDir, "requests")}/`,
+  );
+  say.show(`memory audit log: ${join(memoryDir, "_logs", "audit.jsonl")}`);
   say.show(
     `changed by the pod: ${relative(workspace, join(workspace, "src", "tickets.js"))}, ${join("test", "tickets.test.js")}`,
   );

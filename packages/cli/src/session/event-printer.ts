@@ -46,6 +46,7 @@ export function textEventPrinter(out: TextSink, options: { hideReasoning?: boole
   const calls = new Map<string, string>();
   let liveCall: string | undefined;
   let progress: Progress | undefined;
+  let memoryProgress: Progress | undefined;
 
   const write = (text: string) => {
     if (text === "") return;
@@ -91,7 +92,8 @@ export function textEventPrinter(out: TextSink, options: { hideReasoning?: boole
           calls.set(call.callId, label);
           endLine();
           if (tty) {
-            write(style.dim(`⋯ ${label}`));
+            // Kept to one row, so that clearing the line removes all of it.
+            write(style.dim(oneLine(`⋯ ${label}`, (out.columns ?? 80) - 1)));
             liveCall = call.callId;
           }
           return;
@@ -147,6 +149,23 @@ export function textEventPrinter(out: TextSink, options: { hideReasoning?: boole
             `${error}${event.disabled === true ? " (compaction is now off for this session)" : ""}`,
           );
           progress = undefined;
+          return;
+        }
+        case "memory_job": {
+          const job = event as Extract<PodEvent, { type: "memory_job" }>;
+          const label = job.job === "extract" ? "extracting memory" : "consolidating memory";
+          if (job.status === "start") {
+            endLine();
+            memoryProgress = startProgress(out, label);
+          } else if (job.status === "done") {
+            memoryProgress?.done(job.detail ?? "done");
+            memoryProgress = undefined;
+          } else {
+            (memoryProgress ?? startProgress(out, label)).failed(
+              job.error?.message ?? job.detail ?? "failed",
+            );
+            memoryProgress = undefined;
+          }
           return;
         }
         case "turn_end":

@@ -59,13 +59,13 @@ export async function openPod(
   };
   if (options.sessionId !== undefined) {
     try {
-      return opened(await Pod.restore(loaded, options.sessionId, podOptions), store);
+      return opened(await withMemory(await Pod.restore(loaded, options.sessionId, podOptions)), store);
     } catch (error) {
       await store.close();
       throw await explainRestoreError(error, options.sessionId, loaded, ctx);
     }
   }
-  const pod = await Pod.fromManifest(loaded, podOptions);
+  const pod = await withMemory(await Pod.fromManifest(loaded, podOptions));
   try {
     await pod.renderSystemPrompt();
     const problem = agentsProblems[0];
@@ -77,6 +77,14 @@ export async function openPod(
     await store.close();
     throw error;
   }
+}
+
+/** With `[memory]` in the manifest, the pod gets its memory section and after-turn jobs (SPEC §5). */
+async function withMemory(pod: Pod): Promise<Pod> {
+  if (pod.manifest.manifest.memory === undefined) return pod;
+  const { attachMemory } = await import("@podkit/memory");
+  attachMemory(pod);
+  return pod;
 }
 
 /**

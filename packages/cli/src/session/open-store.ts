@@ -1,14 +1,16 @@
 import type { Item } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
-import { FsStore, type Store, sessionsRoot } from "@podkit/session-store";
+import { openSessionStore } from "@podkit/pod";
+import type { Store } from "@podkit/session-store";
 
 /**
- * The session store of a manifest's workspace: the filesystem store under
- * `<workspace>/.podkit/sessions` (the embedded default).
+ * The session store the manifest's `[session]` table selects (the filesystem under
+ * `<workspace>/.podkit/sessions` by default, or PostgreSQL), with the URL variable read from the
+ * CLI's environment. The caller closes it.
  */
-export async function openStore(
+export function openStore(
   loaded: LoadedManifest,
-  _env: Readonly<Record<string, string | undefined>>,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<Store<Item>> {
-  return new FsStore({ root: sessionsRoot(loaded.workspace) }) as unknown as Store<Item>;
+  return openSessionStore(loaded, { env });
 }

@@ -16,7 +16,8 @@ export async function runTurn(
 ): Promise<TurnOutcome> {
   const handle = input === undefined ? pod.resume() : pod.run(input);
   try {
-    for await (const event of handle) printer.print(event);
+    // Background jobs' events (memory) come through pod.subscribe, printed by the caller.
+    for await (const event of handle) if (event.type !== "memory_job") printer.print(event);
     return { kind: "completed", result: await handle };
   } catch (error) {
     printer.endLine();

@@ -60,6 +60,9 @@ export async function turnCommand(
       ...(terminal ? { ask: (question) => askApproval(openLines(), printer, question) } : {}),
     }),
   );
+  const unsubscribeJobs = pod.subscribe((event) => {
+    if (event.type === "memory_job") printer.print(event);
+  });
   let code = 0;
   try {
     if (target.prompt !== undefined) {
@@ -101,11 +104,14 @@ export async function turnCommand(
   } finally {
     lines?.close();
     const sessionId = pod.sessionId;
+    // A memory job started after the last turn finishes before the process ends.
+    await pod.whenJobsIdle();
     try {
       await opened.close();
     } finally {
       await telemetry.shutdown();
     }
+    unsubscribeJobs();
     if (json) {
       if (sessionId !== undefined) io.stdout.write(`${JSON.stringify({ type: "session", sessionId })}\n`);
     } else if (sessionId !== undefined) {

@@ -13,12 +13,53 @@ export interface ConsolidationInput {
   readonly usage: readonly UsageCount[];
   readonly hints: TidyHints;
   readonly candidates: readonly KnowledgeCandidate[];
+  /** Characters of decisions and requests given in full (default `FULL_TEXT_BUDGET`). */
+  readonly fullTextBudget?: number;
 }
+
+/**
+ * Decisions and requests are given in full up to this many characters (~100k tokens); past it the
+ * most recently updated come first and the rest are listed by slug and first line, to be read with
+ * `memory_read` — a memory of thousands of records must not overflow the worker's context.
+ */
+export const FULL_TEXT_BUDGET = 400_000;
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
-const fullText = (records: readonly ParsedRecord[], empty: string) =>
-  records.length === 0 ? empty : records.map((r) => `### ${r.slug}\n\n${r.text.trimEnd()}`).join("\n\n");
+/** Splits records into those shown in full (newest first, within the budget) and the rest. */
+function withinBudget(
+  records: readonly ParsedRecord[],
+  budget: number,
+): { full: Set<ParsedRecord>; rest: ParsedRecord[] } {
+  const byRecent = [...records].sort((a, b) =>
+    String(b.frontmatter.updated_at ?? "").localeCompare(String(a.frontmatter.updated_at ?? "")),
+  );
+  const full = new Set<ParsedRecord>();
+  const rest: ParsedRecord[] = [];
+  let used = 0;
+  for (const record of byRecent) {
+    if (used + record.text.length <= budget) {
+      full.add(record);
+      used += record.text.length;
+    } else {
+      rest.push(record);
+    }
+  }
+  return { full, rest };
+}
+
+function fullText(records: readonly ParsedRecord[], full: ReadonlySet<ParsedRecord>, empty: string): string {
+  if (records.length === 0) return empty;
+  const shown = records.filter((r) => full.has(r)).map((r) => `### ${r.slug}\n\n${r.text.trimEnd()}`);
+  const listed = records.filter((r) => !full.has(r));
+  if (listed.length > 0) {
+    shown.push(
+      `${listed.length} more not shown in full (over the input budget); read them with memory_read when a staging entry concerns them:`,
+      listed.map((r) => `- ${r.slug}: ${r.body.split("\n", 1)[0]?.slice(0, 120) ?? ""}`).join("\n"),
+    );
+  }
+  return shown.join("\n\n");
+}
 
 /**
  * The input message in fixed sections: staging entries (with their code-attached sources), the
@@ -37,6 +78,10 @@ export function renderConsolidationInput(input: ConsolidationInput): string {
           ),
         ].join("\n");
   const h = input.hints;
+  const { full } = withinBudget(
+    [...input.decisions, ...input.requests],
+    input.fullTextBudget ?? FULL_TEXT_BUDGET,
+  );
   const hints = [
     `Replaced chains (oldest -> newest): ${h.replacedChains.length === 0 ? "none" : ""}`,
     ...h.replacedChains.map((c) => `- ${c.join(" -> ")}`),
@@ -59,9 +104,9 @@ export function renderConsolidationInput(input: ConsolidationInput): string {
     "# memory/summary.md",
     input.summary === undefined ? "(no summary yet)" : input.summary.text.trimEnd(),
     "# Decisions (memory/decisions/)",
-    fullText(input.decisions, "(none)"),
+    fullText(input.decisions, full, "(none)"),
     "# Requests (memory/requests/)",
-    fullText(input.requests, "(none)"),
+    fullText(input.requests, full, "(none)"),
     "# Usage report",
     usage,
     "# Tidy hints",

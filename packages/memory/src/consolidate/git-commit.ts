@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import type { AuditRecord } from "../store/audit-log.js";
 
@@ -26,7 +28,8 @@ export async function commitMemoryChanges(
   } catch {
     return { status: "skipped", reason: "the workspace is not a git repository" };
   }
-  const paths = [".podkit/memory", ".podkit/knowledge", ":(exclude).podkit/memory/_staging"];
+  const trees = [".podkit/memory", ".podkit/knowledge"].filter((tree) => existsSync(join(workspace, tree)));
+  const paths = [...trees, ":(exclude).podkit/memory/_staging"];
   await git("add", "-A", "--", ...paths);
   const staged = await git("diff", "--cached", "--name-only", "--", ...paths);
   if (staged.stdout.trim() === "") return { status: "skipped", reason: "nothing changed" };

@@ -1,10 +1,8 @@
 import { MEMORY_DEFAULTS } from "@podkit/manifest";
 import { v7 as uuidv7 } from "uuid";
 import { deleteStaging, listStaging, readStaging } from "../extract/staging.js";
-import { lintMemory } from "../lint/lint-memory.js";
 import { memoryPaths } from "../records/layout.js";
 import type { AuditRecord } from "../store/audit-log.js";
-import { loadMemoryFiles } from "../store/load-memory-files.js";
 import { MemoryStore } from "../store/memory-store.js";
 import { usageReport } from "../store/usage-log.js";
 import { consolidationTools } from "../tools/memory-tools.js";
@@ -27,6 +25,8 @@ export interface RunMemoryConsolidationOptions extends MemoryJobOptions {
   readonly gitCommit?: boolean;
   /** Requests the consolidation worker may make (default 60). */
   readonly maxRequests?: number;
+  /** Characters of decisions and requests given to the worker in full (default 400,000). */
+  readonly fullTextBudget?: number;
   /** Called once the lock is held and the worker is about to start (progress display). */
   readonly onStart?: () => void;
 }
@@ -34,6 +34,8 @@ export interface RunMemoryConsolidationOptions extends MemoryJobOptions {
 export type MemoryConsolidationResult =
   | { status: "below_threshold"; files: number; bytes: number }
   | { status: "lock_in_use"; holder: LockInfo }
+  /** Every staging file due was unreadable or invalid; they are left in place for a person to look at. */
+  | { status: "invalid_staging"; invalidStaging: { file: string; problem: string }[] }
   | {
       status: "consolidated";
       runId: string;
@@ -78,6 +80,7 @@ export async function runMemoryConsolidation(
   const { lock } = attempt;
   try {
     const { entries, invalid } = await readStaging(staging);
+    if (entries.length === 0) return { status: "invalid_staging", invalidStaging: invalid };
     const runId = uuidv7();
     const candidates = knowledgeCandidates(entries);
     const store = await MemoryStore.open(options.workspace, {
@@ -90,7 +93,7 @@ export async function runMemoryConsolidation(
         knowledgeCandidates: candidates.flatMap((c) => c.sources),
       },
     });
-    const lint = lintMemory(await loadMemoryFiles(paths));
+    const lint = store.lintAtOpen();
     const input = renderConsolidationInput({
       staging: entries,
       summary: store.get("summary", "summary"),
@@ -99,6 +102,7 @@ export async function runMemoryConsolidation(
       usage: await usageReport(paths.usageLog),
       hints: tidyHints(store.list(), lint.warnings),
       candidates,
+      ...(options.fullTextBudget === undefined ? {} : { fullTextBudget: options.fullTextBudget }),
     });
     options.onStart?.();
     await runDisposableWorker("consolidate", options, {

@@ -28,6 +28,13 @@ function replacedByCycles(next: ReadonlyMap<string, string>): string[][] {
   return cycles;
 }
 
+/** One file's own lint result: its diagnostics and, when nothing blocks it, the parsed record. */
+export interface RecordLint {
+  readonly file: MemoryFile;
+  readonly diagnostics: readonly LintDiagnostic[];
+  readonly record?: ParsedRecord;
+}
+
 /**
  * The linter over a whole memory tree (pure: it is given the files' text, it reads nothing).
  * Per-record checks, then the checks between records: `replaced_by` names an existing decision and
@@ -35,13 +42,18 @@ function replacedByCycles(next: ReadonlyMap<string, string>): string[][] {
  * warning).
  */
 export function lintMemory(files: readonly MemoryFile[]): LintReport {
+  return lintTree(files.map((file) => ({ file, ...lintRecord(file) })));
+}
+
+/** The checks between records, over per-record results already computed (`lintRecord`). */
+export function lintTree(results: readonly RecordLint[]): LintReport {
   const diagnostics: LintDiagnostic[] = [];
   const records: ParsedRecord[] = [];
-  for (const file of files) {
-    const result = lintRecord(file);
+  for (const result of results) {
     diagnostics.push(...result.diagnostics);
     if (result.record !== undefined) records.push(result.record);
   }
+  const files = results.map((r) => r.file);
   // Cross-record checks know every well-placed file, parsed or not, so one bad record does not
   // make every reference to it dangle.
   const existing = new Set(files.filter((f) => f.kind !== undefined).map((f) => f.slug));

@@ -104,6 +104,13 @@ export function createMemoryJob(setup: MemoryJobSetup) {
             status: "done",
             detail: `${result.changes.length} changes from ${result.consumed.length} staging files`,
           });
+        } else if (result.status === "invalid_staging") {
+          const files = result.invalidStaging.map((f) => `${f.file}: ${f.problem}`).join("; ");
+          emit({
+            job: "consolidate",
+            status: "failed",
+            detail: `skipped: no valid staging file (${files}); fix or delete them`,
+          });
         } else if (result.status === "lock_in_use") {
           emit({
             job: "consolidate",

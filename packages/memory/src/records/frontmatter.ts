@@ -42,7 +42,7 @@ export function splitRecord(text: string): SplitRecord {
     .slice(close + 1)
     .join("\n")
     .replace(/^\n+/, "")
-    .replace(/\s+$/, "");
+    .trimEnd();
   return { ok: true, frontmatter, body };
 }
 
@@ -52,6 +52,6 @@ export function joinRecord(kind: RecordKind, frontmatter: Record<string, unknown
   for (const key of FIELD_ORDER[kind]) if (frontmatter[key] !== undefined) ordered[key] = frontmatter[key];
   for (const [key, value] of Object.entries(frontmatter)) if (!(key in ordered)) ordered[key] = value;
   const yamlText = stringify(ordered, { lineWidth: 0, flowCollectionPadding: false });
-  const trimmed = body.replace(/\s+$/, "");
+  const trimmed = body.trimEnd();
   return `---\n${yamlText}---\n${trimmed === "" ? "" : `\n${trimmed}\n`}`;
 }

@@ -1,7 +1,14 @@
 import { unlink } from "node:fs/promises";
 import { MemoryEditError, MemoryLintError, MemoryRecordNotFoundError } from "../errors.js";
 import type { LintReport } from "../lint/diagnostics.js";
-import { lintChange, type MemoryChange, recordKey, type SourceRules } from "../lint/lint-memory.js";
+import {
+  lintChange,
+  lintTree,
+  type MemoryChange,
+  type RecordLint,
+  recordKey,
+  type SourceRules,
+} from "../lint/lint-memory.js";
 import { lintRecord, type ParsedRecord } from "../lint/lint-record.js";
 import { joinRecord, splitRecord } from "../records/frontmatter.js";
 import {
@@ -56,6 +63,8 @@ export class MemoryStore {
   /** Raw text of every well-placed record file, parsed or not (edit works on broken ones too). */
   private readonly texts = new Map<string, string>();
   private pending: PendingChange[] = [];
+  /** Per-record lint results of the files as they were when the store was opened. */
+  private opened: RecordLint[] = [];
 
   private constructor(
     paths: MemoryPaths,
@@ -69,12 +78,18 @@ export class MemoryStore {
   static async open(workspace: string, options: MemoryStoreOptions = {}): Promise<MemoryStore> {
     const store = new MemoryStore(memoryPaths(workspace), options);
     for (const file of await loadMemoryFiles(store.paths)) {
+      const result = { file, ...lintRecord(file) };
+      store.opened.push(result);
       if (file.kind === undefined) continue;
       store.texts.set(recordKey(file.kind, file.slug), file.text);
-      const { record } = lintRecord(file);
-      if (record !== undefined) store.records.set(recordKey(file.kind, file.slug), record);
+      if (result.record !== undefined) store.records.set(recordKey(file.kind, file.slug), result.record);
     }
     return store;
+  }
+
+  /** The linter's report on the trees as they were when the store was opened (parsed once, not again). */
+  lintAtOpen(): LintReport {
+    return lintTree(this.opened);
   }
 
   /** Parsed records, optionally of one kind, in slug order. */

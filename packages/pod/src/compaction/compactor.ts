@@ -3,7 +3,7 @@ import type { CompactionConfig } from "@podkit/manifest";
 import type { HistorySource } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextUpdate } from "../context/context-sections.js";
-import { estimateTokens } from "../usage/token-estimator.js";
+import { bytesOfItems, estimateTokens } from "../usage/token-estimator.js";
 import { type CompactCollection, compactTools } from "./compact-tools.js";
 import { runCompactWorker } from "./compact-worker.js";
 import { buildCompactedHistory, type CompactedHistory } from "./compacted-history.js";
@@ -42,7 +42,13 @@ export interface CompactResult extends CompactedHistory {
 export async function compactHistory(input: CompactInput): Promise<CompactResult> {
   const { items, sources, config, catalog } = input;
   const tokensBefore = estimateTokens({ systemPrompt: input.systemPrompt, items, usage: input.usage }).tokens;
-  const split = findSplitPoint(items, config.retained_tokens, tokensBefore);
+  // The tail is kept verbatim, tool output included, while a measurement may be of pruned requests:
+  // the byte share must not be taken against a count that leaves out bytes the tail will carry.
+  const split = findSplitPoint(
+    items,
+    config.retained_tokens,
+    Math.max(tokensBefore, bytesOfItems(items) / 4),
+  );
   if (split === 0) throw new NothingToCompactError(items.length, config.retained_tokens);
   // Tokens → bytes (×4): half the compaction worker's window for the overview, a quarter per tool result.
   const overview = sessionOverview(

@@ -94,3 +94,28 @@ export class AfterTurnScheduler {
     await this.idle();
   }
 }
+
+/**
+ * Open from a turn's `invoke` to its terminal entry. Background appends wait while it is open, so
+ * an `extension` entry never lands inside a turn (a rolled-back turn would cut it away).
+ */
+export class TurnGate {
+  private closed: Promise<void> | undefined;
+
+  /** Opens the gate; the returned function closes it (idempotent). */
+  open(): () => void {
+    let close = () => {};
+    this.closed = new Promise<void>((resolve) => {
+      close = () => {
+        this.closed = undefined;
+        resolve();
+      };
+    });
+    return close;
+  }
+
+  /** Resolves once no turn is open. */
+  async passed(): Promise<void> {
+    while (this.closed !== undefined) await this.closed;
+  }
+}

@@ -30,7 +30,8 @@ export const PRUNE_DOMAIN = "pod.prune";
 
 /** What the compaction glue needs of its pod. */
 export interface CompactionHost {
-  readonly log: SessionLog<Item> | undefined;
+  /** The segment written now (a compaction moves it). */
+  log(): SessionLog<Item> | undefined;
   readonly worker: Worker;
   readonly catalog: PromptCatalog;
   readonly usage: readonly UsageRecord[];
@@ -39,6 +40,8 @@ export interface CompactionHost {
   contextState(signal: AbortSignal): ContextSectionState;
   /** Continues in the compacted segment: its history, no usage, no extension state. */
   moveTo(log: SessionLog<Item>, contextKey: string | undefined): void;
+  /** Reports a failed automatic compaction (the pod goes on). */
+  warn(message: string): void;
 }
 
 /** The prune boundary stored in a segment's extension state (0 when none). */
@@ -94,7 +97,7 @@ export class PodCompaction {
   dueBeforeTurn(host: CompactionHost): boolean {
     const config = this.config;
     return (
-      config !== undefined && !this.off && host.log !== undefined && this.tokens(host) >= config.threshold
+      config !== undefined && !this.off && host.log() !== undefined && this.tokens(host) >= config.threshold
     );
   }
 
@@ -108,7 +111,7 @@ export class PodCompaction {
     });
     if (plan.upTo !== this.pruneUpTo) {
       this.pruneUpTo = plan.upTo;
-      await host.log?.append({ kind: "extension", domain: PRUNE_DOMAIN, payload: { up_to: plan.upTo } });
+      await host.log()?.append({ kind: "extension", domain: PRUNE_DOMAIN, payload: { up_to: plan.upTo } });
     }
     const estimate = estimateTokens({
       systemPrompt: context.systemPrompt,
@@ -126,6 +129,47 @@ export class PodCompaction {
     return plan.upTo === 0 ? { action: "continue" } : { action: "continue_with", items: [...plan.items] };
   }
 
+  /** Prelude step 4 (SPEC §4.1): the `threshold` check before a turn; best-effort, a failure is reported and the turn runs. */
+  async compactBeforeTurn(
+    host: CompactionHost,
+    signal: AbortSignal,
+    emit: (event: PodEvent) => void,
+  ): Promise<void> {
+    if (!this.dueBeforeTurn(host)) return;
+    await this.compactOrWarn("threshold", host, signal, emit);
+  }
+
+  /**
+   * The request path: the turn yielded before a request, so it is closed with `run_completed{yielded}`
+   * in the old segment (never touched again), the history is compacted into a new segment, and the
+   * turn goes on there (`invoke{resume}`). A failed compaction is reported and the turn goes on in
+   * the same segment; the size check still runs before the next request, and the breaker ends retries.
+   */
+  async compactMidTurn(
+    host: CompactionHost,
+    signal: AbortSignal,
+    emit: (event: PodEvent) => void,
+  ): Promise<void> {
+    this.requested = false;
+    await host.log()?.append({ kind: "run_completed", result: "yielded", interrupted: false });
+    await this.compactOrWarn("request_threshold", host, signal, emit);
+    await host.log()?.append({ kind: "invoke", trigger: "resume" }, { signal });
+  }
+
+  private async compactOrWarn(
+    reason: "threshold" | "request_threshold",
+    host: CompactionHost,
+    signal: AbortSignal,
+    emit: (event: PodEvent) => void,
+  ): Promise<void> {
+    try {
+      await this.compact(reason, host, signal, emit);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      host.warn(`compaction failed: ${(error as Error).message}`);
+    }
+  }
+
   /**
    * Compacts the pod's history into a new segment. Automatic compactions count towards the breaker;
    * every failure is reported (`compaction_failed`) and rethrown with nothing changed. An abort is
@@ -137,7 +181,7 @@ export class PodCompaction {
     signal: AbortSignal,
     emit: (event: PodEvent) => void,
   ): Promise<CompactionOutcome> {
-    const log = host.log;
+    const log = host.log();
     if (log === undefined) return { status: "skipped", reason: "no_session" };
     const config = reason === "manual" ? this.manualConfig() : (this.config as CompactionConfig);
     emit({ type: "compaction_start", reason });

@@ -1,24 +1,26 @@
-import {
-  AbortedError,
-  CancelledError,
-  type Item,
-  type ModelAdapter,
-  type Tool,
-  type ToolFactory,
-  type UsageRecord,
-  type Worker,
-  type WorkerEvent,
+import type {
+  Item,
+  ModelAdapter,
+  Tool,
+  ToolFactory,
+  UsageRecord,
+  Worker,
+  WorkerEvent,
 } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
 import { type DriftFork, SessionLog, type SessionLogOptions, type Store } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSection, ContextSectionState } from "../context/context-section.js";
-import { ContextSections, EMPTY_CONTEXT_KEY } from "../context/context-sections.js";
-import { notesSection } from "../context/notes-section.js";
+import { EMPTY_CONTEXT_KEY } from "../context/context-sections.js";
 import { PodUsageError } from "../errors.js";
 import { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
 import { PodTelemetry, podIdentityOf, type RunSource } from "../telemetry/pod-telemetry.js";
-import { type AfterTurnJob, type AfterTurnJobContext, AfterTurnScheduler } from "./after-turn-jobs.js";
+import {
+  type AfterTurnJob,
+  type AfterTurnJobContext,
+  AfterTurnScheduler,
+  TurnGate,
+} from "./after-turn-jobs.js";
 import { HooksFrozenError, PodBusyError, PodClosedError, PromptCancelledError } from "./errors.js";
 import {
   type CompactionOutcome,
@@ -31,10 +33,12 @@ import { composeInterceptor, type PodHooks } from "./hooks.js";
 import { podModelAdapter } from "./model.js";
 import { NotificationQueue } from "./notification-queue.js";
 import { type CompactionHost, PodCompaction } from "./pod-compaction.js";
+import { PodContext } from "./pod-context.js";
 import { NOTIFICATION_CAPACITY, type PodOptions } from "./pod-options.js";
 import { createWorker, loadParts, loadResources, type PodParts, renderSystemPrompt } from "./pod-setup.js";
 import { RunHandle } from "./run-handle.js";
 import { SessionRecorder } from "./session-recorder.js";
+import { runTurn, type TurnHost, type TurnState } from "./turn.js";
 
 type Emit = (event: PodEvent) => void;
 
@@ -55,9 +59,7 @@ export class Pod {
   private emit: Emit | undefined;
   private readonly queue = new NotificationQueue();
   private closed = false;
-  private turns: number;
-  /** The last run ended paused or yielded, so `resume()` may run its open tool calls. */
-  private resumable = false;
+  private readonly state: TurnState;
   private readonly usageRecords: UsageRecord[];
   /** Extension state by domain (restored from the log; features fold their own). */
   readonly extensions: Map<string, unknown>;
@@ -75,9 +77,8 @@ export class Pod {
   private readonly listeners = new Set<(event: PodEvent) => void>();
   /** The last run finished a turn, so the after-turn jobs are due when it ends. */
   private turnFinished = false;
-  /** Open from a turn's `invoke` to its terminal entry; extension appends wait for it to close. */
-  private turnGate: Promise<void> | undefined;
-  private readonly contexts: ContextSections;
+  private readonly turnGate = new TurnGate();
+  private readonly context: PodContext;
   private readonly compaction: PodCompaction;
   /** The signal of the run in progress (context sections load under it). */
   private runSignal: AbortSignal | undefined;
@@ -106,7 +107,7 @@ export class Pod {
           },
     );
     parts.toolWarnings.relay = (message) => this.emit?.({ type: "warning", message });
-    this.turns = state?.turn ?? 0;
+    this.state = { turns: state?.turn ?? 0, resumable: false };
     this.usageRecords = [...(state?.usage ?? [])];
     this.extensions = new Map(state?.extensions ?? []);
     this.telemetry = new PodTelemetry(
@@ -119,7 +120,7 @@ export class Pod {
       this.parts.warn({ code: "pod.after_turn_job", message });
       this.publish({ type: "warning", message });
     });
-    this.contexts = new ContextSections([notesSection, ...(options.contextSections ?? [])], (message) =>
+    this.context = new PodContext(options.contextSections ?? [], this.recorder, (message) =>
       this.warnAs("pod.context_section", message),
     );
     this.compaction = new PodCompaction(parts, options);
@@ -158,7 +159,8 @@ export class Pod {
       sessionId: log.state.sessionId,
       segmentId: log.state.segmentId,
     });
-    pod.resumable = last.kind === "run_completed" && (last.result === "paused" || last.result === "yielded");
+    pod.state.resumable =
+      last.kind === "run_completed" && (last.result === "paused" || last.result === "yielded");
     if (log.otherBranches.length > 0) {
       const ids = log.otherBranches.map((branch) => branch.segmentId).join(", ");
       pod.parts.warn({
@@ -204,7 +206,7 @@ export class Pod {
 
   /** Completed turns of the session. */
   get turn(): number {
-    return this.turns;
+    return this.state.turns;
   }
 
   /** True after a run that was aborted, cancelled, paused or failed. */
@@ -276,7 +278,7 @@ export class Pod {
    * updates `extensions`. Needs the session to exist (after the first run, or restored).
    */
   async appendExtension(domain: string, payload: unknown): Promise<void> {
-    while (this.turnGate !== undefined) await this.turnGate;
+    await this.turnGate.passed();
     const log = this.log;
     if (log === undefined) {
       throw new PodUsageError(
@@ -293,8 +295,8 @@ export class Pod {
    * Registers a context section (SPEC §4.4) after the builtin `notes` and `PodOptions.contextSections`;
    * like hooks, only before the first run.
    */
-  addContextSection(section: ContextSection<never>): void {
-    this.contexts.add(section as ContextSection);
+  addContextSection<T>(section: ContextSection<T>): void {
+    this.context.sections.add(section as ContextSection);
   }
 
   /** True once three automatic compactions in a row failed: the pod goes on without compacting. */
@@ -445,133 +447,27 @@ export class Pod {
   ): Promise<PodRunResult> {
     this.installInterceptor();
     const systemPrompt = await this.ensureSystemPromptMaterialized();
-    let log = await this.ensureSessionHead(systemPrompt);
-    await this.recorder.closeCrashedTurn(log);
-    this.runSignal = signal;
-    await this.compactIfDue(signal, emit);
-    log = this.log as SessionLog<Item>;
+    await this.recorder.closeCrashedTurn(await this.ensureSessionHead(systemPrompt));
+    // A background job (memory extract) reads the segment a compaction replaces: let it finish first.
+    if (this.compaction.dueBeforeTurn(this.host())) await this.afterTurn.idle();
+    await this.compaction.compactBeforeTurn(this.host(), signal, emit);
     if (input !== undefined) {
       for (const hook of this.hooks) {
         const decision = await hook.onPromptSubmit?.(Object.freeze({ text: input }));
         if (decision?.action === "cancel") throw new PromptCancelledError(decision.reason);
       }
     }
-    const closeTurnGate = this.openTurnGate();
+    this.runSignal = signal;
+    // Open from the turn's invoke to its terminal entry: background extension appends wait for it.
+    const closeTurnGate = this.turnGate.open();
     try {
-      await log.append({ kind: "invoke", trigger }, { signal });
-    } catch (error) {
-      closeTurnGate();
-      throw error;
-    }
-    const usage: UsageRecord[] = [];
-    const collect = this.worker.subscribe((event) => {
-      if (event.type === "usage") usage.push(event.usage);
-    });
-    emit({ type: "turn_start", turn: this.turns + 1, trigger });
-    try {
-      // Only a paused or yielded turn is continued as it is; after an abort, an error or a crash
-      // the open tool calls may have run already, so they are closed instead of run again.
-      const continuing = trigger === "resume" && this.resumable;
-      if (this.worker.lastRunInterrupted && !continuing)
-        await this.recorder.recordInterrupt(this.worker, this.catalog);
-      this.recorder.modelOutputSinceInvoke = 0;
-      let result =
-        input === undefined ? await this.worker.resume({ signal }) : await this.worker.run(input, { signal });
-      let requests = result.requests;
-      while (result.status === "yielded" && this.compaction.requested) {
-        // request_threshold: close the turn in this segment, compact, resume in the new one.
-        await this.compactMidTurn(signal, emit);
-        result = await this.worker.resume({ signal });
-        requests += result.requests;
-      }
-      log = this.log as SessionLog<Item>;
-      const interrupted = this.worker.lastRunInterrupted;
-      const completed = { kind: "run_completed", result: result.status, interrupted } as const;
-      if (result.status === "finished") {
-        this.turns += 1;
-        // One write for both (after a crash mid-write each line still commits on its own).
-        await log.appendMany([{ kind: "turn_end", turn: this.turns }, completed]);
-        emit({ type: "turn_end", turn: this.turns });
-        this.turnFinished = true;
-      } else {
-        await log.append(completed);
-      }
-      this.resumable = result.status === "paused" || result.status === "yielded";
-      return { ...result, requests, usage };
-    } catch (error) {
-      try {
-        await this.recordFailure(this.log as SessionLog<Item>, error);
-      } catch (recording) {
-        // The run's own error is what the caller must see; the failed write is reported beside it.
-        this.parts.warn({
-          code: "pod.session_write",
-          message: `could not record the end of the turn: ${String(recording)}`,
-        });
-      }
-      throw error;
+      const result = await runTurn(this.turnHost(), { trigger, input, signal, emit });
+      if (result.status === "finished") this.turnFinished = true;
+      return result;
     } finally {
-      collect();
       this.runSignal = undefined;
       closeTurnGate();
     }
-  }
-
-  private openTurnGate(): () => void {
-    let close = () => {};
-    this.turnGate = new Promise<void>((resolve) => {
-      close = () => {
-        this.turnGate = undefined;
-        resolve();
-      };
-    });
-    return close;
-  }
-
-  /**
-   * The request path's compaction: the turn yielded before a request, so it is closed with
-   * `run_completed{yielded}` in the old segment (never touched again), the history is compacted
-   * into a new segment, and the turn continues there (`invoke{resume}`). A failed compaction is
-   * reported and the turn continues in the same segment; the breaker stops the retries.
-   */
-  private async compactMidTurn(signal: AbortSignal, emit: Emit): Promise<void> {
-    this.compaction.requested = false;
-    const old = this.log as SessionLog<Item>;
-    await old.append({ kind: "run_completed", result: "yielded", interrupted: false });
-    this.resumable = true;
-    try {
-      await this.compaction.compact("request_threshold", this.host(), signal, emit);
-    } catch (error) {
-      if (signal.aborted) throw error;
-      this.warnAs("pod.compaction_failed", `compaction failed: ${(error as Error).message}`);
-    }
-    await (this.log as SessionLog<Item>).append({ kind: "invoke", trigger: "resume" }, { signal });
-  }
-
-  /**
-   * A cancelled turn with no model output yet is rolled back (the log cut to before its
-   * `invoke`, the worker reset to that state); any other failure closes the `invoke`.
-   */
-  private async recordFailure(log: SessionLog<Item>, error: unknown): Promise<void> {
-    const cancelled = AbortedError.isInstance(error) || CancelledError.isInstance(error);
-    const inFlight = log.state.inFlight;
-    // Nothing is open (an abort during a compaction, after the old segment's turn was closed).
-    if (inFlight == null) return;
-    if (
-      cancelled &&
-      this.recorder.modelOutputSinceInvoke === 0 &&
-      inFlight !== null &&
-      inFlight !== undefined
-    ) {
-      await log.truncate(inFlight.entryIndex);
-      this.worker.setHistory([...log.state.history]);
-      this.worker.setInterrupted(log.state.interrupted);
-      this.usageRecords.splice(0, this.usageRecords.length, ...log.state.usage);
-      this.syncFromLog();
-      return;
-    }
-    this.resumable = false;
-    const message = error instanceof Error ? error.message : String(error);
-    await log.append({ kind: "run_errored", message, interrupted: true });
   }
 
   private installInterceptor(): void {
@@ -581,7 +477,7 @@ export class Pod {
         {
           pendingHistoryAppends: async () => [
             ...this.takeNotifications(),
-            ...(await this.takeContextUpdate()),
+            ...(await this.context.take(this.contextState(this.runSignal), this.catalog)),
           ],
           preRequest: (context) => this.compaction.preRequest(context, this.host()),
         },
@@ -589,7 +485,7 @@ export class Pod {
       ),
     );
     this.interceptorInstalled = true;
-    this.contexts.freeze();
+    this.context.sections.freeze();
   }
 
   /** §4.1: flush tools, read AGENTS.md, one clock reading, render, trailing sections — once. */
@@ -613,36 +509,12 @@ export class Pod {
     return this.log;
   }
 
-  /** Prelude step 4: the `threshold` check before a turn; best-effort (a failure is reported, the turn runs). */
-  private async compactIfDue(signal: AbortSignal, emit: Emit): Promise<void> {
-    if (!this.compaction.dueBeforeTurn(this.host())) return;
-    // A background job (memory extract) reads the segment being compacted: let it finish first.
-    await this.afterTurn.idle();
-    try {
-      await this.compaction.compact("threshold", this.host(), signal, emit);
-    } catch (error) {
-      if (signal.aborted) throw error;
-      this.warnAs("pod.compaction_failed", `compaction failed: ${(error as Error).message}`);
-    }
-  }
-
-  /** The context block to commit before this request, when the assembled sections changed (§4.4). */
-  private async takeContextUpdate(): Promise<Item[]> {
-    const update = await this.contexts.update(this.contextState(this.runSignal), this.catalog);
-    if (update === null) return [];
-    return [
-      this.recorder.systemMessage("context", update.body, { key: update.key }, () =>
-        this.contexts.markCommitted(update.key),
-      ),
-    ];
-  }
-
   private contextState(signal: AbortSignal | undefined): ContextSectionState {
     return {
       workspace: this.parts.loaded.workspace,
       sessionId: this.log?.state.sessionId,
       segmentId: this.log?.state.segmentId,
-      turn: this.turns,
+      turn: this.state.turns,
       extensions: this.extensions,
       signal: signal ?? new AbortController().signal,
     };
@@ -650,31 +522,42 @@ export class Pod {
 
   /** The committed context key and prune boundary of the segment the pod continues in. */
   private syncFromLog(): void {
-    const sources = this.log?.state.historySources ?? [];
-    const last = sources.findLast(
-      (source) => source.from === "system_item" && source.item.kind === "context",
-    );
-    const key = last?.from === "system_item" ? last.item.key : undefined;
-    this.contexts.markCommitted(typeof key === "string" ? key : EMPTY_CONTEXT_KEY);
+    this.context.syncFromLog(this.log);
     this.compaction.syncFromLog(this.log);
+  }
+
+  private turnHost(): TurnHost {
+    return {
+      worker: this.worker,
+      recorder: this.recorder,
+      catalog: this.catalog,
+      compaction: this.compaction,
+      state: this.state,
+      usageRecords: this.usageRecords,
+      warn: this.parts.warn,
+      log: () => this.log as SessionLog<Item>,
+      compactionHost: () => this.host(),
+      syncFromLog: () => this.syncFromLog(),
+    };
   }
 
   private host(): CompactionHost {
     return {
-      log: this.log,
+      log: () => this.log,
       worker: this.worker,
       catalog: this.catalog,
       usage: this.usageRecords,
-      turns: this.turns,
-      contexts: this.contexts,
+      turns: this.state.turns,
+      contexts: this.context.sections,
       contextState: (signal) => this.contextState(signal),
       moveTo: (log, contextKey) => {
         this.log = log;
         this.worker.setHistory([...log.state.history]);
         this.usageRecords.length = 0;
         this.extensions.clear();
-        this.contexts.markCommitted(contextKey ?? EMPTY_CONTEXT_KEY);
+        this.context.sections.markCommitted(contextKey ?? EMPTY_CONTEXT_KEY);
       },
+      warn: (message) => this.warnAs("pod.compaction_failed", message),
     };
   }
 

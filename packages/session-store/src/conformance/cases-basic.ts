@@ -50,6 +50,24 @@ export function basicCases({ it }: CaseContext): void {
     assert.equal(state.systemPrompt, "verbatim ✓");
   });
 
+  it("reads a large segment in batches exactly as entry by entry, and restores from either", async ({
+    store,
+  }) => {
+    const log = await SessionLog.create(store, { systemPrompt: "batches", config: {} });
+    // Well over a 1 MiB read chunk, so a file store yields several batches.
+    const text = "x".repeat(2_000);
+    for (let at = 0; at < 1_200; at += 200) {
+      await log.appendMany(
+        Array.from({ length: 200 }, (_, i) => ({ kind: "user_input", text: `${at + i} ${text}` })),
+      );
+    }
+    const entries = await readEntries(store, refOf(log));
+    assert.equal(entries.length, 1_201);
+    const restored = await restoreSession(store, log.sessionId);
+    assert.equal(restored.entryCount, 1_201);
+    assert.deepEqual(userTexts(restored.history).at(-1), `1199 ${text}`);
+  });
+
   it("appends with an expected count only when the segment holds exactly that many entries", async ({
     store,
   }) => {

@@ -1,11 +1,20 @@
+import assert from "node:assert/strict";
 import type { Entry, MinimalItem } from "../entry/entry-schema.js";
 import type { SessionLog, SessionLogOptions } from "../log/session-log.js";
 import type { SegmentRef, Store } from "../store/store.js";
 
-/** Every committed entry of a segment, in order. */
+/**
+ * Every committed entry of a segment, in order. A store with `readBatches` is read both ways and
+ * must give the same entries, so every case that reads also checks the batched path.
+ */
 export async function readEntries(store: Store<MinimalItem>, ref: SegmentRef): Promise<Entry<MinimalItem>[]> {
   const entries: Entry<MinimalItem>[] = [];
   for await (const entry of store.readAll(ref)) entries.push(entry);
+  if (store.readBatches !== undefined) {
+    const batched: Entry<MinimalItem>[] = [];
+    for await (const batch of store.readBatches(ref)) batched.push(...batch);
+    assert.deepEqual(batched, entries, "readBatches must give readAll's entries, in order");
+  }
   return entries;
 }
 

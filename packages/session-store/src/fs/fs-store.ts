@@ -21,7 +21,7 @@ import type {
 } from "../store/store.js";
 import { listDir } from "./list-dir.js";
 import { holdLock, releaseLock, releaseLocksOf } from "./lock-registry.js";
-import { readSegmentEnds, readSegmentFile } from "./read-segment.js";
+import { type ReadSummary, readSegmentBatches, readSegmentEnds, readSegmentFile } from "./read-segment.js";
 import { isProcessAlive, type LockPolicy } from "./segment-lock.js";
 import { scanLines } from "./segment-scan.js";
 import { appendOnce, type OpenSegment, writeWholeFile } from "./segment-write.js";
@@ -245,12 +245,25 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
 
   readAll(ref: SegmentRef): AsyncIterable<Entry<TItem>> {
     const path = this.segmentPath(ref);
-    return this.readFile(path, ref);
+    return this.readFile(path, ref, readSegmentFile);
   }
 
-  private async *readFile(path: string, ref: SegmentRef): AsyncGenerator<Entry<TItem>> {
+  readBatches(ref: SegmentRef): AsyncIterable<readonly Entry<TItem>[]> {
+    const path = this.segmentPath(ref);
+    return this.readFile(path, ref, readSegmentBatches);
+  }
+
+  private async *readFile<T>(
+    path: string,
+    ref: SegmentRef,
+    read: (
+      file: string,
+      codec: EntryCodec<TItem>,
+      onComplete: (summary: ReadSummary) => void,
+    ) => AsyncGenerator<T>,
+  ): AsyncGenerator<T> {
     try {
-      yield* readSegmentFile(path, this.codec, (summary) => {
+      yield* read(path, this.codec, (summary) => {
         if (this.open.has(path)) return;
         if (this.hints.size >= MAX_OPEN_SEGMENTS) this.hints.clear();
         this.hints.set(path, summary);

@@ -27,6 +27,15 @@ export async function* readSegmentFile<TItem>(
   codec: EntryCodec<TItem>,
   onComplete?: (summary: ReadSummary) => void,
 ): AsyncGenerator<Entry<TItem>> {
+  for await (const batch of readSegmentBatches(file, codec, onComplete)) yield* batch;
+}
+
+/** `readSegmentFile` one read chunk at a time: the entries of each chunk's complete lines. */
+export async function* readSegmentBatches<TItem>(
+  file: string,
+  codec: EntryCodec<TItem>,
+  onComplete?: (summary: ReadSummary) => void,
+): AsyncGenerator<Entry<TItem>[]> {
   const handle = await open(file, "r");
   const decoder = new LineDecoder(codec, file);
   try {
@@ -48,13 +57,15 @@ export async function* readSegmentFile<TItem>(
       const lastNewline = buffer.lastIndexOf(NEWLINE, filled - 1);
       if (lastNewline === -1) continue;
       decoder.assertUtf8(buffer, 0, lastNewline, lineNumber + 1);
+      const batch: Entry<TItem>[] = [];
       let start = 0;
       while (start <= lastNewline) {
         const end = buffer.indexOf(NEWLINE, start);
         lineNumber++;
-        yield decoder.decode(buffer, start, end, lineNumber);
+        batch.push(decoder.decode(buffer, start, end, lineNumber));
         start = end + 1;
       }
+      yield batch;
       buffer.copy(buffer, 0, lastNewline + 1, filled);
       consumed += lastNewline + 1;
       filled -= lastNewline + 1;

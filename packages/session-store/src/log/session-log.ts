@@ -109,9 +109,15 @@ export class SessionLog<TItem = MinimalItem> {
     options: SessionLogOptions<TItem> = {},
   ): Promise<SessionLog<TItem>> {
     let fold: ReplayFold<TItem> | undefined;
-    for await (const entry of store.readAll(ref)) {
+    const apply = (entry: Entry<TItem>) => {
       if (fold === undefined) fold = startFold(entry, options);
       else fold.apply(entry);
+    };
+    // One await per batch where the store can batch: a per-entry await was a tenth of a restore.
+    if (store.readBatches !== undefined) {
+      for await (const batch of store.readBatches(ref)) for (const entry of batch) apply(entry);
+    } else {
+      for await (const entry of store.readAll(ref)) apply(entry);
     }
     if (fold === undefined) fold = startFold<TItem>(undefined);
     if (fold.state.segmentId !== ref.segmentId || fold.state.sessionId !== ref.sessionId) {

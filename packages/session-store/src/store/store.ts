@@ -53,6 +53,12 @@ export interface Store<TItem = MinimalItem> {
   truncate(ref: SegmentRef, keep: number, options?: WriteOptions): Promise<TruncateOutcome>;
   /** Streams the committed entries in order; an unterminated last line is not an entry. */
   readAll(ref: SegmentRef): AsyncIterable<Entry<TItem>>;
+  /**
+   * Optional: the same entries as `readAll`, in order, in arrays (a file chunk, a result set), so
+   * a reader that wants them all (restore) pays one await per batch instead of one per entry.
+   * Readers fall back to `readAll` when a store does not have it.
+   */
+  readBatches?(ref: SegmentRef): AsyncIterable<readonly Entry<TItem>[]>;
   /** The first and last entries and the count, without reading the whole segment. */
   describeSegment(ref: SegmentRef): Promise<SegmentSummary<TItem>>;
   /** Session ids, newest first. */
