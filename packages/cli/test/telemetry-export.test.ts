@@ -110,6 +110,27 @@ describe("podkit run exports OpenTelemetry over OTLP/HTTP", () => {
     expect(traces?.body).not.toContain("what is in the repo?");
   });
 
+  it("podkit compact exports the compaction as a trace of its own", async () => {
+    const collector = await startCollector();
+    cleanups.push(collector.close);
+    const { workspace: cwd, home } = await workspace();
+    const env = { HOME: home, ANTHROPIC_API_KEY: "test-key", OTEL_EXPORTER_OTLP_ENDPOINT: collector.url };
+    double.enqueue({ parts: [{ type: "text", text: `An answer. ${"detail ".repeat(400)}` }] });
+    const first = await runBin(["run", "one"], { cwd, env });
+    const sessionId = /session (\S+) ·/.exec(first.stderr)?.[1] as string;
+    double.enqueue(
+      { parts: [{ type: "tool_call", name: "write_summary", arguments: { summary: "One question." } }] },
+      { parts: [{ type: "text", text: "Summary written." }] },
+    );
+    collector.received.length = 0;
+    const compacted = await runBin(["compact", sessionId, "--set", "compaction.retained_tokens=100"], {
+      cwd,
+      env,
+    });
+    expect(compacted.code).toBe(0);
+    expect(spanNames(collector.received)).toEqual(["compaction tester"]);
+  });
+
   it("exports nothing when the variable is not set", async () => {
     const collector = await startCollector();
     cleanups.push(collector.close);

@@ -1,14 +1,26 @@
 import type { CommandContext, CommandInput } from "../commands/command.js";
 import { jsonEventPrinter, textEventPrinter } from "../session/event-printer.js";
 import { loadPodManifest } from "../session/load-pod-manifest.js";
-import { openPod } from "../session/open-pod.js";
+import { type OpenedPod, openPod } from "../session/open-pod.js";
+import { startTelemetry } from "../telemetry/index.js";
 
 /** `podkit compact <session>`: one manual compaction, with a progress line. */
 export async function run(input: CommandInput, ctx: CommandContext): Promise<number> {
   const sessionId = input.positionals[0] as string;
   const loaded = await loadPodManifest(input, ctx);
   const json = input.values.json === true;
-  const opened = await openPod(loaded, ctx, { sessionId });
+  // Only with OTEL_EXPORTER_OTLP_ENDPOINT set: the compaction is exported as its own trace.
+  const telemetry = await startTelemetry(ctx.io.env);
+  let opened: OpenedPod;
+  try {
+    opened = await openPod(loaded, ctx, {
+      sessionId,
+      ...(telemetry.pod === undefined ? {} : { telemetry: telemetry.pod }),
+    });
+  } catch (error) {
+    await telemetry.shutdown();
+    throw error;
+  }
   const printer = json ? jsonEventPrinter(ctx.io.stdout) : textEventPrinter(ctx.io.stdout);
   try {
     const outcome = await opened.pod.compact({ onEvent: (event) => printer.print(event) });
@@ -23,7 +35,11 @@ export async function run(input: CommandInput, ctx: CommandContext): Promise<num
       ctx.io.stdout.write(`session ${sessionId} continues in segment ${outcome.toSegmentId}\n`);
     }
   } finally {
-    await opened.close();
+    try {
+      await opened.close();
+    } finally {
+      await telemetry.shutdown();
+    }
   }
   return 0;
 }
