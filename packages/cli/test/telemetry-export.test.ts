@@ -131,6 +131,15 @@ describe("podkit run exports OpenTelemetry over OTLP/HTTP", () => {
     expect(spanNames(collector.received)).toEqual(["compaction tester"]);
   });
 
+  it("an endpoint the exporter cannot use is a warning, never a failed run", async () => {
+    const { workspace: cwd, home } = await workspace();
+    double.enqueue({ parts: [{ type: "text", text: "answered anyway" }] });
+    const result = await podkitRun(cwd, home, { OTEL_EXPORTER_OTLP_ENDPOINT: "not a url" });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("answered anyway");
+    expect(result.stderr).toMatch(/^warning: OpenTelemetry export is off: .*not a url/m);
+  });
+
   it("exports nothing when the variable is not set", async () => {
     const collector = await startCollector();
     cleanups.push(collector.close);

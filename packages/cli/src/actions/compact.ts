@@ -10,7 +10,9 @@ export async function run(input: CommandInput, ctx: CommandContext): Promise<num
   const loaded = await loadPodManifest(input, ctx);
   const json = input.values.json === true;
   // Only with OTEL_EXPORTER_OTLP_ENDPOINT set: the compaction is exported as its own trace.
-  const telemetry = await startTelemetry(ctx.io.env);
+  const telemetry = await startTelemetry(ctx.io.env, (message) =>
+    ctx.io.stderr.write(`warning: ${message}\n`),
+  );
   let opened: OpenedPod;
   try {
     opened = await openPod(loaded, ctx, {

@@ -29,7 +29,7 @@ export async function turnCommand(
   const loaded = await loadPodManifest(input, ctx);
   const json = input.values.json === true;
   // Only with OTEL_EXPORTER_OTLP_ENDPOINT set; shut down (bounded) after the pod is closed.
-  const telemetry = await startTelemetry(io.env);
+  const telemetry = await startTelemetry(io.env, (message) => io.stderr.write(`warning: ${message}\n`));
   let opened: OpenedPod;
   try {
     opened = await openPod(loaded, ctx, {

@@ -16,14 +16,24 @@ const NO_TELEMETRY: CliTelemetry = { pod: undefined, shutdown: async () => {} };
  * Starts OTLP/HTTP export when `OTEL_EXPORTER_OTLP_ENDPOINT` (or the traces endpoint) is set:
  * the official exporter packages are imported only then, a tracer and a meter provider are
  * registered globally and handed to the pod. Exports run in the background with a short timeout
- * and failures are dropped, so a collector that is down never slows or fails a run.
+ * and failures are dropped, so a collector that is down never slows or fails a run; exporter
+ * packages that cannot be loaded only produce a warning.
  */
 export async function startTelemetry(
   env: Readonly<Record<string, string | undefined>>,
+  warn: (message: string) => void = () => {},
 ): Promise<CliTelemetry> {
   const config = otlpConfigOf(env);
   if (config === undefined) return NO_TELEMETRY;
-  const { tracerProvider, meterProvider } = await exportingProviders(config);
+  let providers: Awaited<ReturnType<typeof exportingProviders>>;
+  try {
+    providers = await exportingProviders(config);
+  } catch (error) {
+    // Telemetry is never worth a failed run: say why there is none and go on.
+    warn(`OpenTelemetry export is off: ${error instanceof Error ? error.message : String(error)}`);
+    return NO_TELEMETRY;
+  }
+  const { tracerProvider, meterProvider } = providers;
   trace.setGlobalTracerProvider(tracerProvider);
   metrics.setGlobalMeterProvider(meterProvider);
   return {
