@@ -28,7 +28,8 @@ import { definePodkitToolPackage } from "../packages/tools/dist/index.js";
 import { startToolSessionDouble } from "./lib/tool-session-double.mjs";
 
 const TURNS = 30;
-const ROUNDS = 9;
+const ROUNDS = 15;
+const CONTEXT_ROUNDS = 7;
 const REF = "anthropic/claude-sonnet-4-5";
 
 const lookup = () => ({
@@ -118,7 +119,7 @@ try {
   }
   // Last: once enabled, AsyncLocalStorage's hooks would tax the untraced rounds too.
   const withContext = [];
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < CONTEXT_ROUNDS; round++) {
     withContext.push(await measure(() => traced(loaded, baseUrl, sdk, true)));
   }
   const paired = median(withSdk.map((time, round) => time / plain[round]));
