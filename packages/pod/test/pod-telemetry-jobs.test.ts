@@ -60,6 +60,8 @@ describe("pod telemetry: compaction and memory job spans", () => {
     expect(second?.children[0]?.status).toEqual({ code: 0 });
     expect(second?.children[0]?.attributes).toMatchObject({
       "podkit.compaction.reason": "threshold",
+      "gen_ai.conversation.id": pod.sessionId,
+      "podkit.segment.id": first,
       "podkit.compaction.from_segment_id": first,
       "podkit.compaction.to_segment_id": pod.segmentId,
     });

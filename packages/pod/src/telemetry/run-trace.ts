@@ -161,6 +161,10 @@ export class RunTrace {
         this.setSession(this.init.source.session());
         break;
       case "compaction_start":
+        // A prelude compaction comes before turn_start: its span needs the session too.
+        this.setSession(this.init.source.session());
+        this.jobs.onPodEvent(event);
+        break;
       case "compaction_failed":
         this.jobs.onPodEvent(event);
         break;
