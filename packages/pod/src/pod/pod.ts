@@ -105,7 +105,7 @@ export class Pod {
       this.publish({ type: "warning", message });
     });
     this.context = new PodContext(options.contextSections ?? [], this.recorder, (message) =>
-      this.warnAs("pod.context_section", message),
+      this.warn("pod.context_section", message),
     );
     this.compaction = new PodCompaction(parts, options);
     this.syncFromLog();
@@ -533,7 +533,7 @@ export class Pod {
         this.extensions.clear();
         this.context.sections.markCommitted(contextKey ?? EMPTY_CONTEXT_KEY);
       },
-      warn: (message) => this.warnAs("pod.compaction_failed", message),
+      warn: (message) => this.warn("pod.compaction_failed", message),
     };
   }
 
@@ -564,18 +564,16 @@ export class Pod {
     });
   }
 
-  private warnAs(code: "pod.context_section" | "pod.compaction_failed", message: string): void {
-    this.parts.warn({ code, message });
-    this.emit?.({ type: "warning", message });
-  }
-
   private forward(event: WorkerEvent, emit: Emit): void {
     if (event.type === "usage") this.usageRecords.push(event.usage);
     const podEvent = podEventOf(event);
     if (podEvent !== undefined) emit(podEvent);
   }
 
-  private warn(code: "pod.notifications_dropped" | "pod.drift_fork", message: string): void {
+  private warn(
+    code: "pod.notifications_dropped" | "pod.drift_fork" | "pod.context_section" | "pod.compaction_failed",
+    message: string,
+  ): void {
     this.parts.warn({ code, message });
     this.emit?.({ type: "warning", message });
   }
