@@ -2,10 +2,26 @@
 // against the code under measurement: every request answers with the same two scripted
 // responses in turn (text + a `lookup` tool call, then a short answer), i.e. a tool session.
 //   startToolSessionDouble(wire) → { child, baseUrl }; send the child any message to stop it.
+//   TOOL_SESSION_RESPONSES: the same turn script, for benches that run a double in-process.
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const self = fileURLToPath(import.meta.url);
+
+/** The two scripted responses of a tool session turn: text + a `lookup` call, then a short answer. */
+export const TOOL_SESSION_RESPONSES = [
+  {
+    parts: [
+      { type: "text", text: "Let me look that up." },
+      { type: "tool_call", name: "lookup", arguments: { query: "the thing" } },
+    ],
+    usage: { inputTokens: 2000, outputTokens: 30, cacheReadTokens: 1800 },
+  },
+  {
+    parts: [{ type: "text", text: "Here is the answer you asked for.", chunkSize: 8 }],
+    usage: { inputTokens: 2100, outputTokens: 12 },
+  },
+];
 
 /** Forks the double speaking `wire` and resolves once it listens. */
 export function startToolSessionDouble(wire) {
@@ -18,19 +34,7 @@ if (process.argv[1] === self) {
   const double = await startProviderDouble({
     wire: process.argv[2],
     loop: true,
-    responses: [
-      {
-        parts: [
-          { type: "text", text: "Let me look that up." },
-          { type: "tool_call", name: "lookup", arguments: { query: "the thing" } },
-        ],
-        usage: { inputTokens: 2000, outputTokens: 30, cacheReadTokens: 1800 },
-      },
-      {
-        parts: [{ type: "text", text: "Here is the answer you asked for.", chunkSize: 8 }],
-        usage: { inputTokens: 2100, outputTokens: 12 },
-      },
-    ],
+    responses: TOOL_SESSION_RESPONSES,
   });
   process.send({ baseUrl: double.baseUrl });
   process.on("message", async () => {

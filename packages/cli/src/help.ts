@@ -6,6 +6,16 @@ const GLOBAL_OPTIONS = [
   ["--debug", "print stack traces of errors"],
 ] as const;
 
+/** What the process exit code means, for `podkit --help` and docs/cli.md. */
+export const EXIT_CODES = [
+  ["0", "success"],
+  ["1", "an error in the manifest, files, environment or session (one line and a hint on stderr)"],
+  ["2", "the command line is wrong (unknown command or option, missing argument)"],
+  ["3", "run/resume with a prompt: the turn stopped without a final answer (max_turns, a pause)"],
+  ["70", "an internal error of podkit (rerun with --debug and report the stack trace)"],
+  ["130", "run/resume with a prompt: interrupted by Ctrl-C (the session is kept; resume continues it)"],
+] as const;
+
 /** `podkit --help`: every command with its one-line summary. */
 export function globalHelp(commands: readonly CommandSpec[], version: string): string {
   const width = Math.max(...commands.map((c) => c.path.join(" ").length), 10) + 2;
@@ -19,6 +29,9 @@ export function globalHelp(commands: readonly CommandSpec[], version: string): s
     "",
     "Options:",
     ...GLOBAL_OPTIONS.map(([flag, text]) => `  ${flag.padEnd(width)}${text}`),
+    "",
+    "Exit codes:",
+    ...EXIT_CODES.map(([code, text]) => `  ${code.padEnd(width)}${text}`),
     "",
     'Run "podkit <command> --help" for the options of a command.',
   ].join("\n");

@@ -1,3 +1,4 @@
+import { hintForError } from "./error-hints.js";
 import type { TextSink } from "./io.js";
 
 /** Exit code for failures that are podkit's fault, not the user's (sysexits EX_SOFTWARE). */
@@ -34,7 +35,7 @@ function isPodkitError(error: unknown): boolean {
 
 function hintOf(error: unknown): string | undefined {
   const hint = (error as { hint?: unknown }).hint;
-  return typeof hint === "string" && hint !== "" ? hint : undefined;
+  return typeof hint === "string" && hint !== "" ? hint : hintForError(error);
 }
 
 function stackChain(error: unknown): string {

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { POD_PROMPTS } from "@podkit/pod";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runBin } from "./run-bin.js";
 
@@ -43,7 +44,7 @@ describe("podkit prompt catalog", () => {
       .trimEnd()
       .split("\n")
       .map((line) => line.trim().split(/\s{2,}/));
-    expect(rows).toHaveLength(11);
+    expect(rows).toHaveLength(POD_PROMPTS.length);
     const byKey = new Map(rows.map(([key, layer, file]) => [key, { layer, file }]));
     expect(byKey.get("interrupt_system_note")).toEqual({
       layer: "user",

@@ -19,10 +19,10 @@ export interface BinResult {
  */
 export function runBin(
   args: string[],
-  options: { cwd: string; env: Record<string, string> },
+  options: { cwd: string; env: Record<string, string>; input?: string },
 ): Promise<BinResult> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [BIN, ...args],
       { cwd: options.cwd, env: { PATH: process.env.PATH ?? "", ...options.env }, encoding: "utf8" },
@@ -31,5 +31,7 @@ export function runBin(
         resolve({ code, stdout, stderr });
       },
     );
+    // Piped input (lines of an interactive session); without it stdin is closed at once.
+    child.stdin?.end(options.input ?? "");
   });
 }

@@ -52,6 +52,7 @@ export const MEMORY_PROTECTED_DIRS = [".podkit/memory", ".podkit/knowledge"] as 
 /** `[tools]` bash timeouts (ms): the per-call default and the most a call may ask for. */
 export const TOOLS_DEFAULTS = {
   bash: false,
+  confirm_writes: false,
   bash_timeout_ms: 120_000,
   bash_max_timeout_ms: 600_000,
 } as const;

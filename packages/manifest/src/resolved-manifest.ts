@@ -65,6 +65,8 @@ export interface ToolPackageRef {
 export interface ToolsConfig {
   builtin: BuiltinToolName[];
   bash: boolean;
+  /** An interactive `podkit run` asks before each write tool call. */
+  confirm_writes: boolean;
   bash_env: string[];
   bash_timeout_ms: number;
   bash_max_timeout_ms: number;

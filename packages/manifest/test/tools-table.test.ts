@@ -27,6 +27,18 @@ async function failure(promise: Promise<unknown>): Promise<ManifestError> {
 }
 
 describe("[tools]", () => {
+  it("confirm_writes is off by default, settable per layer and a boolean only", async () => {
+    const off = await load(await t.write("proj/a.toml", MINIMAL));
+    expect(off.manifest.tools.confirm_writes).toBe(false);
+    expect(off.provenance.get("tools.confirm_writes")).toMatchObject({ layer: { kind: "builtin" } });
+    const on = await load(await t.write("proj/b.toml", `${MINIMAL}[tools]\nconfirm_writes = true\n`));
+    expect(on.manifest.tools.confirm_writes).toBe(true);
+    const bad = await failure(
+      load(await t.write("proj/c.toml", `${MINIMAL}[tools]\nconfirm_writes = "yes"\n`)),
+    );
+    expect(bad.keyPath).toBe("tools.confirm_writes");
+  });
+
   it("defaults to the read tools, adds the write tools when a write rule exists, bash off", async () => {
     const readOnly = await load(
       await t.write("proj/a.toml", `${MINIMAL}[[scope.allow]]\ntarget = "."\npermission = "read"\n`),

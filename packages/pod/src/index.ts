@@ -20,17 +20,39 @@ export {
   PromptRenderError,
   UnknownPromptKeyError,
 } from "./catalog/index.js";
+export {
+  type AutoReadFile,
+  CompactionOverThresholdError,
+  type CompactReference,
+  CompactSummaryMissingError,
+  CompactSummaryOversizeError,
+  NothingToCompactError,
+} from "./compaction/index.js";
+export {
+  type ContextSection,
+  type ContextSectionState,
+  NOTES_FILE,
+  notesSection,
+} from "./context/index.js";
 export { PodkitPodError, PodUsageError } from "./errors.js";
+export type { AfterTurnJob, AfterTurnJobContext } from "./pod/after-turn-jobs.js";
 export {
   HooksFrozenError,
   PodBusyError,
   PodClosedError,
   PromptCancelledError,
 } from "./pod/errors.js";
-export type { PodEvent, PodRunResult, PodTrigger } from "./pod/events.js";
+export type {
+  CompactionOutcome,
+  CompactionReason,
+  PodEvent,
+  PodRunResult,
+  PodTrigger,
+} from "./pod/events.js";
 export type { InternalInterceptor, PodHooks } from "./pod/hooks.js";
 export type { LanguageModel, ModelOverride } from "./pod/model.js";
 export { Pod } from "./pod/pod.js";
+export { COMPACTION_BREAKER_LIMIT } from "./pod/pod-compaction.js";
 export { NOTIFICATION_CAPACITY, type PodOptions } from "./pod/pod-options.js";
 export { RunHandle } from "./pod/run-handle.js";
 export type { SystemItemKind } from "./pod/session-recorder.js";
@@ -68,4 +90,5 @@ export {
   TemplateRenderError,
   TemplateSyntaxError,
 } from "./template/index.js";
+export { bytesOfItems, type EstimateMethod, estimateTokens, type TokenEstimate } from "./usage/index.js";
 export { type PodWarning, processWarningSink, type WarningSink } from "./warnings.js";

@@ -15,7 +15,10 @@ export type PodWarning =
         | "pod.drift_fork"
         | "pod.tools"
         | "pod.session_write"
-        | "pod.other_branches";
+        | "pod.other_branches"
+        | "pod.after_turn_job"
+        | "pod.context_section"
+        | "pod.compaction_failed";
       readonly message: string;
     };
 

@@ -1,6 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { PromptCatalogError, PromptRenderError, UnknownPromptKeyError } from "../src/catalog/errors.js";
+import {
+  CompactionOverThresholdError,
+  CompactSummaryMissingError,
+  CompactSummaryOversizeError,
+  NothingToCompactError,
+} from "../src/compaction/errors.js";
 import { PodkitPodError, PodUsageError } from "../src/errors.js";
 import { HooksFrozenError, PodBusyError, PodClosedError, PromptCancelledError } from "../src/pod/errors.js";
 import {
@@ -107,6 +113,22 @@ const CASES = [
       new SessionStorePackageMissingError("missing", { packageName: "p", hint: "h", cause: undefined }),
     is: SessionStorePackageMissingError,
   },
+  {
+    kind: "compact-summary-missing",
+    make: () => new CompactSummaryMissingError(2),
+    is: CompactSummaryMissingError,
+  },
+  {
+    kind: "compact-summary-oversize",
+    make: () => new CompactSummaryOversizeError(5000, 4000),
+    is: CompactSummaryOversizeError,
+  },
+  {
+    kind: "compaction-over-threshold",
+    make: () => new CompactionOverThresholdError(9000, 8000, 6000, "threshold"),
+    is: CompactionOverThresholdError,
+  },
+  { kind: "nothing-to-compact", make: () => new NothingToCompactError(3, 8000), is: NothingToCompactError },
 ] as const;
 
 describe("every pod error class carries its own marker", () => {
@@ -152,6 +174,7 @@ describe("every pod error class carries its own marker", () => {
       "../src/system-prompt/errors.ts",
       "../src/pod/errors.ts",
       "../src/pod/store-selection-errors.ts",
+      "../src/compaction/errors.ts",
     ]) {
       const source = await readFile(new URL(file, import.meta.url), "utf8");
       expect(source, file).not.toContain("isPodErrorNamed");

@@ -4,7 +4,12 @@ import { join } from "node:path";
 import type { Item } from "@podkit/llm-worker";
 import { type LoadedManifest, loadManifest } from "@podkit/manifest";
 import { type Entry, FsStore, replay, sessionsRoot } from "@podkit/session-store";
-import { type ProviderDouble, type ScriptedResponse, startProviderDouble } from "@podkit/testkit";
+import {
+  type ProviderDouble,
+  type ProviderDoubleOptions,
+  type ScriptedResponse,
+  startProviderDouble,
+} from "@podkit/testkit";
 import { definePodkitToolPackage, type PodkitToolPackage } from "@podkit/tools";
 import { afterEach, expect } from "vitest";
 import type { PromptCatalog } from "../src/catalog/prompt-catalog.js";
@@ -140,7 +145,7 @@ export function usePodWorlds(): (setup?: WorldSetup) => Promise<World> {
       ...Object.fromEntries(Object.entries(setup.files ?? {}).map(([k, v]) => [k, v])),
     });
     const env = { cwd: workspace, home, env: {} };
-    const double = await startProviderDouble({ wire: "anthropic" });
+    const double = await startProviderDouble({ wire: "anthropic", ...setup.double });
     cleanups.push(() => double.close());
     workspaces.push(workspace);
     const world: World = {
@@ -179,6 +184,8 @@ export interface WorldSetup {
   /** Files relative to the temp root (`project/…` is the workspace, `home/…` the home). */
   files?: Record<string, string>;
   toolPackages?: PodkitToolPackage[];
+  /** Provider double options (`measureInputTokens`, `respond`). */
+  double?: Omit<ProviderDoubleOptions, "wire">;
 }
 
 /** A tool package of simple test tools; `calls` records every execution. */

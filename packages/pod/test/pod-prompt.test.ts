@@ -6,8 +6,25 @@ import { sessionsRoot } from "@podkit/session-store";
 import { describe, expect, it } from "vitest";
 import { Pod } from "../src/pod/pod.js";
 import { InvalidSystemPromptTemplateError, SystemPromptRenderError } from "../src/system-prompt/errors.js";
+import {
+  compactionTable,
+  compactRequests,
+  compactResponder,
+  eventsOf,
+  lookupTools,
+  mainRequests,
+  ofType,
+} from "./compaction-harness.js";
 import { caught, writeFiles } from "./helpers.js";
-import { sessionEntries, systemOf, testTools, text, toolCall, usePodWorlds } from "./pod-harness.js";
+import {
+  readAllSegments,
+  sessionEntries,
+  systemOf,
+  testTools,
+  text,
+  toolCall,
+  usePodWorlds,
+} from "./pod-harness.js";
 
 const world = usePodWorlds();
 
@@ -109,18 +126,62 @@ describe("Pod: render once, deferred session (prompt-acceptance 1–13)", () => 
     expect(prompts[1]?.endsWith(section)).toBe(true);
   });
 
-  it("[9, without compaction] AGENTS.md changed after the first run: later runs and a restore keep the original", async () => {
-    const w = await world({ systemPrompt: "{{ files.agents_md }}", files: { "project/AGENTS.md": "v1" } });
+  it("[9] AGENTS.md changed after the first run, then compaction, then another run: the prompt keeps the original, byte-identical", async () => {
+    const w = await world({
+      systemPrompt: "{{ files.agents_md }}",
+      files: { "project/AGENTS.md": "v1" },
+      manifestExtra: compactionTable({ threshold: 100000, request_threshold: 100000, retained_tokens: 30 }),
+      double: {
+        measureInputTokens: true,
+        respond: compactResponder({ summary: "earlier: two questions answered" }),
+      },
+    });
     const pod = await w.pod();
-    w.double.enqueue(text("a"), text("b"), text("c"));
+    w.double.enqueue(text("a"), text("b"), text("c"), text("d"));
     await pod.run("one");
-    const first = pod.systemPrompt;
+    const first = pod.systemPrompt as string;
     await writeFile(join(w.workspace, "AGENTS.md"), "v2");
     await pod.run("two");
+    const outcome = await pod.compact();
+    expect(outcome.status).toBe("compacted");
+    await pod.run("three");
     const restored = await w.restore(pod.sessionId as string);
-    await restored.run("three");
-    expect(first?.startsWith("v1")).toBe(true);
-    expect(w.double.requests.map((request) => systemOf(request as never))).toEqual([first, first, first]);
+    await restored.run("four");
+    expect(first.startsWith("v1")).toBe(true);
+    const main = mainRequests(w.double.requests);
+    expect(main).toHaveLength(4);
+    for (const request of main)
+      expect(Buffer.from(systemOf(request as never)).equals(Buffer.from(first))).toBe(true);
+    expect(compactRequests(w.double.requests).length).toBeGreaterThan(0);
+    expect(restored.systemPrompt).toBe(first);
+  });
+
+  it("[10] compaction preserves the system prompt byte-for-byte: worker, new segment_start, next captured request", async () => {
+    const w = await world({
+      systemPrompt: "prompt ✓ 日本語 {{ date }} {{ cwd }}",
+      manifestExtra: compactionTable({ threshold: 700, request_threshold: 700, retained_tokens: 100 }),
+      toolPackages: [lookupTools(400)],
+      double: { measureInputTokens: true, respond: compactResponder({ summary: "looked up a" }) },
+    });
+    const pod = await w.pod();
+    let compactions = 0;
+    for (let turn = 1; turn <= 10 && compactions === 0; turn++) {
+      w.double.enqueue(toolCall("lookup", { q: `item ${turn}` }), text(`answer ${turn}`));
+      compactions += ofType(await eventsOf(pod.run(`look up item ${turn}`)), "compaction_done").length;
+    }
+    expect(compactions).toBe(1);
+    const before = Buffer.from(systemOf(w.double.requests[0] as never));
+    const segments = [...(await readAllSegments(w.workspace)).values()];
+    expect(segments).toHaveLength(2);
+    const newStart = segments.map(
+      (entries) => entries[0] as { system_prompt: string; compacted_from?: unknown },
+    );
+    const compacted = newStart.find((start) => start.compacted_from !== undefined);
+    expect(Buffer.from(pod.systemPrompt as string).equals(before)).toBe(true);
+    expect(Buffer.from(compacted?.system_prompt as string).equals(before)).toBe(true);
+    const next = mainRequests(w.double.requests).at(-1);
+    expect(JSON.stringify(next?.body.messages)).toContain("looked up a");
+    expect(Buffer.from(systemOf(next as never)).equals(before)).toBe(true);
   });
 
   it("[11] restore uses the stored prompt verbatim after the template changed on disk (it is never parsed)", async () => {

@@ -45,6 +45,22 @@ export interface CommandSpec {
   run(input: CommandInput, ctx: CommandContext): Promise<number>;
 }
 
+/** The module a command's `run` lives in: loaded only when that command runs (start-up stays fast). */
+export type CommandModule = { run(input: CommandInput, ctx: CommandContext): Promise<number> };
+
+/**
+ * A `run` that imports its implementation on first use, so `podkit --version` and `--help` never
+ * load the manifest, the pod or a provider package.
+ */
+export function lazyRun(load: () => Promise<CommandModule>): CommandSpec["run"] {
+  return async (input, ctx) => (await load()).run(input, ctx);
+}
+
+/** The string value of an option, or undefined. */
+export function stringOption(value: CommandInput["values"][string]): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
 /** The string values of a repeatable string option. */
 export function stringList(value: CommandInput["values"][string]): string[] {
   if (value === undefined) return [];

@@ -1,16 +1,4 @@
-import { existsSync } from "node:fs";
-import { findWorkspace, loadManifest, userConfigDir, workspaceManifestPath } from "@podkit/manifest";
-import {
-  isPodPrompt,
-  loadPodResources,
-  POD_PROMPTS,
-  type PodWarning,
-  type PromptCatalog,
-  type PromptExplanation,
-} from "@podkit/pod";
-import { PodkitCliError } from "../errors.js";
-import { displayPath } from "../render/display-path.js";
-import type { CommandContext, CommandInput, CommandSpec } from "./command.js";
+import { type CommandSpec, lazyRun } from "./command.js";
 
 /** `podkit prompt catalog [key] [--explain] [--manifest <file>]` */
 export const promptCatalog: CommandSpec = {
@@ -30,63 +18,5 @@ export const promptCatalog: CommandSpec = {
     manifest: { type: "string", valueName: "file", help: "manifest whose [pod].prompt_pack to apply" },
   },
   positionals: { max: 1, names: "[key]" },
-  run: async (input, ctx) => {
-    const key = input.positionals[0];
-    if (key !== undefined && !isPodPrompt(key)) {
-      throw new PodkitCliError(`unknown prompt key "${key}"`, {
-        hint: `known keys: ${POD_PROMPTS.join(", ")}`,
-      });
-    }
-    const catalog = await loadCatalog(input, ctx);
-    const explain = input.values.explain === true;
-    if (key !== undefined) {
-      const entry = catalog.explain(key);
-      ctx.io.stdout.write(explain ? explanation(entry, ctx) : withNewline(entry.source));
-    } else if (explain) {
-      ctx.io.stdout.write(
-        catalog
-          .entries()
-          .map((entry) => explanation(entry, ctx))
-          .join("\n"),
-      );
-    } else {
-      ctx.io.stdout.write(listing(catalog.entries(), ctx));
-    }
-    return 0;
-  },
+  run: lazyRun(() => import("../actions/prompt-catalog.js")),
 };
-
-async function loadCatalog(input: CommandInput, ctx: CommandContext): Promise<PromptCatalog> {
-  const workspace = findWorkspace(ctx.env);
-  const file = typeof input.values.manifest === "string" ? input.values.manifest : undefined;
-  const source =
-    file !== undefined || existsSync(workspaceManifestPath(workspace))
-      ? await loadManifest({ file, env: ctx.env })
-      : { workspace, userConfigDir: userConfigDir(ctx.env) };
-  const { catalog } = await loadPodResources(source, {
-    onWarning: (warning: PodWarning) => ctx.io.stderr.write(`warning: ${warning.message}\n`),
-  });
-  return catalog;
-}
-
-function listing(entries: readonly PromptExplanation[], ctx: CommandContext): string {
-  const keyWidth = Math.max(...entries.map((e) => e.key.length));
-  const lines = entries.map(
-    (e) => `${e.key.padEnd(keyWidth)}  ${e.layer.padEnd(9)}  ${displayPath(e.file, ctx.env)}`,
-  );
-  return `${lines.join("\n")}\n`;
-}
-
-function explanation(entry: PromptExplanation, ctx: CommandContext): string {
-  return [
-    `key:    ${entry.key}`,
-    `layer:  ${entry.layer}`,
-    `file:   ${displayPath(entry.file, ctx.env)}`,
-    "source:",
-    withNewline(entry.source),
-  ].join("\n");
-}
-
-function withNewline(text: string): string {
-  return text.endsWith("\n") ? text : `${text}\n`;
-}

@@ -77,6 +77,7 @@ export function finalizeTools(
   const tools: ToolsConfig = {
     builtin,
     bash: filled.bash,
+    confirm_writes: filled.confirm_writes,
     bash_env: [...new Set(set.bash_env ?? [])],
     bash_timeout_ms: filled.bash_timeout_ms,
     bash_max_timeout_ms: filled.bash_max_timeout_ms,
@@ -89,6 +90,7 @@ export function finalizeTools(
 function pick(set: NonNullable<ManifestLayerData["tools"]>) {
   const out: Partial<Record<keyof typeof TOOLS_DEFAULTS, number | boolean>> = {};
   if (set.bash !== undefined) out.bash = set.bash;
+  if (set.confirm_writes !== undefined) out.confirm_writes = set.confirm_writes;
   if (set.bash_timeout_ms !== undefined) out.bash_timeout_ms = set.bash_timeout_ms;
   if (set.bash_max_timeout_ms !== undefined) out.bash_max_timeout_ms = set.bash_max_timeout_ms;
   return out as Partial<typeof TOOLS_DEFAULTS>;

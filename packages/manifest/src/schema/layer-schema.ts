@@ -139,6 +139,8 @@ export const BUILTIN_TOOL_NAMES = ["read_file", "write_file", "edit_file", "glob
 export const toolsLayerSchema = z.strictObject({
   builtin: z.array(z.enum(BUILTIN_TOOL_NAMES)).optional(),
   bash: z.boolean().optional(),
+  /** An interactive `podkit run` asks before each `write_file`/`edit_file` call (bash always asks). */
+  confirm_writes: z.boolean().optional(),
   /** Variables bash may see although their names look secret (…KEY, …TOKEN, …). */
   bash_env: z.array(envName).optional(),
   bash_timeout_ms: count.optional(),

@@ -3,7 +3,12 @@
 export const BUILTIN_PROMPT_KEYS = [
   "agents_md_section",
   "compact_nudge_missing_summary",
+  "compact_overview",
+  "compact_rewrite_oversize_summary",
   "compact_system",
+  "compacted_context_summary",
+  "compacted_file_attachment",
+  "compacted_references",
   "context_update_section",
   "interrupt_system_note",
   "interrupt_tool_result_summary",

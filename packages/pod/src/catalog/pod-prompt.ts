@@ -6,6 +6,11 @@
 export const POD_PROMPTS = [
   "compact_system",
   "compact_nudge_missing_summary",
+  "compact_rewrite_oversize_summary",
+  "compact_overview",
+  "compacted_context_summary",
+  "compacted_file_attachment",
+  "compacted_references",
   "notify_wrapper",
   "interrupt_tool_result_summary",
   "interrupt_system_note",
@@ -39,6 +44,21 @@ export interface PodPromptContexts {
   };
   /** Sent once when the compaction worker ended without calling `write_summary`. */
   compact_nudge_missing_summary: NoPromptContext;
+  /** Sent once when the summary is over `summary_max_tokens`. */
+  compact_rewrite_oversize_summary: {
+    readonly summary_tokens: number;
+    readonly summary_max_tokens: number;
+  };
+  /** The compaction worker's input: the bounded overview of the part to summarise. */
+  compact_overview: { readonly overview: string; readonly items: number; readonly retained: number };
+  /** First item of a compacted history: the summary. */
+  compacted_context_summary: { readonly summary: string };
+  /** A file the compaction worker marked with `mark_read_required`, as loaded into the new history. */
+  compacted_file_attachment: { readonly path: string; readonly content: string };
+  /** The reference list the compaction worker made with `add_reference`. */
+  compacted_references: {
+    readonly references: readonly { readonly target: string; readonly note: string }[];
+  };
   /** Wraps a `pod.notify(message)` notification before it enters history. */
   notify_wrapper: { readonly message: string };
   /** Synthetic result for a tool call cut off by an interrupt. */

@@ -10,6 +10,22 @@ export interface PodRunResult extends RunResult {
   usage: UsageRecord[];
 }
 
+/** Why a compaction started: `threshold` before a turn, `request_threshold` before a request, `pod.compact()`. */
+export type CompactionReason = "threshold" | "request_threshold" | "manual";
+
+/** What `pod.compact()` did. */
+export type CompactionOutcome =
+  | {
+      status: "compacted";
+      fromSegmentId: string;
+      toSegmentId: string;
+      tokensBefore: number;
+      tokensAfter: number;
+      durationMs: number;
+    }
+  /** No session yet, or all of history fits in the retained part. */
+  | { status: "skipped"; reason: "no_session" | "nothing_to_compact" };
+
 /** What a pod reports while it runs (for display; the session log is the record). */
 export type PodEvent =
   | { type: "turn_start"; turn: number; trigger: PodTrigger }
@@ -23,8 +39,29 @@ export type PodEvent =
   | { type: "warning"; message: string }
   /** Another writer changed the session's segment; this pod continues in a fork of it. */
   | { type: "drift_fork"; fork: DriftFork }
+  /** Progress of a background memory job (an after-turn job of `@podkit/memory`). */
+  | {
+      type: "memory_job";
+      job: "extract" | "consolidate";
+      status: "start" | "done" | "failed";
+      detail?: string;
+      error?: Error;
+    }
   /** The turn's final answer is in (status `finished`); `turn` is the session's turn count. */
   | { type: "turn_end"; turn: number }
+  | { type: "compaction_start"; reason: CompactionReason }
+  /** The session continues in segment `toSegmentId`; token counts are estimates (SPEC §4.5). */
+  | {
+      type: "compaction_done";
+      reason: CompactionReason;
+      fromSegmentId: string;
+      toSegmentId: string;
+      tokensBefore: number;
+      tokensAfter: number;
+      durationMs: number;
+    }
+  /** Nothing was changed; `disabled`: this was the third failure in a row, automatic compaction is off. */
+  | { type: "compaction_failed"; reason: CompactionReason; error: Error; disabled: boolean }
   | { type: "run_end"; result: PodRunResult | undefined; error?: Error };
 
 /** The pod event a worker event is shown as (undefined: internal detail, not shown). */

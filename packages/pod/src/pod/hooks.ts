@@ -4,6 +4,7 @@ import type {
   Item,
   PostToolCallDecision,
   PreRequestContext,
+  PreRequestDecision,
   PreToolCallDecision,
   ToolCallItem,
   ToolResultItem,
@@ -36,10 +37,13 @@ export interface PodHooks {
   onAbort?(context: AbortContext): Maybe<void>;
 }
 
-/** The pod's own step hooks: notifications in, and the pre-request point compaction will use. */
+/**
+ * The pod's own step hooks: notifications and context blocks in, and before each request the
+ * prune (`continue_with` a request-local copy) and the `request_threshold` check (`yield`).
+ */
 export interface InternalInterceptor {
-  pendingHistoryAppends(): Item[];
-  preRequest(context: PreRequestContext): Maybe<{ action: "continue" } | { action: "yield" }>;
+  pendingHistoryAppends(): Maybe<Item[]>;
+  preRequest(context: PreRequestContext): Maybe<PreRequestDecision>;
 }
 
 /**
@@ -68,7 +72,7 @@ export function composeInterceptor(internal: InternalInterceptor, hooks: readonl
     pendingHistoryAppends: () => internal.pendingHistoryAppends(),
     async preRequest(context) {
       const own = await internal.preRequest(context);
-      if (own.action !== "continue") return own;
+      if (own.action !== "continue" && own.action !== "continue_with") return own;
       for (const hook of hooks) {
         if (hook.preRequest === undefined) continue;
         // The signal is a live object (not cloneable); everything else is a frozen copy.
@@ -76,7 +80,8 @@ export function composeInterceptor(internal: InternalInterceptor, hooks: readonl
         const decision = await hook.preRequest({ ...readOnly(data), signal });
         if (decision !== undefined && decision.action !== "continue") return decision;
       }
-      return { action: "continue" };
+      // Hooks decide on what history holds; the request itself goes out as the pod prepared it.
+      return own;
     },
     async preToolCall(call) {
       for (const hook of hooks) {

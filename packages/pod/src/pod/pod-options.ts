@@ -1,5 +1,6 @@
 import type { Store } from "@podkit/session-store";
 import type { PodkitToolPackage } from "@podkit/tools";
+import type { ContextSection } from "../context/context-section.js";
 import type { RenderLimits } from "../template/budget.js";
 import type { WarningSink } from "../warnings.js";
 import type { ModelOverride } from "./model.js";
@@ -27,6 +28,12 @@ export interface PodOptions {
   readonly onWarning?: WarningSink;
   /** An idle pod starts a turn for a notification (trigger `notify`). */
   readonly autoRun?: boolean;
+  /**
+   * Context sections (SPEC §4.4) after the builtin `notes`, in this order; more with
+   * `pod.addContextSection` before the first run.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: a list of sections of different data types (each is checked where it is defined).
+  readonly contextSections?: readonly ContextSection<any>[];
   /** Render limits of the system prompt and catalog templates. */
   readonly renderLimits?: Partial<RenderLimits>;
 }

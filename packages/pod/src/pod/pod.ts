@@ -1,23 +1,43 @@
-import {
-  AbortedError,
-  CancelledError,
-  type Item,
-  type UsageRecord,
-  type Worker,
-  type WorkerEvent,
+import type {
+  Item,
+  ModelAdapter,
+  Tool,
+  ToolFactory,
+  UsageRecord,
+  Worker,
+  WorkerEvent,
 } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
-import { type DriftFork, SessionLog, type SessionLogOptions } from "@podkit/session-store";
+import { type DriftFork, SessionLog, type SessionLogOptions, type Store } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
+import type { ContextSection, ContextSectionState } from "../context/context-section.js";
+import { EMPTY_CONTEXT_KEY } from "../context/context-sections.js";
+import { PodUsageError } from "../errors.js";
 import { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
+import {
+  type AfterTurnJob,
+  type AfterTurnJobContext,
+  AfterTurnScheduler,
+  TurnGate,
+} from "./after-turn-jobs.js";
 import { HooksFrozenError, PodBusyError, PodClosedError, PromptCancelledError } from "./errors.js";
-import { type PodEvent, type PodRunResult, type PodTrigger, podEventOf } from "./events.js";
+import {
+  type CompactionOutcome,
+  type PodEvent,
+  type PodRunResult,
+  type PodTrigger,
+  podEventOf,
+} from "./events.js";
 import { composeInterceptor, type PodHooks } from "./hooks.js";
+import { podModelAdapter } from "./model.js";
 import { NotificationQueue } from "./notification-queue.js";
+import { type CompactionHost, PodCompaction } from "./pod-compaction.js";
+import { PodContext } from "./pod-context.js";
 import { NOTIFICATION_CAPACITY, type PodOptions } from "./pod-options.js";
 import { createWorker, loadParts, loadResources, type PodParts, renderSystemPrompt } from "./pod-setup.js";
 import { RunHandle } from "./run-handle.js";
 import { SessionRecorder } from "./session-recorder.js";
+import { runTurn, type TurnHost, type TurnState } from "./turn.js";
 
 type Emit = (event: PodEvent) => void;
 
@@ -38,12 +58,19 @@ export class Pod {
   private emit: Emit | undefined;
   private readonly queue = new NotificationQueue();
   private closed = false;
-  private turns: number;
-  /** The last run ended paused or yielded, so `resume()` may run its open tool calls. */
-  private resumable = false;
+  private readonly state: TurnState;
   private readonly usageRecords: UsageRecord[];
   /** Extension state by domain (restored from the log; features fold their own). */
   readonly extensions: Map<string, unknown>;
+  private readonly afterTurn: AfterTurnScheduler;
+  private readonly listeners = new Set<(event: PodEvent) => void>();
+  /** The last run finished a turn, so the after-turn jobs are due when it ends. */
+  private turnFinished = false;
+  private readonly turnGate = new TurnGate();
+  private readonly context: PodContext;
+  private readonly compaction: PodCompaction;
+  /** The signal of the run in progress (context sections load under it). */
+  private runSignal: AbortSignal | undefined;
 
   private constructor(
     private readonly parts: PodParts,
@@ -69,9 +96,20 @@ export class Pod {
           },
     );
     parts.toolWarnings.relay = (message) => this.emit?.({ type: "warning", message });
-    this.turns = state?.turn ?? 0;
+    this.state = { turns: state?.turn ?? 0, resumable: false };
     this.usageRecords = [...(state?.usage ?? [])];
     this.extensions = new Map(state?.extensions ?? []);
+    this.afterTurn = new AfterTurnScheduler((job, error) => {
+      const message = `after-turn job "${job.name}" failed: ${error instanceof Error ? error.message : String(error)}`;
+      this.parts.warn({ code: "pod.after_turn_job", message });
+      this.publish({ type: "warning", message });
+    });
+    this.context = new PodContext(options.contextSections ?? [], this.recorder, (message) =>
+      this.warnAs("pod.context_section", message),
+    );
+    this.compaction = new PodCompaction(parts, options);
+    this.syncFromLog();
+    if (state !== undefined) this.worker.setPromptCacheKey(state.sessionId);
   }
 
   /**
@@ -105,7 +143,8 @@ export class Pod {
       sessionId: log.state.sessionId,
       segmentId: log.state.segmentId,
     });
-    pod.resumable = last.kind === "run_completed" && (last.result === "paused" || last.result === "yielded");
+    pod.state.resumable =
+      last.kind === "run_completed" && (last.result === "paused" || last.result === "yielded");
     if (log.otherBranches.length > 0) {
       const ids = log.otherBranches.map((branch) => branch.segmentId).join(", ");
       pod.parts.warn({
@@ -123,6 +162,11 @@ export class Pod {
   /** The session id, once the session exists (after the first run, or restored). */
   get sessionId(): string | undefined {
     return this.log?.state.sessionId;
+  }
+
+  /** The segment the pod writes to (it changes with compaction and drift forks). */
+  get segmentId(): string | undefined {
+    return this.log?.state.segmentId;
   }
 
   /** The layered prompt catalog every code path of this pod uses. */
@@ -146,7 +190,7 @@ export class Pod {
 
   /** Completed turns of the session. */
   get turn(): number {
-    return this.turns;
+    return this.state.turns;
   }
 
   /** True after a run that was aborted, cancelled, paused or failed. */
@@ -167,6 +211,108 @@ export class Pod {
       });
     }
     this.hooks.push(hooks);
+  }
+
+  /**
+   * Registers background work run after each finished turn (one pass at a time, coalescing;
+   * failures become warnings). Like hooks, only before the first run.
+   */
+  addAfterTurnJob(job: AfterTurnJob): void {
+    if (this.interceptorInstalled) {
+      throw new HooksFrozenError("after-turn jobs cannot be registered after the pod's first run", {
+        hint: "register them right after Pod.fromManifest / Pod.restore",
+      });
+    }
+    this.afterTurn.add(job);
+  }
+
+  /** Adds a tool (or factory) for the main worker; only before the tool list is final (first run). */
+  registerTool(tool: Tool | ToolFactory): void {
+    this.parts.toolServer.registerTool(tool);
+  }
+
+  /** Receives every event the pod reports, those of runs and those of background jobs; returns an unsubscribe. */
+  subscribe(listener: (event: PodEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Resolves when no after-turn job is running. */
+  async whenJobsIdle(): Promise<void> {
+    await this.afterTurn.idle();
+  }
+
+  /** The loaded manifest the pod was built from. */
+  get manifest(): LoadedManifest {
+    return this.parts.loaded;
+  }
+
+  /** The model adapter of the manifest's model (with the pod's overrides), for a feature's own workers. */
+  get modelAdapter(): ModelAdapter {
+    return podModelAdapter(
+      this.parts.loaded.manifest.model,
+      this.options.model,
+      this.options.env ?? process.env,
+    );
+  }
+
+  /**
+   * Appends an `extension` entry to the session through the pod's own writer, after any turn in
+   * progress (it never lands inside a turn, so a rolled-back turn cannot take it along), and
+   * updates `extensions`. Needs the session to exist (after the first run, or restored).
+   */
+  async appendExtension(domain: string, payload: unknown): Promise<void> {
+    await this.turnGate.passed();
+    const log = this.log;
+    if (log === undefined) {
+      throw new PodUsageError(
+        "appendExtension needs the session: it exists after the first run (or on a restored pod)",
+      );
+    }
+    // Synchronous from the idle check to the queued write: no run can start in between.
+    const written = log.append({ kind: "extension", domain, payload });
+    this.extensions.set(domain, payload);
+    await written;
+  }
+
+  /**
+   * Registers a context section (SPEC §4.4) after the builtin `notes` and `PodOptions.contextSections`;
+   * like hooks, only before the first run.
+   */
+  addContextSection<T>(section: ContextSection<T>): void {
+    this.context.sections.add(section as ContextSection);
+  }
+
+  /** True once three automatic compactions in a row failed: the pod goes on without compacting. */
+  get compactionDisabled(): boolean {
+    return this.compaction.disabled;
+  }
+
+  /**
+   * Compacts the session now (SPEC §4.5; `podkit compact`) into a new segment, with `[compaction]`
+   * or its defaults. Resolves `skipped` before the first run; rejects with the typed compaction
+   * error (nothing changed) on failure, and with `PodBusyError` while a run is in progress.
+   */
+  async compact(
+    options: { signal?: AbortSignal; onEvent?: (event: PodEvent) => void } = {},
+  ): Promise<CompactionOutcome> {
+    if (this.closed) throw new PodClosedError("the pod is closed", { hint: "create or restore a new pod" });
+    // A background job (memory extract) reads the segment being compacted: let it finish first.
+    await this.afterTurn.idle();
+    if (this.busy !== undefined) {
+      throw new PodBusyError("the pod is running a turn: compact when it is idle", {
+        hint: "await the running handle (or pod.whenIdle()) first",
+      });
+    }
+    const signals = [options.signal, this.options.signal].filter((s) => s !== undefined);
+    const signal = signals.length === 0 ? new AbortController().signal : AbortSignal.any(signals);
+    const work = this.compaction.compact("manual", this.host(), signal, options.onEvent ?? (() => {}));
+    this.busy = work;
+    try {
+      return await work;
+    } finally {
+      this.busy = undefined;
+    }
   }
 
   /** Starts a turn for `input`. The handle is an async iterable of events and a promise of the result. */
@@ -220,6 +366,7 @@ export class Pod {
     this.closed = true;
     this.interrupt("the pod was closed");
     await this.whenIdle();
+    await this.afterTurn.close();
     await this.parts.toolSet.close();
     if (this.options.store === undefined) await this.parts.store.close();
   }
@@ -235,7 +382,11 @@ export class Pod {
     const signals = [controller.signal, signal, this.options.signal].filter((s) => s !== undefined);
     const runSignal = AbortSignal.any(signals);
     this.controller = controller;
-    const handle = new RunHandle(async (emit) => {
+    const handle = new RunHandle(async (emitToHandle) => {
+      const emit: Emit = (event) => {
+        emitToHandle(event);
+        this.publish(event);
+      };
       this.emit = emit;
       const unsubscribe = this.worker.subscribe((event) => this.forward(event, emit));
       try {
@@ -251,8 +402,10 @@ export class Pod {
         this.controller = undefined;
       }
     });
+    this.turnFinished = false;
     this.busy = handle.result.finally(() => {
       this.busy = undefined;
+      if (this.turnFinished) this.afterTurn.schedule(() => this.afterTurnContext());
       if (this.options.autoRun === true && this.queue.size > 0 && !this.closed) {
         this.start("notify", undefined, undefined).result.catch(() => {});
       }
@@ -270,75 +423,27 @@ export class Pod {
   ): Promise<PodRunResult> {
     this.installInterceptor();
     const systemPrompt = await this.ensureSystemPromptMaterialized();
-    const log = await this.ensureSessionHead(systemPrompt);
-    await this.recorder.closeCrashedTurn(log);
-    await this.compactIfDue(signal);
+    await this.recorder.closeCrashedTurn(await this.ensureSessionHead(systemPrompt));
+    // A background job (memory extract) reads the segment a compaction replaces: let it finish first.
+    if (this.compaction.dueBeforeTurn(this.host())) await this.afterTurn.idle();
+    await this.compaction.compactBeforeTurn(this.host(), signal, emit);
     if (input !== undefined) {
       for (const hook of this.hooks) {
         const decision = await hook.onPromptSubmit?.(Object.freeze({ text: input }));
         if (decision?.action === "cancel") throw new PromptCancelledError(decision.reason);
       }
     }
-    await log.append({ kind: "invoke", trigger }, { signal });
-    const usageBefore = this.usageRecords.length;
-    emit({ type: "turn_start", turn: this.turns + 1, trigger });
+    this.runSignal = signal;
+    // Open from the turn's invoke to its terminal entry: background extension appends wait for it.
+    const closeTurnGate = this.turnGate.open();
     try {
-      // Only a paused or yielded turn is continued as it is; after an abort, an error or a crash
-      // the open tool calls may have run already, so they are closed instead of run again.
-      const continuing = trigger === "resume" && this.resumable;
-      if (this.worker.lastRunInterrupted && !continuing)
-        await this.recorder.recordInterrupt(this.worker, this.catalog);
-      this.recorder.modelOutputSinceInvoke = 0;
-      const result =
-        input === undefined ? await this.worker.resume({ signal }) : await this.worker.run(input, { signal });
-      const interrupted = this.worker.lastRunInterrupted;
-      const completed = { kind: "run_completed", result: result.status, interrupted } as const;
-      if (result.status === "finished") {
-        this.turns += 1;
-        // One write for both (after a crash mid-write each line still commits on its own).
-        await log.appendMany([{ kind: "turn_end", turn: this.turns }, completed]);
-        emit({ type: "turn_end", turn: this.turns });
-      } else {
-        await log.append(completed);
-      }
-      this.resumable = result.status === "paused" || result.status === "yielded";
-      return { ...result, usage: this.usageRecords.slice(usageBefore) };
-    } catch (error) {
-      try {
-        await this.recordFailure(log, error);
-      } catch (recording) {
-        // The run's own error is what the caller must see; the failed write is reported beside it.
-        this.parts.warn({
-          code: "pod.session_write",
-          message: `could not record the end of the turn: ${String(recording)}`,
-        });
-      }
-      throw error;
+      const result = await runTurn(this.turnHost(), { trigger, input, signal, emit });
+      if (result.status === "finished") this.turnFinished = true;
+      return result;
+    } finally {
+      this.runSignal = undefined;
+      closeTurnGate();
     }
-  }
-
-  /**
-   * A cancelled turn with no model output yet is rolled back (the log cut to before its
-   * `invoke`, the worker reset to that state); any other failure closes the `invoke`.
-   */
-  private async recordFailure(log: SessionLog<Item>, error: unknown): Promise<void> {
-    const cancelled = AbortedError.isInstance(error) || CancelledError.isInstance(error);
-    const inFlight = log.state.inFlight;
-    if (
-      cancelled &&
-      this.recorder.modelOutputSinceInvoke === 0 &&
-      inFlight !== null &&
-      inFlight !== undefined
-    ) {
-      await log.truncate(inFlight.entryIndex);
-      this.worker.setHistory([...log.state.history]);
-      this.worker.setInterrupted(log.state.interrupted);
-      this.usageRecords.splice(0, this.usageRecords.length, ...log.state.usage);
-      return;
-    }
-    this.resumable = false;
-    const message = error instanceof Error ? error.message : String(error);
-    await log.append({ kind: "run_errored", message, interrupted: true });
   }
 
   private installInterceptor(): void {
@@ -346,13 +451,17 @@ export class Pod {
     this.worker.setInterceptor(
       composeInterceptor(
         {
-          pendingHistoryAppends: () => this.takeNotifications(),
-          preRequest: () => ({ action: "continue" }),
+          pendingHistoryAppends: async () => [
+            ...this.takeNotifications(),
+            ...(await this.context.take(this.contextState(this.runSignal), this.catalog)),
+          ],
+          preRequest: (context) => this.compaction.preRequest(context, this.host()),
         },
         [...this.hooks],
       ),
     );
     this.interceptorInstalled = true;
+    this.context.sections.freeze();
   }
 
   /** §4.1: flush tools, read AGENTS.md, one clock reading, render, trailing sections — once. */
@@ -372,17 +481,92 @@ export class Pod {
       { systemPrompt, config: { ...this.worker.config } },
       Pod.logOptions(() => this),
     );
+    this.worker.setPromptCacheKey(this.log.state.sessionId);
     return this.log;
   }
 
-  /** Pre-run compaction point (§4.1 prelude step 4); compaction arrives with its own issue. */
-  private async compactIfDue(_signal: AbortSignal): Promise<void> {}
+  private contextState(signal: AbortSignal | undefined): ContextSectionState {
+    return {
+      workspace: this.parts.loaded.workspace,
+      sessionId: this.log?.state.sessionId,
+      segmentId: this.log?.state.segmentId,
+      turn: this.state.turns,
+      extensions: this.extensions,
+      signal: signal ?? new AbortController().signal,
+    };
+  }
+
+  /** The committed context key and prune boundary of the segment the pod continues in. */
+  private syncFromLog(): void {
+    this.context.syncFromLog(this.log);
+    this.compaction.syncFromLog(this.log);
+  }
+
+  private turnHost(): TurnHost {
+    return {
+      worker: this.worker,
+      recorder: this.recorder,
+      catalog: this.catalog,
+      compaction: this.compaction,
+      state: this.state,
+      usageRecords: this.usageRecords,
+      warn: this.parts.warn,
+      log: () => this.log as SessionLog<Item>,
+      compactionHost: () => this.host(),
+      syncFromLog: () => this.syncFromLog(),
+    };
+  }
+
+  private host(): CompactionHost {
+    return {
+      log: () => this.log,
+      worker: this.worker,
+      catalog: this.catalog,
+      usage: this.usageRecords,
+      turns: this.state.turns,
+      contexts: this.context.sections,
+      contextState: (signal) => this.contextState(signal),
+      moveTo: (log, contextKey) => {
+        this.log = log;
+        this.worker.setHistory([...log.state.history]);
+        this.usageRecords.length = 0;
+        this.extensions.clear();
+        this.context.sections.markCommitted(contextKey ?? EMPTY_CONTEXT_KEY);
+      },
+      warn: (message) => this.warnAs("pod.compaction_failed", message),
+    };
+  }
+
+  private publish(event: PodEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+
+  /** The context of an after-turn pass: the head segment as it is when the pass starts. */
+  private afterTurnContext(): AfterTurnJobContext | undefined {
+    const log = this.log;
+    if (log === undefined || this.closed) return undefined;
+    const ref = { sessionId: log.state.sessionId, segmentId: log.state.segmentId };
+    const store = this.parts.store as Store<Item>;
+    return {
+      ...ref,
+      signal: this.afterTurn.signal,
+      extension: (domain) => this.extensions.get(domain),
+      readEntries: () => store.readAll(ref),
+      appendExtension: (domain, payload) => this.appendExtension(domain, payload),
+      emit: (event) => this.publish(event),
+    };
+  }
 
   private takeNotifications(): Item[] {
     return this.queue.drain().map((message) => {
       this.emit?.({ type: "notification", message });
       return this.recorder.systemMessage("notification", this.catalog.render("notify_wrapper", { message }));
     });
+  }
+
+  private warnAs(code: "pod.context_section" | "pod.compaction_failed", message: string): void {
+    this.parts.warn({ code, message });
+    this.emit?.({ type: "warning", message });
   }
 
   private forward(event: WorkerEvent, emit: Emit): void {

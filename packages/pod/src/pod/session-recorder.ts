@@ -5,30 +5,44 @@ import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 /** The `system_item` kinds the pod commits. */
 export type SystemItemKind = "notification" | "interrupt" | "context" | "attachment";
 
+interface SystemMark {
+  kind: SystemItemKind;
+  extra: Record<string, unknown>;
+  onCommitted?: () => void;
+}
+
 /**
  * Turns what the worker commits into session-log entries (§2). System items (notifications,
  * the interrupt note) are plain `system` messages to the worker; the pod marks the exact
  * objects it hands over, so the log records their kind while the model sees only `body`.
  */
 export class SessionRecorder {
-  private readonly systemKinds = new WeakMap<object, SystemItemKind>();
+  private readonly systemKinds = new WeakMap<object, SystemMark>();
   /** Items from the model (or its tools) committed since the last `invoke`. */
   modelOutputSinceInvoke = 0;
 
   constructor(private readonly logOf: () => SessionLog<Item> | undefined) {}
 
-  /** A `system` message item the log will record as `system_item{kind}`. */
-  systemMessage(kind: SystemItemKind, body: string): Item {
+  /**
+   * A `system` message item the log will record as `system_item{kind, ...extra}`; `onCommitted`
+   * runs once its entry is written (e.g. the context block's key becomes the committed one).
+   */
+  systemMessage(
+    kind: SystemItemKind,
+    body: string,
+    extra: Record<string, unknown> = {},
+    onCommitted?: () => void,
+  ): Item {
     const item: Item = { type: "message", role: "system", content: [{ type: "text", text: body }] };
-    this.systemKinds.set(item, kind);
+    this.systemKinds.set(item, { kind, extra, ...(onCommitted === undefined ? {} : { onCommitted }) });
     return item;
   }
 
   entryFor(item: Item): EntryInput<Item> {
-    const kind = this.systemKinds.get(item);
-    if (kind !== undefined) {
+    const mark = this.systemKinds.get(item);
+    if (mark !== undefined) {
       const body = item.type === "message" ? item.content.map((part) => part.text).join("") : "";
-      return { kind: "system_item", item: { kind, body } as SystemItem };
+      return { kind: "system_item", item: { kind: mark.kind, body, ...mark.extra } as SystemItem };
     }
     if (item.type === "message" && item.role === "user") {
       return { kind: "user_input", text: item.content.map((part) => part.text).join("") };
@@ -41,6 +55,7 @@ export class SessionRecorder {
   /** The worker's `onHistoryAppend`: the item is committed before the worker uses it. */
   readonly onHistoryAppend = async (item: Item): Promise<void> => {
     await this.require().append(this.entryFor(item));
+    this.systemKinds.get(item)?.onCommitted?.();
   };
 
   /** The worker's `onUsage`: one `llm_usage` per model call (snake_case on disk). */

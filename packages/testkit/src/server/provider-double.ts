@@ -1,14 +1,25 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { ListenError, OptionsError } from "../errors.js";
+import { estimateTokens } from "../prompt-cache/canonical.js";
+import { promptShape } from "../prompt-cache/prompt-blocks.js";
 import type { CapturedRequest, ScriptedResponse, Wire } from "../types.js";
 import { renderScript } from "../wire/render.js";
-import { createIdSource } from "../wire/render-context.js";
+import { createIdSource, defaultOutputTokens } from "../wire/render-context.js";
 import { asksForStream, basePath, expectedEndpoint, requestedModel } from "../wire/routes.js";
 import { framesForRecordedChunks } from "../wire/sse.js";
 import { captureRequest, readBody } from "./capture.js";
 import { validateScriptedResponse } from "./validate-script.js";
 import { writeEventStream, writeStatus } from "./write-response.js";
+
+/** Estimated prompt tokens of a captured request: bytes / 4 of its canonical prompt blocks. */
+function promptTokens(request: CapturedRequest, wire: Wire): number {
+  const bytes = promptShape(request, wire).blocks.reduce(
+    (sum, block) => sum + Buffer.byteLength(block.text),
+    0,
+  );
+  return Math.max(1, estimateTokens(bytes));
+}
 
 const wires: readonly Wire[] = ["anthropic", "openai-chat", "openai-responses", "google"];
 
@@ -44,6 +55,18 @@ export interface ProviderDoubleOptions {
   loop?: boolean;
   /** Clock for `receivedAt` and the timestamps inside responses; defaults to `Date.now`. */
   now?: () => number;
+  /**
+   * Scripted responses without `usage` report the request's own prompt size as their input tokens
+   * (UTF-8 bytes / 4 of its prompt blocks, the estimate `simulatePromptCache` uses), like a provider
+   * would, instead of the fixed default. For code that acts on measured context size (compaction).
+   */
+  measureInputTokens?: boolean;
+  /**
+   * Answers a request from its content before the queue is consulted; `undefined` falls through to
+   * the queue. For conversations whose requests interleave unpredictably (e.g. a second worker that
+   * shares the endpoint: route on its system prompt).
+   */
+  respond?: (request: CapturedRequest) => ScriptedResponse | undefined;
 }
 
 /**
@@ -106,7 +129,16 @@ export async function startProviderDouble(options: ProviderDoubleOptions): Promi
       );
       return;
     }
-    const response = takeNext();
+    const routed = options.respond?.(captured);
+    if (routed !== undefined) validateScriptedResponse(wire, routed, "the response of respond()");
+    const next = routed ?? takeNext();
+    const response =
+      options.measureInputTokens && next !== undefined && "parts" in next && next.usage === undefined
+        ? {
+            ...next,
+            usage: { inputTokens: promptTokens(captured, wire), outputTokens: defaultOutputTokens(next) },
+          }
+        : next;
     if (response === undefined) {
       writeStatus(res, wire, { status: 500 }, NO_RESPONSE_LEFT);
       return;

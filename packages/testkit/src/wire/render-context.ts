@@ -57,7 +57,7 @@ export interface ResolvedUsage {
 export function resolveUsage(response: PartsResponse): ResolvedUsage {
   const usage: ScriptedUsage = response.usage ?? {
     inputTokens: 10,
-    outputTokens: Math.max(1, Math.ceil(outputLength(response) / 4)),
+    outputTokens: defaultOutputTokens(response),
   };
   const cacheReadTokens = usage.cacheReadTokens ?? 0;
   const cacheWriteTokens = usage.cacheWriteTokens ?? 0;
@@ -69,6 +69,11 @@ export function resolveUsage(response: PartsResponse): ResolvedUsage {
     reasoningTokens: usage.reasoningTokens ?? 0,
     uncachedInputTokens: Math.max(0, usage.inputTokens - cacheReadTokens - cacheWriteTokens),
   };
+}
+
+/** Output tokens of a response scripted without usage: its output characters / 4. */
+export function defaultOutputTokens(response: PartsResponse): number {
+  return Math.max(1, Math.ceil(outputLength(response) / 4));
 }
 
 function outputLength(response: PartsResponse): number {

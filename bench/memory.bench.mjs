@@ -1,0 +1,144 @@
+// Benchmarks of @podkit/memory over a realistic memory tree. Requires a built workspace.
+//   BENCH memory.lint.5k_ms        the pure linter over 5,000 records held in memory (median)
+//   BENCH memory.lint.5k_load_ms   load the trees from disk + lint (`podkit memory lint`)
+//   BENCH memory.query.5k_ms       one memory_query tool call over 5,000 records (median; ~1% hit)
+//   BENCH memory.extract.wall_ms   one extract against the provider double (slice of a 40-entry turn)
+//   BENCH memory.consolidate.wall_ms one consolidation of 8 staging files over the 5,000-record tree,
+//                                  the scripted worker making one write (lock, input, worker, commit)
+// The tree: 2,000 decisions (1 in 10 replaced, chains of two), 1,500 requests, 1,499 knowledge
+// entries and the summary; bodies of 400–1,600 characters with #slug references, 1–12 sources.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createModelAdapter } from "../packages/llm-worker/dist/index.js";
+import {
+  consolidationTools,
+  joinRecord,
+  lintMemory,
+  loadMemoryFiles,
+  MemoryStore,
+  memoryPaths,
+  recordLabel,
+  runMemoryConsolidation,
+  runMemoryExtract,
+} from "../packages/memory/dist/index.js";
+import { FsStore, SessionLog, sessionsRoot } from "../packages/session-store/dist/index.js";
+import { startProviderDouble } from "../packages/testkit/dist/index.js";
+import { writeFileAtomicForBench } from "./lib/memory-tree.mjs";
+
+const root = await mkdtemp(join(tmpdir(), "podkit-bench-memory-"));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const time = async (fn) => {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+};
+const print = (name, value, unit = "ms") => console.log(`BENCH ${name} ${value.toFixed(2)} ${unit}`);
+
+try {
+  const workspace = join(root, "ws");
+  const files = await writeFileAtomicForBench(workspace, { joinRecord, recordLabel, memoryPaths });
+  if (files.length !== 5000) throw new Error(`expected 5000 records, wrote ${files.length}`);
+
+  const loaded = await loadMemoryFiles(memoryPaths(workspace));
+  const report = lintMemory(loaded);
+  if (report.errors.length > 0)
+    throw new Error(`the bench tree must lint clean: ${report.errors[0].message}`);
+  const lintTimes = [];
+  for (let i = 0; i < 7; i++) lintTimes.push(await time(() => lintMemory(loaded)));
+  print("memory.lint.5k_ms", median(lintTimes));
+  const loadTimes = [];
+  for (let i = 0; i < 3; i++)
+    loadTimes.push(await time(async () => lintMemory(await loadMemoryFiles(memoryPaths(workspace)))));
+  print("memory.lint.5k_load_ms", median(loadTimes));
+
+  const store = await MemoryStore.open(workspace);
+  const query = consolidationTools(store).find((t) => t.name === "memory_query");
+  const signal = new AbortController().signal;
+  const out = await query.execute({ query: "needle-topic" }, { signal, callId: "b" });
+  if (!out.summary.includes("match")) throw new Error(`query found nothing: ${out.summary}`);
+  const queryTimes = [];
+  for (let i = 0; i < 9; i++)
+    queryTimes.push(await time(() => query.execute({ query: "needle-topic" }, { signal, callId: "b" })));
+  print("memory.query.5k_ms", median(queryTimes));
+
+  // Extract and consolidation against the provider double (real HTTP, real adapter).
+  const double = await startProviderDouble({ wire: "anthropic" });
+  try {
+    const model = createModelAdapter("anthropic/claude-sonnet-4-5", { baseUrl: double.baseUrl, apiKey: "k" });
+    const prompts = { render: (key) => `system prompt of ${key}` };
+    const job = { workspace, model, prompts, language: "English", retry: { maxAttempts: 1 } };
+    const sessions = new FsStore({ root: sessionsRoot(workspace) });
+    const extractTimes = [];
+    const extracted = {
+      decisions: [{ topic: "bench topic", decision: "Keep the bench small", reason: "CPU is shared" }],
+      discussions: [],
+      attempts: [],
+      requests: [],
+    };
+    for (let i = 0; i < 8; i++) {
+      const log = await SessionLog.create(sessions, { systemPrompt: "s", config: {} });
+      const entries = [
+        { kind: "invoke", trigger: "user" },
+        { kind: "user_input", text: `question ${i} `.repeat(40) },
+      ];
+      for (let t = 0; t < 18; t++) {
+        entries.push({
+          kind: "assistant_item",
+          item: { type: "tool_call", call_id: `c${t}`, name: "read_file", arguments: "{}" },
+        });
+        entries.push({
+          kind: "tool_result",
+          item: {
+            type: "tool_result",
+            call_id: `c${t}`,
+            summary: "read 40 lines",
+            content: "x".repeat(2000),
+          },
+        });
+      }
+      entries.push(
+        { kind: "turn_end", turn: 1 },
+        { kind: "run_completed", result: "finished", interrupted: false },
+      );
+      await log.appendMany(entries);
+      double.enqueue(
+        {
+          parts: [{ type: "tool_call", name: "write_extracted", arguments: extracted }],
+          finishReason: "tool_calls",
+        },
+        { parts: [{ type: "text", text: "ok" }] },
+      );
+      extractTimes.push(
+        await time(() => runMemoryExtract({ ...job, sessions, sessionId: log.state.sessionId })),
+      );
+    }
+    print("memory.extract.wall_ms", median(extractTimes.slice(1)));
+
+    const write = {
+      kind: "request",
+      slug: "bench-request-new",
+      content: "---\nsources: []\n---\n\nKeep the bench small.\n",
+      reason: "bench",
+    };
+    double.enqueue(
+      { parts: [{ type: "tool_call", name: "memory_write", arguments: write }], finishReason: "tool_calls" },
+      { parts: [{ type: "text", text: "done" }] },
+    );
+    const consolidateMs = await time(async () => {
+      const result = await runMemoryConsolidation({ ...job, force: true });
+      if (result.status !== "consolidated" || result.changes.length !== 1)
+        throw new Error(`consolidation: ${result.status}`);
+    });
+    print("memory.consolidate.wall_ms", consolidateMs);
+    const inputBytes = Buffer.byteLength(double.requests.at(-2).rawBody);
+    console.log(
+      `# consolidation request body: ${(inputBytes / 1e6).toFixed(2)} MB (full decisions and requests, SPEC §5)`,
+    );
+    await sessions.close();
+  } finally {
+    await double.close();
+  }
+} finally {
+  await rm(root, { recursive: true, force: true });
+}

@@ -1,0 +1,122 @@
+import type { Item } from "@podkit/llm-worker";
+import {
+  describeSession,
+  NotFoundError,
+  SessionLog,
+  type SessionOverview,
+  type Store,
+} from "@podkit/session-store";
+import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";
+import { PodkitCliError } from "../errors.js";
+import { entriesBeforeCorruption, readingBeforeCorruption } from "../session/corrupt-log.js";
+import { oneLine } from "../session/event-printer.js";
+import { loadPodManifest } from "../session/load-pod-manifest.js";
+import { openStore } from "../session/open-store.js";
+import { readSessionLine, sessionShowText } from "../session/session-show.js";
+import { summarizeEntries } from "../session/session-summary.js";
+
+async function withStore<T>(
+  input: CommandInput,
+  ctx: CommandContext,
+  use: (store: Store<Item>) => Promise<T>,
+): Promise<T> {
+  const loaded = await loadPodManifest(input, ctx);
+  const store = await openStore(loaded, ctx.io.env);
+  try {
+    return await use(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** `podkit session list` */
+export async function list(input: CommandInput, ctx: CommandContext): Promise<number> {
+  return withStore(input, ctx, async (store) => {
+    const rows = [];
+    for (const sessionId of await store.listSessions()) {
+      const overview = await describeSession(store, sessionId);
+      const entries = await entriesBeforeCorruption(store, { sessionId, segmentId: overview.head.segmentId });
+      const { turns } = summarizeEntries(entries);
+      const first = turns.find((t) => t.input !== null)?.input ?? "";
+      rows.push({
+        sessionId,
+        lastActivity: new Date(overview.head.lastEntryAt).toISOString(),
+        segments: 1 + overview.otherBranches.length + overview.compacted.length,
+        turns: turns.filter((t) => t.turn !== null).length,
+        firstInput: first,
+      });
+    }
+    if (input.values.json === true) {
+      ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    } else if (rows.length === 0) {
+      ctx.io.stdout.write("no sessions yet in this workspace (`podkit run` starts one)\n");
+    } else {
+      for (const row of rows) {
+        ctx.io.stdout.write(
+          `${row.sessionId}  ${row.lastActivity}  ${row.turns} turn(s)  ${row.segments} segment(s)  ${oneLine(row.firstInput, 60)}\n`,
+        );
+      }
+    }
+    return 0;
+  });
+}
+
+/** `podkit session show <id>` */
+export async function show(input: CommandInput, ctx: CommandContext): Promise<number> {
+  const sessionId = input.positionals[0] as string;
+  return withStore(input, ctx, async (store) => {
+    const overview = await overviewOf(store, sessionId);
+    const segments = await readSessionLine(store, overview);
+    if (input.values.json === true) {
+      ctx.io.stdout.write(`${JSON.stringify({ ...overview, segments }, null, 2)}\n`);
+    } else {
+      ctx.io.stdout.write(sessionShowText(overview, segments));
+    }
+    return 0;
+  });
+}
+
+/** `podkit session fork <id> [--at-turn N]` */
+export async function fork(input: CommandInput, ctx: CommandContext): Promise<number> {
+  const sessionId = input.positionals[0] as string;
+  const atTurnText = stringOption(input.values["at-turn"]);
+  const atTurn = atTurnText === undefined ? undefined : Number(atTurnText);
+  if (atTurn !== undefined && !(Number.isInteger(atTurn) && atTurn >= 0)) {
+    throw new PodkitCliError(`--at-turn must be a turn number (0 or more), got "${atTurnText}"`, {
+      hint: "`podkit session show <session>` lists the turns",
+    });
+  }
+  return withStore(input, ctx, async (store) => {
+    const overview = await overviewOf(store, sessionId);
+    // A corrupt head can still be forked from the turns before its bad line.
+    const source = readingBeforeCorruption(store, overview.head.segmentId);
+    const log = await SessionLog.fork(source, sessionId, atTurn === undefined ? {} : { atTurn });
+    const forked = {
+      sessionId: log.sessionId,
+      segmentId: log.segmentId,
+      from: sessionId,
+      atTurn: log.state.turn,
+    };
+    if (input.values.json === true) ctx.io.stdout.write(`${JSON.stringify(forked)}\n`);
+    else {
+      ctx.io.stdout.write(
+        `forked ${sessionId} at turn ${forked.atTurn} into session ${forked.sessionId}\ncontinue it with: podkit resume ${forked.sessionId}\n`,
+      );
+    }
+    return 0;
+  });
+}
+
+async function overviewOf(store: Store<Item>, sessionId: string): Promise<SessionOverview> {
+  try {
+    return await describeSession(store, sessionId);
+  } catch (error) {
+    if (NotFoundError.isInstance(error)) {
+      throw new PodkitCliError(`no session ${sessionId} in this workspace`, {
+        hint: "`podkit session list` shows this workspace's sessions",
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}

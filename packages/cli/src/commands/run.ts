@@ -1,0 +1,20 @@
+import { type CommandSpec, lazyRun } from "./command.js";
+import { TURN_OPTIONS } from "./shared-options.js";
+
+/** `podkit run [prompt]` */
+export const run: CommandSpec = {
+  path: ["run"],
+  summary: "run one turn for [prompt], or an interactive session when no prompt is given",
+  usage: "run [prompt] [--manifest <file>] [--set key=value]... [--json] [--yes] [--hide-reasoning]",
+  details: [
+    "Starts a new session of the pod. Text streams as it arrives; each tool call prints one line",
+    "with its outcome. bash calls (and write_file/edit_file with [tools] confirm_writes = true)",
+    "wait for y (yes), n (no) or a (always) in a terminal; without a terminal they are denied",
+    "unless --yes is given. In an interactive session Ctrl-C interrupts the turn and keeps the",
+    "session; Ctrl-C again (or Ctrl-D) at the prompt exits. The session id is printed at the end",
+    "with the command that resumes it.",
+  ].join("\n"),
+  options: { ...TURN_OPTIONS },
+  positionals: { max: 1, names: "[prompt]" },
+  run: lazyRun(() => import("../actions/run.js")),
+};

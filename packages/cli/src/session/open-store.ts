@@ -1,0 +1,16 @@
+import type { Item } from "@podkit/llm-worker";
+import type { LoadedManifest } from "@podkit/manifest";
+import { openSessionStore } from "@podkit/pod";
+import type { Store } from "@podkit/session-store";
+
+/**
+ * The session store the manifest's `[session]` table selects (the filesystem under
+ * `<workspace>/.podkit/sessions` by default, or PostgreSQL), with the URL variable read from the
+ * CLI's environment. The caller closes it.
+ */
+export function openStore(
+  loaded: LoadedManifest,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Store<Item>> {
+  return openSessionStore(loaded, { env });
+}

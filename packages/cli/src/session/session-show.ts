@@ -1,0 +1,85 @@
+import type { Item } from "@podkit/llm-worker";
+import { CorruptEntryError, type SegmentInfo, type SessionOverview, type Store } from "@podkit/session-store";
+import { corruptLogError } from "./corrupt-log.js";
+import { oneLine } from "./event-printer.js";
+import { type SegmentSummaryText, summarizeEntries, type UsageTotals } from "./session-summary.js";
+
+/** One segment of the session's line of work, with what it records. */
+export interface ShownSegment extends SegmentSummaryText {
+  info: SegmentInfo;
+}
+
+/**
+ * The segments `podkit session show` walks: the compacted ones (oldest first), then the head —
+ * the line of work a restore continues. Other live branches are listed, not walked.
+ */
+export async function readSessionLine(
+  store: Store<Item>,
+  overview: SessionOverview,
+): Promise<ShownSegment[]> {
+  const line = [...overview.compacted].sort((a, b) => a.startedAt - b.startedAt);
+  line.push(overview.head);
+  const shown: ShownSegment[] = [];
+  for (const info of line) {
+    const entries = [];
+    try {
+      for await (const entry of store.readAll({ sessionId: overview.sessionId, segmentId: info.segmentId })) {
+        entries.push(entry);
+      }
+    } catch (error) {
+      if (CorruptEntryError.isInstance(error)) throw await corruptLogError(error, store, overview.sessionId);
+      throw error;
+    }
+    shown.push({ info, ...summarizeEntries(entries) });
+  }
+  return shown;
+}
+
+/** The text of `podkit session show`: segments, turns with their tool calls, usage, branches. */
+export function sessionShowText(overview: SessionOverview, segments: readonly ShownSegment[]): string {
+  const lines = [`session ${overview.sessionId}`];
+  const total: UsageTotals = {
+    requests: 0,
+    inputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 0,
+  };
+  for (const [index, segment] of segments.entries()) {
+    const { info } = segment;
+    const role = info.role === "head" ? "head segment" : `compacted segment (→ ${info.compactedInto ?? "?"})`;
+    lines.push("", `${role} ${segmentLine(info)}`);
+    if (info.compactedFrom !== null) {
+      lines.push(
+        `  compaction: continues ${info.compactedFrom.segmentId} after turn ${info.compactedFrom.atTurn} with a summary`,
+      );
+    } else if (index === 0 && segment.carriedInputs.length > 0) {
+      lines.push(`  carried over (${segment.carriedInputs.length} user input(s)):`);
+      for (const text of segment.carriedInputs) lines.push(`    · "${oneLine(text, 70)}"`);
+    }
+    if (segment.turns.length === 0) lines.push("  no turns");
+    for (const turn of segment.turns) {
+      const label = turn.turn === null ? "  -" : `  ${turn.turn}`;
+      const what = turn.input !== null ? `"${oneLine(turn.input, 70)}"` : `(${turn.trigger})`;
+      lines.push(`${label}. ${what} → ${turn.outcome}`);
+      for (const tool of turn.tools)
+        lines.push(`       ${tool.isError ? "✗" : "✓"} ${tool.name}: ${oneLine(tool.summary, 80)}`);
+      if (turn.answer !== "") lines.push(`       answer: ${oneLine(turn.answer, 90)}`);
+    }
+    for (const key of Object.keys(total) as (keyof UsageTotals)[]) total[key] += segment.usage[key];
+  }
+  for (const branch of overview.otherBranches) lines.push("", `other live branch ${segmentLine(branch)}`);
+  lines.push(
+    "",
+    `usage: ${total.requests} request(s), ${total.inputTokens} input tokens (${total.cacheReadTokens} cache read, ${total.cacheWriteTokens} cache write), ${total.outputTokens} output tokens`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+function segmentLine(info: SegmentInfo): string {
+  const origin =
+    info.forkedFrom !== null
+      ? `, forked from ${info.forkedFrom.segmentId} at turn ${info.forkedFrom.atTurn}`
+      : "";
+  return `${info.segmentId} (${info.entryCount} entries, last written ${new Date(info.lastEntryAt).toISOString()}${origin})`;
+}

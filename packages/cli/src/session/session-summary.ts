@@ -1,0 +1,117 @@
+import type { Item } from "@podkit/llm-worker";
+import type { Entry } from "@podkit/session-store";
+
+/** One turn of a segment as `podkit session show` prints it. */
+export interface TurnSummary {
+  /** Session turn number once it ended; null while it is open or it ended without an answer. */
+  turn: number | null;
+  trigger: string;
+  input: string | null;
+  tools: { name: string; isError: boolean; summary: string }[];
+  answer: string;
+  /** `finished`, `paused`, … from `run_completed`; `error: …` from `run_errored`; `open` when neither. */
+  outcome: string;
+  startedAt: number;
+}
+
+/** Token totals over every model request. */
+export interface UsageTotals {
+  requests: number;
+  inputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  outputTokens: number;
+}
+
+/** What a segment records: the user inputs it carried over from its source, its turns, its usage. */
+export interface SegmentSummaryText {
+  /** User messages in the `segment_start` history (a fork or compaction carried them over). */
+  carriedInputs: string[];
+  turns: TurnSummary[];
+  usage: UsageTotals;
+}
+
+/** The turns and usage a segment's entries record. */
+export function summarizeEntries(entries: readonly Entry<Item>[]): SegmentSummaryText {
+  const carriedInputs: string[] = [];
+  const start = entries[0];
+  if (start?.kind === "segment_start") {
+    for (const item of start.history) {
+      if (item.type === "message" && item.role === "user") carriedInputs.push(textOf(item));
+    }
+  }
+  const turns: TurnSummary[] = [];
+  const usage: UsageTotals = {
+    requests: 0,
+    inputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 0,
+  };
+  const names = new Map<string, string>();
+  let current: TurnSummary | undefined;
+  for (const entry of entries) {
+    switch (entry.kind) {
+      case "invoke":
+        current = {
+          turn: null,
+          trigger: entry.trigger,
+          input: null,
+          tools: [],
+          answer: "",
+          outcome: "open",
+          startedAt: entry.ts,
+        };
+        turns.push(current);
+        break;
+      case "user_input":
+        if (current !== undefined) current.input = entry.text;
+        break;
+      case "assistant_item": {
+        const item = entry.item;
+        if (item.type === "tool_call") names.set(item.call_id, item.name);
+        if (item.type === "message" && current !== undefined) current.answer = textOf(item);
+        break;
+      }
+      case "tool_result": {
+        const item = entry.item;
+        if (item.type === "tool_result" && current !== undefined) {
+          current.tools.push({
+            name: names.get(item.call_id) ?? "?",
+            isError: item.is_error === true,
+            summary: item.summary,
+          });
+        }
+        break;
+      }
+      case "turn_end":
+        if (current !== undefined) current.turn = entry.turn;
+        break;
+      case "run_completed":
+        if (current !== undefined)
+          current.outcome = entry.interrupted ? `${entry.result} (interrupted)` : entry.result;
+        break;
+      case "run_errored":
+        if (current !== undefined) current.outcome = `error: ${entry.message}`;
+        break;
+      case "llm_usage":
+        usage.requests += 1;
+        usage.inputTokens += entry.input_tokens;
+        usage.cacheReadTokens += entry.cache_read_tokens;
+        usage.cacheWriteTokens += entry.cache_write_tokens;
+        usage.outputTokens += entry.output_tokens;
+        break;
+      default:
+        break;
+    }
+  }
+  return { carriedInputs, turns, usage };
+}
+
+function textOf(item: Item): string {
+  if (item.type !== "message") return "";
+  return item.content
+    .map((part) => (part.type === "text" ? part.text : ""))
+    .join("")
+    .trim();
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { EXIT_CODES } from "../src/help.js";
+import { commands, main } from "../src/index.js";
+
+function capture() {
+  const out = { stdout: "", stderr: "" };
+  const io = {
+    stdout: { write: (s: string) => (out.stdout += s) },
+    stderr: { write: (s: string) => (out.stderr += s) },
+    env: {},
+    cwd: "/",
+  };
+  return { out, io };
+}
+
+/** The lines of a help text's `Options:` block. */
+function optionLines(help: string): string[] {
+  const block = help.split("\nOptions:\n")[1] ?? "";
+  return (block.split("\n\n")[0] ?? "").split("\n").filter((line) => line !== "");
+}
+
+describe("help", () => {
+  it("podkit --help lists every SPEC §6 command with its summary, the options and the exit codes", async () => {
+    const { out, io } = capture();
+    expect(await main(["--help"], io)).toBe(0);
+    const spec6 = [
+      "init",
+      "run",
+      "resume",
+      "prompt render",
+      "prompt catalog",
+      "session list",
+      "session show",
+      "session fork",
+      "compact",
+      "memory extract",
+      "memory consolidate",
+      "memory lint",
+      "memory query",
+      "manifest show",
+      "demo",
+    ];
+    expect(commands.map((c) => c.path.join(" ")).sort()).toEqual([...spec6].sort());
+    for (const command of commands) {
+      expect(out.stdout).toMatch(
+        new RegExp(`^ {2}${command.path.join(" ")} +${escapeRegExp(command.summary)}$`, "m"),
+      );
+    }
+    for (const [code, meaning] of EXIT_CODES)
+      expect(out.stdout).toMatch(new RegExp(`^ {2}${code} +${escapeRegExp(meaning)}$`, "m"));
+    expect(optionLines(out.stdout).every((line) => /^ {2}-\S.* {2,}\S/.test(line))).toBe(true);
+  });
+
+  it("each command's --help lists its options, each with a one-line description", async () => {
+    for (const command of commands) {
+      const { out, io } = capture();
+      expect(await main([...command.path, "--help"], io)).toBe(0);
+      expect(out.stdout).toContain(`Usage: podkit ${command.usage}`);
+      const lines = optionLines(out.stdout);
+      expect(lines.length).toBe(Object.keys(command.options ?? {}).length + 2);
+      for (const line of lines) expect(line).toMatch(/^ {2}-\S.* {2,}\S.*$/);
+      for (const name of Object.keys(command.options ?? {})) expect(out.stdout).toContain(`--${name}`);
+    }
+  });
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

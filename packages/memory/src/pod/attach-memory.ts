@@ -1,0 +1,87 @@
+import type { ModelAdapter, RequestConfig, Tool } from "@podkit/llm-worker";
+import type { LoadedManifest, MemoryConfig } from "@podkit/manifest";
+import { MemoryUsageError } from "../errors.js";
+import { MemoryStore } from "../store/memory-store.js";
+import { mainWorkerMemoryTools } from "../tools/memory-tools.js";
+import type { MemoryPrompts } from "../worker/memory-model.js";
+import { type AfterTurnJobContext, createMemoryJob, type MemoryJobEvent } from "./memory-job.js";
+import { type ContextSectionLike, memoryContextSection } from "./memory-section.js";
+
+/** A job a pod runs in the background after a finished turn (`pod.addAfterTurnJob`). */
+export interface AfterTurnJobLike {
+  readonly name: string;
+  run(context: AfterTurnJobContext): Promise<void>;
+}
+
+/**
+ * What memory needs of a pod: its manifest, catalog and model, and three generic extension
+ * points — context sections, after-turn jobs and tools — all registered before the first run.
+ * `Pod` of `@podkit/pod` is one; nothing in the pod knows about memory.
+ */
+export interface MemoryHost {
+  readonly manifest: LoadedManifest;
+  readonly catalog: MemoryPrompts;
+  readonly modelAdapter: ModelAdapter;
+  addContextSection(section: ContextSectionLike<string>): void;
+  addAfterTurnJob(job: AfterTurnJobLike): void;
+  registerTool(tool: Tool): void;
+}
+
+export interface AttachMemoryOptions {
+  /** The model of the extract and consolidation workers (default: the pod's). */
+  readonly model?: ModelAdapter;
+  /** Request settings of those workers (default `{ max_tokens: 8192 }`). */
+  readonly config?: RequestConfig;
+  readonly clock?: () => Date;
+  /** Observes each job's outcome (the pod also reports it as `memory_job` events). */
+  readonly onJob?: (event: MemoryJobEvent) => void;
+}
+
+/** What `attachMemory` registered. */
+export interface MemoryAttachment {
+  readonly config: MemoryConfig;
+  readonly workspace: string;
+  /** The tool names given to the main worker (`[memory] tools = true`), else empty. */
+  readonly tools: readonly string[];
+}
+
+/**
+ * Turns on memory for a pod whose manifest has `[memory]` (SPEC §5 "use by pods"): the `memory`
+ * context section (the resident summary), the after-turn job (extract past `extract_threshold`,
+ * then consolidation past its thresholds; one at a time, errors become warnings and events), and
+ * with `tools = true` the read-only `memory_query` and `memory_read` for the main worker. The
+ * scope deny rules on the memory trees come from the manifest cascade itself. Call it right
+ * after `Pod.fromManifest` / `Pod.restore`, before the first run.
+ */
+export function attachMemory(pod: MemoryHost, options: AttachMemoryOptions = {}): MemoryAttachment {
+  const config = pod.manifest.manifest.memory;
+  if (config === undefined) {
+    throw new MemoryUsageError(
+      `memory is not on for ${pod.manifest.manifest.pod.name}: add a [memory] table to the manifest (or check manifest.memory before calling attachMemory)`,
+    );
+  }
+  const workspace = pod.manifest.workspace;
+  pod.addContextSection(
+    memoryContextSection(workspace, pod.catalog, options.clock === undefined ? {} : { clock: options.clock }),
+  );
+  pod.addAfterTurnJob(
+    createMemoryJob({
+      workspace,
+      model: options.model ?? pod.modelAdapter,
+      prompts: pod.catalog,
+      language: pod.manifest.manifest.worker.language,
+      memory: config,
+      ...(options.config === undefined ? {} : { config: options.config }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      ...(options.onJob === undefined ? {} : { onJob: options.onJob }),
+    }),
+  );
+  const tools: string[] = [];
+  if (config.tools) {
+    for (const tool of mainWorkerMemoryTools(() => MemoryStore.open(workspace, { by: "pod" }))) {
+      pod.registerTool(tool);
+      tools.push(tool.name);
+    }
+  }
+  return { config, workspace, tools };
+}

@@ -1,0 +1,32 @@
+import type { ModelAdapter, RequestConfig, RetryPolicy } from "@podkit/llm-worker";
+
+/**
+ * The prompts memory renders, by catalog key. A pod's `PromptCatalog` is one (so the layered
+ * catalog — user, workspace and pack overrides — applies to memory workers too).
+ */
+export interface MemoryPrompts {
+  render(
+    key: "memory_extract_system" | "memory_consolidation_system",
+    context: { readonly language: string },
+  ): string;
+  render(key: "resident_memory_section", context: { readonly summary: string }): string;
+}
+
+/** What every memory job needs: where memory lives, the model, the prompts, the language. */
+export interface MemoryJobOptions {
+  /** The workspace whose `.podkit/memory` and `.podkit/knowledge` are used. */
+  readonly workspace: string;
+  /** The model the disposable workers call (a pod gives its own, `pod.modelAdapter`). */
+  readonly model: ModelAdapter;
+  readonly prompts: MemoryPrompts;
+  /** `[worker].language`: the language records are written in. */
+  readonly language: string;
+  /** Request settings of the disposable workers (default `{ max_tokens: 8192 }`). */
+  readonly config?: RequestConfig;
+  readonly retry?: Partial<RetryPolicy>;
+  readonly signal?: AbortSignal;
+  /** Clock of timestamps (records, staging, audit); default `() => new Date()`. */
+  readonly clock?: () => Date;
+}
+
+export const DEFAULT_MEMORY_WORKER_CONFIG: RequestConfig = { max_tokens: 8192 };

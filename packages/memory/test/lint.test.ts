@@ -1,0 +1,314 @@
+import { describe, expect, it } from "vitest";
+import type { LintCode, LintDiagnostic } from "../src/lint/diagnostics.js";
+import { lintChange, lintMemory, recordKey } from "../src/lint/lint-memory.js";
+import { lintRecord, type MemoryFile, type ParsedRecord } from "../src/lint/lint-record.js";
+import { type RecordKind, recordLabel } from "../src/records/layout.js";
+import { decision, record } from "./helpers.js";
+
+const file = (kind: RecordKind | undefined, slug: string, text: string, path?: string): MemoryFile => ({
+  kind,
+  slug,
+  text,
+  path: path ?? (kind === undefined ? slug : recordLabel(kind, slug)),
+});
+
+const TS = "created_at: 2026-04-01T10:00:00Z\nupdated_at: 2026-04-02T10:00:00Z";
+const knowledge = (extra: string, body = "How to do it.") =>
+  record(
+    `${TS}\nkind: howto\ndescription: How the workspace is laid out; use when adding a package.\n${extra}\nlast_sources: []`,
+    body,
+  );
+
+const codes = (ds: readonly LintDiagnostic[]) => ds.map((d) => d.code);
+
+function errorsOf(...files: MemoryFile[]) {
+  return lintMemory(files).errors;
+}
+
+describe("the linter, one test per check (SPEC §5)", () => {
+  it("accepts a well-formed tree of every kind", () => {
+    const report = lintMemory([
+      file("decision", "use-pnpm", decision("status: resolved", "See #layout-of-packages.")),
+      file(
+        "request",
+        "answer-in-english",
+        record(`${TS}\nsources:\n  - segment_id: seg-1\n    range: [3, 9]`),
+      ),
+      file("knowledge", "layout-of-packages", knowledge("model_invocation: false")),
+      file(
+        "summary",
+        "summary",
+        record("updated_at: 2026-04-02T10:00:00Z", "The summary, citing #use-pnpm."),
+      ),
+    ]);
+    expect(report).toEqual({ errors: [], warnings: [] });
+  });
+
+  it("path: a file where no record kind lives", () => {
+    const [error] = errorsOf(file(undefined, "notes.md", "x", ".podkit/memory/notes.md"));
+    expect(error).toMatchObject({ code: "path", record: ".podkit/memory/notes.md" });
+    expect(error?.message).toContain(".podkit/memory/decisions/");
+  });
+
+  it("slug: upper case, underscores, a double hyphen, 65 characters", () => {
+    for (const slug of ["Use-Pnpm", "use_pnpm", "use--pnpm", "a".repeat(65), "-lead"]) {
+      expect(codes(errorsOf(file("decision", slug, decision()))), slug).toEqual(["slug"]);
+    }
+    expect(errorsOf(file("decision", "a".repeat(64), decision()))).toEqual([]);
+  });
+
+  it("frontmatter: missing, unclosed, invalid YAML (with its line), not a mapping", () => {
+    const cases = [
+      "Just a body.\n",
+      "---\nstatus: open\nno closing line\n",
+      "---\ncreated_at: [unclosed\n---\nbody\n",
+      "---\n- a list\n---\n",
+    ];
+    for (const text of cases)
+      expect(codes(errorsOf(file("request", "r-one", text))), text).toEqual(["frontmatter"]);
+    const [yamlError] = errorsOf(
+      file("request", "r-one", "---\ncreated_at: 2026-04-01T10:00:00Z\nsources: [unclosed\n---\n"),
+    );
+    expect(yamlError?.line).toBeGreaterThanOrEqual(3);
+  });
+
+  it("field: a missing required field and an unknown field", () => {
+    const missing = errorsOf(
+      file("request", "r-one", record("updated_at: 2026-04-01T10:00:00Z\nsources: []")),
+    );
+    expect(missing).toMatchObject([
+      { code: "field", field: "created_at", message: "required field is missing" },
+    ]);
+    const unknown = errorsOf(file("request", "r-one", record(`${TS}\nsources: []\npriority: high`)));
+    expect(unknown).toMatchObject([{ code: "field" }]);
+    expect(unknown[0]?.message).toContain('"priority"');
+  });
+
+  it("enum: decision status and knowledge kind", () => {
+    expect(errorsOf(file("decision", "d-one", decision("status: done")))).toMatchObject([
+      { code: "enum", field: "status" },
+    ]);
+    const kindError = errorsOf(
+      file("knowledge", "k-one", knowledge("").replace("kind: howto", "kind: recipe")),
+    );
+    expect(kindError).toMatchObject([{ code: "enum", field: "kind" }]);
+  });
+
+  it("timestamp: not RFC 3339 UTC, or not a real date", () => {
+    for (const bad of [
+      "2026-04-01",
+      "2026-04-01T10:00:00+02:00",
+      "2026-02-30T10:00:00Z",
+      "yesterday",
+      "2026-04-01 10:00:00Z",
+    ]) {
+      const text = record(
+        `created_at: ${JSON.stringify(bad)}\nupdated_at: 2026-04-01T10:00:00Z\nsources: []`,
+      );
+      expect(errorsOf(file("request", "r-one", text)), bad).toMatchObject([
+        { code: "timestamp", field: "created_at" },
+      ]);
+    }
+    const fractional = record(
+      `created_at: 2026-04-01T10:00:00.250Z\nupdated_at: 2026-04-01T10:00:00Z\nsources: []`,
+    );
+    expect(errorsOf(file("request", "r-one", fractional))).toEqual([]);
+  });
+
+  it("sources: wrong shapes", () => {
+    const shapes = [
+      "sources: seg-1",
+      "sources:\n  - seg-1",
+      "sources:\n  - segment_id: seg-1",
+      "sources:\n  - segment_id: seg-1\n    range: [9, 3]",
+      "sources:\n  - segment_id: seg-1\n    range: [1.5, 3]",
+      "sources:\n  - segment_id: seg-1\n    range: [1, 2, 3]",
+      "sources:\n  - segment_id: seg-1\n    range: [1, 2]\n    session_id: s",
+    ];
+    for (const shape of shapes) {
+      const found = errorsOf(file("request", "r-one", record(`${TS}\n${shape}`)));
+      expect([shape, ...new Set(codes(found))]).toEqual([shape, "sources"]);
+    }
+  });
+
+  it("status: replaced without replaced_by, and replaced_by without replaced", () => {
+    expect(errorsOf(file("decision", "d-old", decision("status: replaced")))).toMatchObject([
+      { code: "status", field: "replaced_by" },
+    ]);
+    const inconsistent = errorsOf(
+      file("decision", "d-old", decision("status: open\nreplaced_by: d-new")),
+      file("decision", "d-new", decision()),
+    );
+    expect(inconsistent).toMatchObject([{ code: "status", field: "status", slug: "d-old" }]);
+  });
+
+  it("replaced_by: a decision that does not exist, itself, a cycle", () => {
+    expect(
+      errorsOf(file("decision", "d-old", decision("status: replaced\nreplaced_by: d-ghost"))),
+    ).toMatchObject([{ code: "replaced_by", message: expect.stringContaining('"d-ghost"') }]);
+    expect(
+      errorsOf(file("decision", "d-self", decision("status: replaced\nreplaced_by: d-self"))),
+    ).toMatchObject([{ code: "replaced_by", message: "a decision cannot be replaced by itself" }]);
+    const cycle = errorsOf(
+      file("decision", "d-a", decision("status: replaced\nreplaced_by: d-b")),
+      file("decision", "d-b", decision("status: replaced\nreplaced_by: d-c")),
+      file("decision", "d-c", decision("status: replaced\nreplaced_by: d-a")),
+    );
+    expect(cycle).toHaveLength(1);
+    expect(cycle[0]).toMatchObject({ code: "replaced_by" });
+    expect(cycle[0]?.message).toContain("d-a -> d-b -> d-c -> d-a");
+    // A chain that ends is fine.
+    const chain = errorsOf(
+      file("decision", "d-a", decision("status: replaced\nreplaced_by: d-b")),
+      file("decision", "d-b", decision("status: resolved")),
+    );
+    expect(chain).toEqual([]);
+  });
+
+  it("body_too_long: 8001 characters (the summary may hold 20000)", () => {
+    expect(errorsOf(file("decision", "d-one", decision("status: open", "x".repeat(8000))))).toEqual([]);
+    expect(errorsOf(file("decision", "d-one", decision("status: open", "x".repeat(8001))))).toMatchObject([
+      { code: "body_too_long", field: "body" },
+    ]);
+    const summary = (n: number) =>
+      file("summary", "summary", record("updated_at: 2026-04-01T10:00:00Z", "y".repeat(n)));
+    expect(errorsOf(summary(20000))).toEqual([]);
+    expect(codes(errorsOf(summary(20001)))).toEqual(["body_too_long"]);
+  });
+
+  it("description_too_long: 1025 characters", () => {
+    const desc = (n: number) => knowledge("").replace(/description: .*/, `description: ${"d".repeat(n)}`);
+    expect(errorsOf(file("knowledge", "k-one", desc(1024)))).toEqual([]);
+    expect(errorsOf(file("knowledge", "k-one", desc(1025)))).toMatchObject([
+      { code: "description_too_long", field: "description" },
+    ]);
+  });
+
+  it("reference: a dangling #slug (code spans and #42 are not references)", () => {
+    const found = errorsOf(
+      file("decision", "d-one", decision("status: open", "See #d-ghost, `#not-a-ref`, issue #42.")),
+    );
+    expect(found).toMatchObject([{ code: "reference", field: "body" }]);
+    expect(found[0]?.message).toContain("#d-ghost");
+  });
+
+  it("alias: model_invokation is read as model_invocation (a warning), both spellings are an error", () => {
+    const aliased = lintRecord(file("knowledge", "k-one", knowledge("model_invokation: true")));
+    expect(codes(aliased.diagnostics)).toEqual(["alias"]);
+    expect(aliased.diagnostics[0]?.severity).toBe("warning");
+    expect(aliased.record?.frontmatter).toMatchObject({ model_invocation: true });
+    expect(aliased.record?.frontmatter).not.toHaveProperty("model_invokation");
+    const both = errorsOf(
+      file("knowledge", "k-one", knowledge("model_invocation: false\nmodel_invokation: true")),
+    );
+    expect(both).toMatchObject([{ code: "field", field: "model_invokation" }]);
+  });
+
+  it("similar_slug: a warning, never an error", () => {
+    const report = lintMemory([
+      file("decision", "use-pnpm-workspaces", decision()),
+      file("decision", "use-pnpm-workspace", decision()),
+      file("decision", "workspaces-use-pnpm", decision()),
+      file("decision", "unrelated-topic", decision()),
+    ]);
+    expect(report.errors).toEqual([]);
+    // Pairs, not groups: one typo apart, and the same words in another order.
+    expect(report.warnings.map((w) => [w.code, w.slug, w.message.match(/"([a-z-]+)";/)?.[1]])).toEqual([
+      ["similar_slug", "use-pnpm-workspace", "use-pnpm-workspaces"],
+      ["similar_slug", "use-pnpm-workspaces", "workspaces-use-pnpm"],
+    ]);
+  });
+});
+
+describe("lintChange: one proposed write against the current records", () => {
+  const index = (...files: MemoryFile[]) => {
+    const map = new Map<string, ParsedRecord>();
+    for (const f of files) {
+      const parsed = lintRecord(f).record;
+      if (parsed !== undefined && f.kind !== undefined) map.set(recordKey(f.kind, f.slug), parsed);
+    }
+    return map;
+  };
+
+  it("exists: creating over an existing slug steers to memory_edit; overwriting is allowed", () => {
+    const current = index(file("decision", "d-one", decision()));
+    const created = lintChange(current, { op: "create", kind: "decision", slug: "d-one", text: decision() });
+    expect(created.report.errors).toMatchObject([
+      { code: "exists", message: expect.stringContaining("memory_edit") },
+    ]);
+    expect(
+      lintChange(current, { op: "write", kind: "decision", slug: "d-one", text: decision() }).report.errors,
+    ).toEqual([]);
+  });
+
+  it("a write closing a replaced_by cycle is refused", () => {
+    const current = index(
+      file("decision", "d-a", decision("status: replaced\nreplaced_by: d-b")),
+      file("decision", "d-b", decision()),
+    );
+    const { report } = lintChange(current, {
+      op: "write",
+      kind: "decision",
+      slug: "d-b",
+      text: decision("status: replaced\nreplaced_by: d-a"),
+    });
+    expect(report.errors).toMatchObject([{ code: "replaced_by", message: expect.stringContaining("cycle") }]);
+  });
+
+  it("dangling_replaced_by: a delete that would leave a replaced_by pointing nowhere", () => {
+    const current = index(
+      file("decision", "d-a", decision("status: replaced\nreplaced_by: d-b")),
+      file("decision", "d-b", decision()),
+    );
+    expect(lintChange(current, { op: "delete", kind: "decision", slug: "d-b" }).report.errors).toMatchObject([
+      { code: "dangling_replaced_by", message: expect.stringContaining('"d-a"') },
+    ]);
+    expect(lintChange(current, { op: "delete", kind: "decision", slug: "d-a" }).report.errors).toEqual([]);
+  });
+
+  it("source_not_given: a consolidation may cite only the sources of its input", () => {
+    const given = { segment_id: "seg-1", range: [1, 5] as [number, number] };
+    const rules = { given: [given], knowledgeCandidates: [] };
+    const cites = (range: string) => record(`${TS}\nsources:\n  - segment_id: seg-1\n    range: ${range}`);
+    expect(
+      lintChange(new Map(), { op: "create", kind: "request", slug: "r-one", text: cites("[1, 5]") }, rules)
+        .report.errors,
+    ).toEqual([]);
+    expect(
+      lintChange(new Map(), { op: "create", kind: "request", slug: "r-one", text: cites("[1, 6]") }, rules)
+        .report.errors,
+    ).toMatchObject([{ code: "source_not_given" }]);
+    const newKnowledge = knowledge("").replace(
+      "last_sources: []",
+      "last_sources:\n  - segment_id: seg-1\n    range: [1, 5]",
+    );
+    expect(
+      lintChange(new Map(), { op: "create", kind: "knowledge", slug: "k-one", text: newKnowledge }, rules)
+        .report.errors,
+    ).toMatchObject([{ code: "source_not_given", message: expect.stringContaining("candidate report") }]);
+  });
+});
+
+it("LINT_CODES lists every code the tests above exercise", async () => {
+  const { LINT_CODES } = await import("../src/lint/diagnostics.js");
+  const exercised: LintCode[] = [
+    "path",
+    "slug",
+    "frontmatter",
+    "field",
+    "enum",
+    "timestamp",
+    "sources",
+    "replaced_by",
+    "status",
+    "body_too_long",
+    "description_too_long",
+    "exists",
+    "similar_slug",
+    "reference",
+    "alias",
+    "dangling_replaced_by",
+    "source_not_given",
+  ];
+  expect([...LINT_CODES].sort()).toEqual([...exercised].sort());
+});

@@ -1,0 +1,7 @@
+export type { AutoReadFile, CompactReference } from "./compact-tools.js";
+export {
+  CompactionOverThresholdError,
+  CompactSummaryMissingError,
+  CompactSummaryOversizeError,
+  NothingToCompactError,
+} from "./errors.js";

@@ -1,0 +1,7 @@
+export {
+  bytesOfItem,
+  bytesOfItems,
+  type EstimateMethod,
+  estimateTokens,
+  type TokenEstimate,
+} from "./token-estimator.js";

@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import type { AfterTurnJobContext } from "../src/pod/after-turn-jobs.js";
+import { HooksFrozenError } from "../src/pod/errors.js";
+import type { PodEvent } from "../src/pod/events.js";
+import { kinds, sessionEntries, text, usePodWorlds } from "./pod-harness.js";
+
+const world = usePodWorlds();
+
+/** A promise with its resolver. */
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+describe("after-turn jobs and extension entries (generic pod extension points)", () => {
+  it("run in the background after a finished turn, one pass at a time, coalescing; an append waits for the open turn", async () => {
+    const w = await world();
+    const pod = await w.pod();
+    const release = deferred();
+    const started = deferred();
+    let running = 0;
+    let maxRunning = 0;
+    const passes: number[] = [];
+    pod.addAfterTurnJob({
+      name: "probe",
+      async run(ctx: AfterTurnJobContext) {
+        running += 1;
+        maxRunning = Math.max(maxRunning, running);
+        let count = 0;
+        for await (const _ of ctx.readEntries()) count += 1;
+        passes.push(count);
+        started.resolve();
+        if (passes.length === 1) await release.promise;
+        await ctx.appendExtension("probe", { pass: passes.length });
+        running -= 1;
+      },
+    });
+    w.double.enqueue(text("one"), text("two"), text("three"));
+    await pod.run("first").result;
+    await started.promise;
+    // The job of turn one is still running while turns two and three finish: they ask for one more pass.
+    await pod.run("second").result;
+    // Released while turn three is open (its invoke is written): the append must wait for the turn to close.
+    pod.subscribe((event) => {
+      if (event.type === "turn_start" && event.turn === 3) release.resolve();
+    });
+    await pod.run("third").result;
+    await pod.whenJobsIdle();
+    expect(maxRunning).toBe(1);
+    // Three turns, but turns two and three ended while pass one ran: coalesced into fewer passes.
+    expect(passes.length).toBeLessThan(4);
+    expect(passes.length).toBeGreaterThanOrEqual(2);
+    const entries = await sessionEntries(w.workspace);
+    // Each extension entry sits between turns, never inside one.
+    const k = kinds(entries);
+    k.forEach((kind, i) => {
+      if (kind === "extension")
+        expect(
+          k
+            .slice(0, i)
+            .filter((x) => x !== "extension")
+            .at(-1),
+        ).toBe("run_completed");
+    });
+    // Pass one's append was released inside turn three: it still landed after that turn's end.
+    expect(k.indexOf("extension")).toBeGreaterThan(k.lastIndexOf("invoke"));
+    const last = { pass: passes.length };
+    expect(
+      entries.filter((e) => e.kind === "extension").map((e) => e.kind === "extension" && e.payload),
+    ).toEqual(passes.map((_, i) => ({ pass: i + 1 })));
+    expect(pod.extensions.get("probe")).toEqual(last);
+    const restored = await w.restore(pod.sessionId ?? "");
+    expect(restored.extensions.get("probe")).toEqual(last);
+  });
+
+  it("a failing job is a warning event, never a failed turn", async () => {
+    const w = await world();
+    const pod = await w.pod();
+    const events: PodEvent[] = [];
+    pod.subscribe((event) => events.push(event));
+    pod.addAfterTurnJob({
+      name: "broken",
+      run: () => Promise.reject(new Error("boom")),
+    });
+    w.double.enqueue(text("fine"));
+    const result = await pod.run("go").result;
+    await pod.whenJobsIdle();
+    expect(result.status).toBe("finished");
+    expect(events.filter((e) => e.type === "warning")).toEqual([
+      { type: "warning", message: 'after-turn job "broken" failed: boom' },
+    ]);
+    // Run events reach subscribers too.
+    expect(events.some((e) => e.type === "turn_end")).toBe(true);
+  });
+
+  it("jobs are registered before the first run, like hooks", async () => {
+    const w = await world();
+    const pod = await w.pod();
+    w.double.enqueue(text("ok"));
+    await pod.run("go").result;
+    const error = (() => {
+      try {
+        pod.addAfterTurnJob({ name: "late", run: async () => {} });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(HooksFrozenError.isInstance(error)).toBe(true);
+  });
+});
