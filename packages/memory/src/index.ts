@@ -42,7 +42,14 @@ export {
   type LintDiagnostic,
   type LintReport,
 } from "./lint/diagnostics.js";
-export { lintChange, lintMemory, type MemoryChange, type SourceRules } from "./lint/lint-memory.js";
+export {
+  lintChange,
+  lintMemory,
+  lintTree,
+  type MemoryChange,
+  type RecordLint,
+  type SourceRules,
+} from "./lint/lint-memory.js";
 export type { MemoryFile, ParsedRecord } from "./lint/lint-record.js";
 export {
   type AttachMemoryOptions,

@@ -114,6 +114,27 @@ describe("consolidation (SPEC §5)", () => {
     expect(existsSync(memoryPaths(w.workspace).lockFile)).toBe(false);
   });
 
+  it("its own reads are not usage: consolidation leaves the usage report unchanged", async () => {
+    const w = await world({
+      files: {
+        [`project/${STAGING}/a.json`]: stagingEntry("a", "s1"),
+        "project/.podkit/memory/decisions/use-pnpm.md": decisionContent().replace(
+          "---\nstatus",
+          "---\ncreated_at: 2026-04-01T10:00:00Z\nupdated_at: 2026-04-01T10:00:00Z\nstatus",
+        ),
+      },
+    });
+    w.double.enqueue(
+      callTool("memory_read", { kind: "decision", slug: "use-pnpm" }),
+      callTool("memory_query", { query: "pnpm" }),
+      say("Already integrated."),
+    );
+    const result = await runMemoryConsolidation({ ...w.job(), force: true });
+    expect(result.status).toBe("consolidated");
+    expect(JSON.stringify(w.double.requests[1]?.body.messages)).toContain("Use pnpm workspaces");
+    expect(existsSync(memoryPaths(w.workspace).usageLog)).toBe(false);
+  });
+
   it("a failing worker keeps staging, removes the lock and leaves no partial records", async () => {
     const w = await world({ files: { [`project/${STAGING}/a.json`]: stagingEntry("a", "s1") } });
     w.double.enqueue(

@@ -58,6 +58,35 @@ describe("memory in a pod (SPEC §5, use by pods)", () => {
     );
   });
 
+  it("the pointer resets on a new segment: after compaction the next extract starts at the new segment's first entry", async () => {
+    const w = await world(
+      "[memory]\nextract_threshold = 1\nconsolidation_threshold_files = 100\n[compaction]\nthreshold = 1000000\nrequest_threshold = 1000000\nretained_tokens = 1",
+    );
+    const pod = await w.pod();
+    attachMemory(pod, { clock });
+    w.double.enqueue(
+      say(`Answer ${"words ".repeat(200)}`),
+      callTool("write_extracted", EXTRACTED),
+      say("ok"),
+    );
+    await turn(pod, `first ${"words ".repeat(200)}`);
+    const first = pod.segmentId;
+    w.double.enqueue(
+      callTool("write_summary", { summary: "The user asked about the layout." }),
+      say("Summary written."),
+    );
+    const outcome = await pod.compact();
+    expect(outcome.status).toBe("compacted");
+    expect(pod.segmentId).not.toBe(first);
+    w.double.enqueue(say("Second answer."), callTool("write_extracted", EXTRACTED), say("ok"));
+    await turn(pod, "second question");
+    const [, second] = await stagingFiles(w.workspace);
+    expect(second).toMatchObject({ source: { segment_id: pod.segmentId, range: [1, expect.any(Number)] } });
+    const extract = JSON.stringify(w.double.requests.at(-2)?.body.messages);
+    expect(extract).toContain("second question");
+    expect(extract).not.toContain("first words");
+  });
+
   it("does not extract below the threshold", async () => {
     const w = await world("[memory]\nextract_threshold = 1000000");
     const pod = await w.pod();

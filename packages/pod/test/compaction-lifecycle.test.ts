@@ -193,4 +193,25 @@ describe("pod.compact() and restore (SPEC §4.5, §4.6)", () => {
     expect(after.size).toBe(2);
     expect(after.get([...before.keys()][0] as string)).toEqual(old);
   });
+
+  it("a hook's yield ends the run as yielded and is not taken for a compaction request", async () => {
+    const w = await world({
+      manifestExtra: manualOnly,
+      double: { measureInputTokens: true, respond: compactResponder({ summary: "unused" }) },
+    });
+    const pod = await w.pod();
+    let yielded = false;
+    pod.addHooks({
+      preRequest: () => {
+        if (yielded) return { action: "continue" };
+        yielded = true;
+        return { action: "yield" };
+      },
+    });
+    w.double.enqueue(text("after the yield"));
+    expect((await pod.run("one")).status).toBe("yielded");
+    expect((await pod.resume()).text).toBe("after the yield");
+    expect(compactRequests(w.double.requests)).toEqual([]);
+    expect((await readAllSegments(w.workspace)).size).toBe(1);
+  });
 });

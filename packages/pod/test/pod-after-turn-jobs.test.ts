@@ -96,6 +96,40 @@ describe("after-turn jobs and extension entries (generic pod extension points)",
     expect(events.some((e) => e.type === "turn_end")).toBe(true);
   });
 
+  it("compaction waits for a running after-turn job (it reads the segment being replaced)", async () => {
+    const w = await world({
+      manifestExtra: "[compaction]\nthreshold = 100000\nrequest_threshold = 100000\nretained_tokens = 1",
+    });
+    const pod = await w.pod();
+    const release = deferred();
+    const started = deferred();
+    const order: string[] = [];
+    pod.addAfterTurnJob({
+      name: "slow-reader",
+      async run() {
+        started.resolve();
+        await release.promise;
+        order.push("job done");
+      },
+    });
+    w.double.enqueue(text("one ".repeat(200)));
+    await pod.run(`first ${"words ".repeat(200)}`).result;
+    await started.promise;
+    w.double.enqueue(
+      {
+        parts: [{ type: "tool_call", name: "write_summary", arguments: { summary: "The user said first." } }],
+      },
+      text("Summary written."),
+    );
+    const compacting = pod.compact().then((outcome) => order.push(`compacted ${outcome.status}`));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(order).toEqual([]);
+    expect(w.double.requests).toHaveLength(1); // the compaction worker has not been asked yet
+    release.resolve();
+    await compacting;
+    expect(order).toEqual(["job done", "compacted compacted"]);
+  });
+
   it("jobs are registered before the first run, like hooks", async () => {
     const w = await world();
     const pod = await w.pod();

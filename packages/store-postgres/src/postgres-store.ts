@@ -238,14 +238,22 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
       return result.rows;
     });
     if (rows.length === 0) throw new NotFoundError({ what: "segment", id: ref.segmentId, where });
+    // Rows come in any order; (segment_id, seq) is unique, so n rows hold seq 0..n-1 exactly when
+    // every one lands inside the array.
+    const bodies: (string | undefined)[] = new Array(rows.length);
+    let highest = -1;
+    for (const [seq, body] of rows) {
+      if (seq >= 0 && seq < bodies.length) bodies[seq] = body;
+      if (seq > highest) highest = seq;
+    }
     const entries: Entry<TItem>[] = new Array(rows.length);
-    for (let index = 0; index < rows.length; index++) {
-      const [seq, body] = rows[index] as [number, string];
-      if (seq !== index) {
+    for (let index = 0; index < bodies.length; index++) {
+      const body = bodies[index];
+      if (body === undefined) {
         throw new CorruptEntryError({
           file: where,
           line: index + 1,
-          reason: `entry ${index} is missing (found seq ${seq})`,
+          reason: `entry ${index} is missing (the segment has entries up to ${highest})`,
         });
       }
       entries[index] = this.codec.decode(body, where, index + 1);

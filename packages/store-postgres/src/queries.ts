@@ -33,11 +33,13 @@ export function storeQueries(s: string) {
     truncate: `
       WITH cut AS (DELETE FROM ${s}.podkit_entries WHERE segment_id = $1 AND seq >= $2::integer)
       UPDATE ${s}.podkit_segments SET entry_count = $2::integer WHERE segment_id = $1`,
+    // No ORDER BY: the reader places each row by its seq. A server-side sort of a long segment
+    // spilled to disk and took as long as everything else in a restore; joining the segment row
+    // (rather than testing it once) doubled that sort's width.
     readAll: `
-      SELECT entry.seq, entry.body
-      FROM ${s}.podkit_segments segment JOIN ${s}.podkit_entries entry USING (segment_id)
-      WHERE segment.segment_id = $1 AND segment.session_id = $2
-      ORDER BY entry.seq`,
+      SELECT seq, body FROM ${s}.podkit_entries
+      WHERE segment_id = $1
+        AND EXISTS (SELECT 1 FROM ${s}.podkit_segments WHERE segment_id = $1 AND session_id = $2)`,
     describe: `
       SELECT segment.entry_count, first.body AS first, last.body AS last
       FROM ${s}.podkit_segments segment

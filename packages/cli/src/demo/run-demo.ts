@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createModelAdapter } from "@podkit/llm-worker";
 import { type LoadedManifest, loadManifest, type PodkitEnv } from "@podkit/manifest";
 import { attachMemory, runMemoryConsolidation, runMemoryExtract } from "@podkit/memory";
@@ -309,6 +310,8 @@ async function closing(demo: Demo, workspace: string, sessionId: string): Promis
     `changed by the pod: ${relative(workspace, join(workspace, "src", "tickets.js"))}, ${join("test", "tickets.test.js")}`,
   );
   say.show("");
+  const bin = fileURLToPath(new URL("../bin.js", import.meta.url));
+  say.show(`(\`podkit\` below is \`node ${bin}\` until @podkit/cli is installed)`);
   say.show("Look at the session:");
   say.show(`  cd ${workspace}`);
   say.show(`  podkit session show ${sessionId}`);

@@ -87,6 +87,7 @@ export async function runMemoryConsolidation(
       clock,
       runId,
       by: "consolidation",
+      recordUsage: false,
       deferred: true,
       sourceRules: {
         given: entries.map((e) => e.source),

@@ -30,6 +30,11 @@ export interface MemoryStoreOptions {
   /** Recorded in the audit log (`run_id`) and usage log (`by`). */
   runId?: string;
   by?: string;
+  /**
+   * Write `shown`/`used` events for reads and query hits (default true). A consolidation run
+   * reads to maintain memory, not to use it, so its reads must not make records look used.
+   */
+  recordUsage?: boolean;
   sourceRules?: SourceRules;
   /**
    * Buffer changes until `commit()` (a consolidation run): the index and the tools see them at
@@ -118,6 +123,7 @@ export class MemoryStore {
 
   /** Records that the model asked for a record (`used`) or was shown one (`shown`). */
   async noteUsage(event: "shown" | "used", kind: RecordKind, slug: string): Promise<void> {
+    if (this.options.recordUsage === false) return;
     await appendUsage(this.paths.usageLog, {
       ts: formatTimestamp(this.clock()),
       event,

@@ -14,7 +14,8 @@ export const notesSection: ContextSection<string> = {
   async load(state) {
     let text: string;
     try {
-      text = await readFile(join(state.workspace, NOTES_FILE), { encoding: "utf8", signal: state.signal });
+      // One small file: no abort signal (a listener on the run's composite signal per request costs more than the read).
+      text = await readFile(join(state.workspace, NOTES_FILE), "utf8");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
       throw error;

@@ -121,7 +121,7 @@ export class Pod {
       this.publish({ type: "warning", message });
     });
     this.context = new PodContext(options.contextSections ?? [], this.recorder, (message) =>
-      this.warnAs("pod.context_section", message),
+      this.warn("pod.context_section", message),
     );
     this.compaction = new PodCompaction(parts, options);
     this.syncFromLog();
@@ -557,7 +557,7 @@ export class Pod {
         this.extensions.clear();
         this.context.sections.markCommitted(contextKey ?? EMPTY_CONTEXT_KEY);
       },
-      warn: (message) => this.warnAs("pod.compaction_failed", message),
+      warn: (message) => this.warn("pod.compaction_failed", message),
     };
   }
 
@@ -591,18 +591,16 @@ export class Pod {
     });
   }
 
-  private warnAs(code: "pod.context_section" | "pod.compaction_failed", message: string): void {
-    this.parts.warn({ code, message });
-    this.emit?.({ type: "warning", message });
-  }
-
   private forward(event: WorkerEvent, emit: Emit): void {
     if (event.type === "usage") this.usageRecords.push(event.usage);
     const podEvent = podEventOf(event);
     if (podEvent !== undefined) emit(podEvent);
   }
 
-  private warn(code: "pod.notifications_dropped" | "pod.drift_fork", message: string): void {
+  private warn(
+    code: "pod.notifications_dropped" | "pod.drift_fork" | "pod.context_section" | "pod.compaction_failed",
+    message: string,
+  ): void {
     this.parts.warn({ code, message });
     this.emit?.({ type: "warning", message });
   }

@@ -59,6 +59,8 @@ export async function runTurn(
     const continuing = trigger === "resume" && state.resumable;
     if (worker.lastRunInterrupted && !continuing) await recorder.recordInterrupt(worker, host.catalog);
     recorder.modelOutputSinceInvoke = 0;
+    // Only a yield of this turn's own request check means "compact now" (a hook may yield too).
+    host.compaction.requested = false;
     let result = input === undefined ? await worker.resume({ signal }) : await worker.run(input, { signal });
     let requests = result.requests;
     while (result.status === "yielded" && host.compaction.requested) {

@@ -91,6 +91,8 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
   private readonly probe = Buffer.alloc(1);
   /** Paths of frozen refs (a writer passes the same frozen ref on every append). */
   private readonly paths = new WeakMap<SegmentRef, string>();
+  /** Lock path of each segment path: a string built per append cost a hash of it on every lookup. */
+  private readonly lockPaths = new Map<string, string>();
 
   constructor(options: FsStoreOptions<TItem>) {
     this.root = options.root;
@@ -158,7 +160,7 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
     if (expected !== undefined && expected !== segment.count) {
       // This writer will continue elsewhere: free the segment now, not after the linger (the
       // fork it writes next may take a while, and other writers may be waiting).
-      releaseLock(`${segment.path}.lock`);
+      releaseLock(this.lockPathOf(segment.path));
       return { status: "drift", count: segment.count };
     }
     if (bodies.length === 0) return { status: "appended", count: segment.count };
@@ -187,7 +189,7 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
     const segment = locked instanceof Promise ? await locked : locked;
     const expected = options?.expectedCount;
     if (expected !== undefined && expected !== segment.count) {
-      releaseLock(`${path}.lock`);
+      releaseLock(this.lockPathOf(path));
       return { status: "drift", count: segment.count };
     }
     if (!Number.isInteger(keep) || keep < 1 || keep > segment.count) {
@@ -313,9 +315,19 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
     path: string,
     signal?: AbortSignal,
   ): OpenSegment | Promise<OpenSegment> {
-    const held = holdLock(`${path}.lock`, this, this.lockPolicy, ref, signal);
+    const held = holdLock(this.lockPathOf(path), this, this.lockPolicy, ref, signal);
     if (typeof held === "boolean") return this.segmentView(ref, path, held);
     return held.then((continuous) => this.segmentView(ref, path, continuous));
+  }
+
+  private lockPathOf(path: string): string {
+    let lockPath = this.lockPaths.get(path);
+    if (lockPath === undefined) {
+      if (this.lockPaths.size >= MAX_OPEN_SEGMENTS * 4) this.lockPaths.clear();
+      lockPath = `${path}.lock`;
+      this.lockPaths.set(path, lockPath);
+    }
+    return lockPath;
   }
 
   private segmentView(ref: SegmentRef, path: string, continuous: boolean): OpenSegment {
