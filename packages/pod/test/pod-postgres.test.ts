@@ -4,9 +4,11 @@ import { sessionsRoot } from "@podkit/session-store";
 import { PostgresStore } from "@podkit/store-postgres";
 import type { ScriptedResponse } from "@podkit/testkit";
 import { describe, expect, it } from "vitest";
+// The PostgreSQL test harness lives with the store (it resolves `pg` from there).
+import { usePostgresDatabases } from "../../store-postgres/test/helpers/databases.js";
 import type { Pod } from "../src/pod/pod.js";
+import { compactionTable, compactResponder } from "./compaction-harness.js";
 import { testTools, text, toolCall, usePodWorlds, type World } from "./pod-harness.js";
-import { usePostgresDatabases } from "./postgres-database.js";
 
 const database = usePostgresDatabases();
 const world = usePodWorlds();
@@ -15,8 +17,13 @@ const world = usePodWorlds();
 const SYSTEM_PROMPT = "You are the byte-identity pod. date={{ date }} tools={{ tools | length }}";
 const URL_VARIABLE = "POD_TEST_DATABASE_URL";
 
+interface Turn {
+  input: string;
+  responses: ScriptedResponse[];
+}
+
 /** Three turns: reasoning with a signature and a tool call, plain text, another tool call. */
-const TURNS: { input: string; responses: ScriptedResponse[] }[] = [
+const TURNS: Turn[] = [
   {
     input: "one",
     responses: [
@@ -32,6 +39,15 @@ const TURNS: { input: string; responses: ScriptedResponse[] }[] = [
   { input: "two", responses: [text("second answer")] },
   { input: "three", responses: [toolCall("ping", { n: 3 }, "toolu_three"), text("third answer")] },
 ];
+const [FIRST, SECOND, THIRD] = TURNS as [Turn, Turn, Turn];
+
+/** Compaction on request only (thresholds far away), with a small retained part. */
+const MANUAL_COMPACTION = compactionTable({
+  threshold: 100000,
+  request_threshold: 100000,
+  retained_tokens: 40,
+});
+const COMPACT = "compact" as const;
 
 interface Backend {
   manifestExtra: string;
@@ -49,19 +65,36 @@ const postgres = (url: string): Backend => ({
  * closing the pod and restoring the session from the store before each turn in `restoreBefore`.
  * Returns the raw bodies of every request the model received, and the world.
  */
-async function scriptedSession(backend: Backend, restoreBefore: readonly number[]) {
+async function scriptedSession(
+  backend: Backend,
+  restoreBefore: readonly number[],
+  turns: readonly (Turn | typeof COMPACT)[] = TURNS,
+) {
+  const compacts = turns.includes(COMPACT);
   const w: World = await world({
     systemPrompt: SYSTEM_PROMPT,
-    manifestExtra: backend.manifestExtra,
+    manifestExtra: `${backend.manifestExtra}\n${compacts ? MANUAL_COMPACTION : ""}`,
     toolPackages: [testTools({ ping: (args) => `pong ${JSON.stringify(args)}` })],
+    ...(compacts
+      ? {
+          double: {
+            measureInputTokens: true,
+            respond: compactResponder({ summary: "pinged once, answered twice" }),
+          },
+        }
+      : {}),
   });
   const options = { env: { ANTHROPIC_API_KEY: "test-key", ...backend.env } };
   let pod: Pod = await w.pod(options);
-  for (const [i, turn] of TURNS.entries()) {
+  for (const [i, turn] of turns.entries()) {
     if (restoreBefore.includes(i)) {
       const sessionId = pod.sessionId as string;
       await pod.close();
       pod = await w.restore(sessionId, options);
+    }
+    if (turn === COMPACT) {
+      expect(await pod.compact()).toMatchObject({ status: "compacted" });
+      continue;
     }
     w.double.enqueue(...turn.responses);
     expect(await pod.run(turn.input)).toMatchObject({ status: "finished" });
@@ -102,6 +135,32 @@ describe("a Pod on the PostgreSQL store (issue 17)", () => {
         segmentId: segmentId as string,
       });
       expect(summary.last).toMatchObject({ kind: "run_completed", result: "finished" });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("runs, compacts and restores: every request, the compaction worker's included, equals the filesystem's", async () => {
+    const url = await database();
+    const script: (Turn | typeof COMPACT)[] = [
+      FIRST,
+      SECOND,
+      COMPACT,
+      THIRD,
+      { input: "four", responses: [text("fourth")] },
+    ];
+    const continuous = await scriptedSession(postgres(url), [], script);
+    const restored = await scriptedSession(postgres(url), [3, 4], script);
+    const onFilesystem = await scriptedSession(filesystem, [3, 4], script);
+    // Main requests and the compaction worker's (which sees the pre-compaction history).
+    expect(restored.requests.length).toBeGreaterThanOrEqual(7);
+    expect(restored.requests.some((body) => body.includes("write_summary"))).toBe(true);
+    expect(restored.requests.at(-1)).toContain("pinged once, answered twice");
+    expect(restored.requests).toEqual(continuous.requests);
+    expect(onFilesystem.requests).toEqual(restored.requests);
+    const store = new PostgresStore<Item>({ url });
+    try {
+      expect(await store.listSegments(restored.sessionId)).toHaveLength(2);
     } finally {
       await store.close();
     }

@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { type Cluster, startCluster } from "../../../scripts/pg-cluster.mjs";
+import { type Cluster, startCluster } from "../../../../scripts/pg-cluster.mjs";
 
 /**
- * Real PostgreSQL databases for pod tests: on PODKIT_TEST_DATABASE_URL when set (CI), otherwise on
+ * Real PostgreSQL databases for tests of other packages (the pod, the CLI) that reach the store
+ * the way a user does, through a manifest and a URL: on PODKIT_TEST_DATABASE_URL when set (CI), otherwise on
  * a throwaway cluster this file starts and stops (scripts/pg-cluster.mjs). Each call gives the URL
  * of a fresh database of its own, dropped after the file; when no server can be had the tests fail
  * with the reason, they are never skipped.
@@ -28,7 +29,7 @@ export function usePostgresDatabases(): () => Promise<string> {
     cluster?.stop();
   });
   return async () => {
-    const name = `podkit_pod_${randomBytes(6).toString("hex")}`;
+    const name = `podkit_test_${randomBytes(6).toString("hex")}`;
     await (admin as pg.Pool).query(`CREATE DATABASE "${name}"`);
     created.push(name);
     const url = new URL(serverUrl);
