@@ -121,6 +121,11 @@ function checkCli() {
   if (show.status !== 0 || !show.stdout.includes("reviewer")) {
     problems.push(`podkit manifest show manifest.toml exited ${show.status}:\n${tail(show.output)}`);
   }
+  // The demo's workspace ships inside @podkit/cli: the installed demo runs without the repository.
+  const demo = run(bin, ["demo", "--dir", join(scratch, "demo")], { cwd: projectDir, env });
+  if (demo.status !== 0 || !/scripted/i.test(demo.output)) {
+    problems.push(`podkit demo exited ${demo.status}:\n${tail(demo.output)}`);
+  }
 }
 
 if (problems.length > 0) {
@@ -129,7 +134,7 @@ if (problems.length > 0) {
   process.exitCode = 1;
 } else {
   console.log(
-    `pack-smoke: ok, ${packages.length} packages packed, installed from their tarballs in ${keep ? scratch : "a scratch project"} and imported; podkit --version and podkit manifest show ran`,
+    `pack-smoke: ok, ${packages.length} packages packed, installed from their tarballs in ${keep ? scratch : "a scratch project"} and imported; podkit --version, podkit manifest show and podkit demo ran`,
   );
   if (!keep) rmSync(scratch, { recursive: true, force: true });
 }

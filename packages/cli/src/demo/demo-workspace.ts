@@ -5,12 +5,12 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PodkitCliError } from "../errors.js";
 
-/** `examples/demo/workspace` of the repository this CLI was built in. */
+/** The package's copy of the repository's `examples/demo/workspace` (copied at build time). */
 export function exampleWorkspace(): string {
-  const dir = fileURLToPath(new URL("../../../../examples/demo/workspace", import.meta.url));
+  const dir = fileURLToPath(new URL("./workspace", import.meta.url));
   if (!existsSync(join(dir, ".podkit", "manifest.toml"))) {
-    throw new PodkitCliError(`the demo workspace is not where it should be (${dir})`, {
-      hint: "run `podkit demo` from a clone of the podkit repository (npm run demo), where examples/demo/ exists",
+    throw new PodkitCliError(`the demo workspace is missing from this installation (${dir})`, {
+      hint: "reinstall @podkit/cli, or in a clone of the podkit repository run `pnpm build` (it copies examples/demo/workspace)",
     });
   }
   return dir;

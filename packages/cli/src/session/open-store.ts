@@ -12,5 +12,7 @@ export function openStore(
   loaded: LoadedManifest,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<Store<Item>> {
-  return openSessionStore(loaded, { env });
+  // The import is the CLI's own, so it resolves from the CLI's dependencies (pnpm does not hoist
+  // it next to @podkit/pod).
+  return openSessionStore(loaded, { env, importPostgresStore: () => import("@podkit/store-postgres") });
 }

@@ -10,6 +10,17 @@ export const POSTGRES_STORE_PACKAGE = "@podkit/store-postgres";
 export interface OpenSessionStoreOptions {
   /** Where the variable `[session] url_env` names is read; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Imports `@podkit/store-postgres` when it is selected; default a dynamic import from
+   * `@podkit/pod`. An application that depends on the package itself (the CLI does) passes
+   * `() => import("@podkit/store-postgres")`, so the import resolves from its own dependencies.
+   */
+  readonly importPostgresStore?: () => Promise<PostgresStoreModule>;
+}
+
+/** What `openSessionStore` needs of `@podkit/store-postgres`. */
+export interface PostgresStoreModule {
+  readonly PostgresStore: new (options: { url: string }) => Store<Item>;
 }
 
 /**
@@ -39,8 +50,8 @@ export async function openSessionStore(
       },
     );
   }
-  const { PostgresStore } = await importPostgresStore();
-  return new PostgresStore<Item>({ url }) as Store<Item>;
+  const { PostgresStore } = await importPostgresStore(options.importPostgresStore);
+  return new PostgresStore({ url });
 }
 
 /** ` (url_env set in <file>:<line>)`, or nothing when the name is the builtin default. */
@@ -51,9 +62,11 @@ function whereSet(loaded: LoadedManifest): string {
   return ` (url_env set in ${file}${source?.line === undefined ? "" : `:${source.line}`})`;
 }
 
-async function importPostgresStore(): Promise<typeof import("@podkit/store-postgres")> {
+async function importPostgresStore(
+  importer: (() => Promise<PostgresStoreModule>) | undefined,
+): Promise<PostgresStoreModule> {
   try {
-    return await import("@podkit/store-postgres");
+    return importer === undefined ? await import("@podkit/store-postgres") : await importer();
   } catch (error) {
     // Only the package itself missing is "not installed"; a missing dependency of it (or any
     // other failure while loading it) is a broken installation and keeps its own message.
