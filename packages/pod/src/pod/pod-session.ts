@@ -1,4 +1,4 @@
-import type { Item, UsageRecord, Worker } from "@podkit/llm-worker";
+import type { Item, UsageRecord, Worker, WorkerEvent } from "@podkit/llm-worker";
 import { SessionLog, type SessionLogOptions } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSectionState } from "../context/context-section.js";
@@ -19,6 +19,8 @@ export interface PodSessionEvents {
   /** The log options every segment the pod opens or creates is given (drift forks). */
   readonly logOptions: SessionLogOptions<Item>;
   warn(code: "pod.context_section" | "pod.compaction_failed", message: string): void;
+  /** An event of the compaction worker (telemetry). */
+  compactionWorkerEvent(event: WorkerEvent): void;
 }
 
 /**
@@ -157,6 +159,7 @@ export class PodSession {
         this.context.sections.markCommitted(contextKey ?? EMPTY_CONTEXT_KEY);
       },
       warn: (message) => this.events.warn("pod.compaction_failed", message),
+      workerEvent: (event) => this.events.compactionWorkerEvent(event),
     };
   }
 }

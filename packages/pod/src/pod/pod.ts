@@ -53,6 +53,7 @@ export class Pod {
     this.session = new PodSession(parts, options, init, {
       logOptions: Pod.logOptions(() => this),
       warn: (code, message) => this.warn(code, message),
+      compactionWorkerEvent: (event) => this.telemetry.onJobWorkerEvent("compaction", event),
     });
     this.extensions = this.session.extensions;
     parts.toolWarnings.relay = (message) => this.runs.emit({ type: "warning", message });
@@ -383,6 +384,7 @@ export class Pod {
         this.telemetry.onJobEvent(event);
         this.extensionPoints.publish(event);
       },
+      onWorkerEvent: (job, event) => this.telemetry.onJobWorkerEvent(job, event),
     };
   }
 
