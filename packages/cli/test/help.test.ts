@@ -48,6 +48,7 @@ describe("help", () => {
     }
     for (const [code, meaning] of EXIT_CODES)
       expect(out.stdout).toMatch(new RegExp(`^ {2}${code} +${escapeRegExp(meaning)}$`, "m"));
+    expect(optionLines(out.stdout).length).toBeGreaterThan(0);
     expect(optionLines(out.stdout).every((line) => /^ {2}-\S.* {2,}\S/.test(line))).toBe(true);
   });
 

@@ -128,7 +128,12 @@ describe("podkit run exports OpenTelemetry over OTLP/HTTP", () => {
       env,
     });
     expect(compacted.code).toBe(0);
-    expect(spanNames(collector.received)).toEqual(["compaction tester"]);
+    // The compaction worker's two requests are chat spans under the compaction.
+    expect(spanNames(collector.received)).toEqual([
+      "chat claude-sonnet-4-5",
+      "chat claude-sonnet-4-5",
+      "compaction tester",
+    ]);
   });
 
   it("an endpoint the exporter cannot use is a warning, never a failed run", async () => {

@@ -5,13 +5,16 @@ import { Pod, type PodEvent } from "@podkit/pod";
 import { type Entry, FsStore, sessionsRoot } from "@podkit/session-store";
 import { type ProviderDouble, startProviderDouble } from "@podkit/testkit";
 import { afterEach } from "vitest";
+
+type PodOptions = NonNullable<Parameters<typeof Pod.fromManifest>[1]>;
+
 import { clock, MODEL_REF, useTempDirs, writeFiles } from "./helpers.js";
 
 export interface PodWorld {
   workspace: string;
   double: ProviderDouble;
   /** A pod on the workspace's manifest, against the double; closed after the test. */
-  pod(): Promise<Pod>;
+  pod(options?: { telemetry?: PodOptions["telemetry"] }): Promise<Pod>;
   /** Every pod event (runs and background jobs) of the pods made here. */
   events: PodEvent[];
   /** The entries of a pod's head segment. */
@@ -45,12 +48,13 @@ export function usePodWorlds(): (manifestExtra: string) => Promise<PodWorld> {
       workspace,
       double,
       events,
-      async pod() {
+      async pod(options = {}) {
         const pod = await Pod.fromManifest(loaded, {
           model: double.baseUrl,
           env: { ANTHROPIC_API_KEY: "test-key" },
           clock,
           onWarning: () => {},
+          ...options,
         });
         pod.subscribe((event) => events.push(event));
         cleanups.push(() => pod.close());

@@ -65,6 +65,7 @@ describe("compaction (SPEC §4.5)", () => {
         expect(done?.tokensAfter).toBeLessThan(10000);
         // The yield came after this turn's tool result: the turn was cut in its middle.
         const order = events.map((event) => event.type);
+        expect(order).toContain("tool_call_end");
         expect(order.indexOf("tool_call_end")).toBeLessThan(order.indexOf("compaction_start"));
         expect(order.lastIndexOf("text_delta")).toBeGreaterThan(order.indexOf("compaction_done"));
         oldSegmentAtCompaction = (await segments(w.workspace))[0]?.bytes;

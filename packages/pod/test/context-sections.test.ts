@@ -161,6 +161,7 @@ describe("context sections (SPEC §4.4, seed 003)", () => {
     );
     expect(blocks).toHaveLength(1);
     const order = ["notes", "flaky", "task"].map((id) => blocks[0]?.indexOf(`<context id="${id}">`));
+    for (const index of order) expect(index).toBeGreaterThanOrEqual(0);
     expect(order).toEqual([...(order as number[])].sort((a, b) => a - b));
     expect(blocks[0]).toContain("step 2 of 3");
     expect(blocks[0]).not.toContain('id="absent"');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compactionTable, compactResponder } from "./compaction-harness.js";
+import { compactionTable, compactRequests, compactResponder, mainRequests } from "./compaction-harness.js";
 import { text, usePodWorlds } from "./pod-harness.js";
 import { useTelemetryCapture } from "./telemetry-harness.js";
 
@@ -7,6 +7,7 @@ const world = usePodWorlds();
 const capture = useTelemetryCapture();
 
 const ERROR = 2; // SpanStatusCode.ERROR
+const CHAT = "chat claude-sonnet-4-5";
 
 describe("pod telemetry: compaction and memory job spans", () => {
   it("pod.compact() is a compaction span of its own, with the segments and token estimates", async () => {
@@ -38,6 +39,19 @@ describe("pod telemetry: compaction and memory job spans", () => {
       "podkit.compaction.tokens_before": tokensBefore,
       "podkit.compaction.tokens_after": tokensAfter,
     });
+    // The compaction worker's own requests are chat spans under the compaction, not the runs.
+    expect(compactRequests(w.double.requests)).toHaveLength(2);
+    expect(compaction[0]?.children.map((child) => child.name)).toEqual([CHAT, CHAT]);
+    expect(compaction[0]?.children.map((child) => child.attributes["podkit.request"])).toEqual([1, 2]);
+    expect(compaction[0]?.children[0]?.attributes).toMatchObject({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.conversation.id": pod.sessionId,
+      "gen_ai.response.finish_reasons": ["tool_use"],
+    });
+    expect(compaction[0]?.children[0]?.attributes["gen_ai.usage.input_tokens"]).toBeGreaterThan(0);
+    const runs = otel.trees().filter((tree) => tree.name === "invoke_agent test");
+    expect(runs.flatMap((run) => run.children.map((child) => child.name))).toEqual([CHAT, CHAT]);
+    expect(mainRequests(w.double.requests)).toHaveLength(2);
   });
 
   it("a compaction in a run's prelude is a child of the run, which goes on in the new segment", async () => {
@@ -58,6 +72,9 @@ describe("pod telemetry: compaction and memory job spans", () => {
       "chat claude-sonnet-4-5",
     ]);
     expect(second?.children[0]?.status).toEqual({ code: 0 });
+    // The compaction worker's two requests (write_summary, then its final answer) are its children.
+    expect(second?.children[0]?.children.map((child) => child.name)).toEqual([CHAT, CHAT]);
+    expect(second?.children[0]?.children.map((child) => child.children)).toEqual([[], []]);
     expect(second?.children[0]?.attributes).toMatchObject({
       "podkit.compaction.reason": "threshold",
       "gen_ai.conversation.id": pod.sessionId,

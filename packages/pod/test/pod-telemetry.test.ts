@@ -404,8 +404,16 @@ describe("pod telemetry: metrics and the global API", () => {
     const otel = capture();
     const w = await world();
     const pod = await w.pod();
-    w.double.enqueue(text("fine"));
+    w.double.enqueue(text("fine"), text("traced"));
     expect((await pod.run("hello")).text).toBe("fine");
-    expect(otel.spans()).toEqual([]);
+    // Positive control: the same pod, once an SDK is registered, records its next run (and only that one).
+    trace.setGlobalTracerProvider(otel.tracerProvider);
+    try {
+      expect((await pod.run("again")).text).toBe("traced");
+    } finally {
+      trace.disable();
+    }
+    expect(otel.trees().map((root) => root.name)).toEqual(["invoke_agent test"]);
+    expect(otel.spans().filter((span) => span.name.startsWith("chat"))).toHaveLength(1);
   });
 });

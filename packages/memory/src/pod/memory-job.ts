@@ -1,4 +1,4 @@
-import type { Item, ModelAdapter, RequestConfig } from "@podkit/llm-worker";
+import type { Item, ModelAdapter, RequestConfig, WorkerEvent } from "@podkit/llm-worker";
 import type { MemoryConfig } from "@podkit/manifest";
 import type { Entry } from "@podkit/session-store";
 import { runMemoryConsolidation } from "../consolidate/run-consolidation.js";
@@ -29,6 +29,8 @@ export interface AfterTurnJobContext {
   /** Appends an `extension` entry through the pod's own session writer (the one-writer rule). */
   appendExtension(domain: string, payload: unknown): Promise<void>;
   emit(event: MemoryJobEvent): void;
+  /** Passes on an event of the job's own worker (the pod's telemetry: `chat` spans under the job's span). */
+  onWorkerEvent?(job: MemoryJobEvent["job"], event: WorkerEvent): void;
 }
 
 interface MemoryJobSetup {
@@ -73,7 +75,7 @@ export function createMemoryJob(setup: MemoryJobSetup) {
       if (entries.length > 0 && estimateTokens(entries) >= setup.memory.extract_threshold) {
         emit({ job: "extract", status: "start" });
         try {
-          const outcome = await extractSlice(options, {
+          const outcome = await extractSlice(withWorkerEvents(options, ctx, "extract"), {
             sessionId: ctx.sessionId,
             segmentId: ctx.segmentId,
             start,
@@ -92,7 +94,7 @@ export function createMemoryJob(setup: MemoryJobSetup) {
       }
       try {
         const result = await runMemoryConsolidation({
-          ...options,
+          ...withWorkerEvents(options, ctx, "consolidate"),
           thresholdFiles: setup.memory.consolidation_threshold_files,
           thresholdBytes: setup.memory.consolidation_threshold_bytes,
           gitCommit: setup.memory.git_commit,
@@ -124,4 +126,15 @@ export function createMemoryJob(setup: MemoryJobSetup) {
       }
     },
   };
+}
+
+/** The job options with the worker's events passed on to the pod (when it takes them). */
+function withWorkerEvents<T extends object>(
+  options: T,
+  ctx: AfterTurnJobContext,
+  job: MemoryJobEvent["job"],
+): T & { onWorkerEvent?: (event: WorkerEvent) => void } {
+  const forward = ctx.onWorkerEvent;
+  if (forward === undefined) return options;
+  return { ...options, onWorkerEvent: (event: WorkerEvent) => forward.call(ctx, job, event) };
 }

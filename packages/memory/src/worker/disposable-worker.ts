@@ -22,6 +22,7 @@ export async function runDisposableWorker(
     cache: { enabled: true },
     ...(options.retry === undefined ? {} : { retry: options.retry }),
   });
+  if (options.onWorkerEvent !== undefined) worker.subscribe(options.onWorkerEvent);
   let result: RunResult;
   try {
     result = await worker.run(setup.input, options.signal === undefined ? {} : { signal: options.signal });

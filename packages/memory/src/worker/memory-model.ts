@@ -1,4 +1,4 @@
-import type { ModelAdapter, RequestConfig, RetryPolicy } from "@podkit/llm-worker";
+import type { ModelAdapter, RequestConfig, RetryPolicy, WorkerEvent } from "@podkit/llm-worker";
 
 /**
  * The prompts memory renders, by catalog key. A pod's `PromptCatalog` is one (so the layered
@@ -27,6 +27,8 @@ export interface MemoryJobOptions {
   readonly signal?: AbortSignal;
   /** Clock of timestamps (records, staging, audit); default `() => new Date()`. */
   readonly clock?: () => Date;
+  /** Receives the disposable worker's events (a pod turns its requests into `chat` spans). */
+  readonly onWorkerEvent?: (event: WorkerEvent) => void;
 }
 
 export const DEFAULT_MEMORY_WORKER_CONFIG: RequestConfig = { max_tokens: 8192 };

@@ -1,4 +1,11 @@
-import { type ModelAdapter, type RequestConfig, type Tool, ToolServer, Worker } from "@podkit/llm-worker";
+import {
+  type ModelAdapter,
+  type RequestConfig,
+  type Tool,
+  ToolServer,
+  Worker,
+  type WorkerEvent,
+} from "@podkit/llm-worker";
 import type { CompactionConfig } from "@podkit/manifest";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { CompactCollection } from "./compact-tools.js";
@@ -14,6 +21,8 @@ export interface CompactWorkerInput {
   readonly tools: readonly Tool[];
   readonly collected: CompactCollection;
   readonly signal: AbortSignal;
+  /** Receives the worker's events (telemetry: its requests as `chat` spans). */
+  readonly onWorkerEvent?: (event: WorkerEvent) => void;
 }
 
 const summaryTokens = (summary: string) => Math.ceil(Buffer.byteLength(summary) / 4);
@@ -39,6 +48,7 @@ export async function runCompactWorker(input: CompactWorkerInput): Promise<strin
       auto_read_budget_tokens: config.auto_read_budget_tokens,
     }),
   });
+  if (input.onWorkerEvent !== undefined) worker.subscribe(input.onWorkerEvent);
   let requests = (await worker.run(input.input, { signal })).requests;
   if (collected.summary === undefined) {
     requests += (await worker.run(catalog.render("compact_nudge_missing_summary"), { signal })).requests;

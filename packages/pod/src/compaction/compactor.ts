@@ -1,4 +1,4 @@
-import type { Item, ModelAdapter, RequestConfig, Tool, UsageRecord } from "@podkit/llm-worker";
+import type { Item, ModelAdapter, RequestConfig, Tool, UsageRecord, WorkerEvent } from "@podkit/llm-worker";
 import type { CompactionConfig } from "@podkit/manifest";
 import type { HistorySource } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
@@ -25,6 +25,8 @@ export interface CompactInput {
   /** The current context block, re-committed once into the new segment. */
   readonly context: () => Promise<ContextUpdate | null>;
   readonly signal: AbortSignal;
+  /** Receives the compaction worker's events (telemetry: its requests as `chat` spans). */
+  readonly onWorkerEvent?: (event: WorkerEvent) => void;
 }
 
 export interface CompactResult extends CompactedHistory {
@@ -72,6 +74,7 @@ export async function compactHistory(input: CompactInput): Promise<CompactResult
     }),
     collected,
     signal: input.signal,
+    ...(input.onWorkerEvent === undefined ? {} : { onWorkerEvent: input.onWorkerEvent }),
   });
   const context = await input.context();
   const built = buildCompactedHistory({

@@ -1,4 +1,4 @@
-import type { Item } from "@podkit/llm-worker";
+import type { Item, WorkerEvent } from "@podkit/llm-worker";
 import type { Entry } from "@podkit/session-store";
 import type { PodEvent } from "./events.js";
 
@@ -19,6 +19,11 @@ export interface AfterTurnJobContext {
   appendExtension(domain: string, payload: unknown): Promise<void>;
   /** Reports progress as pod events (`memory_job`, …) to `pod.subscribe` listeners. */
   emit(event: PodEvent): void;
+  /**
+   * Passes on an event of the job's own model worker: its requests become `chat` spans under the
+   * job's span (opened by the `memory_job` start event of the same job).
+   */
+  onWorkerEvent(job: "extract" | "consolidate", event: WorkerEvent): void;
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   type Tool,
   type UsageRecord,
   type Worker,
+  type WorkerEvent,
 } from "@podkit/llm-worker";
 import { COMPACTION_DEFAULTS, type CompactionConfig } from "@podkit/manifest";
 import type { SessionLog } from "@podkit/session-store";
@@ -42,6 +43,8 @@ export interface CompactionHost {
   moveTo(log: SessionLog<Item>, contextKey: string | undefined): void;
   /** Reports a failed automatic compaction (the pod goes on). */
   warn(message: string): void;
+  /** Receives the compaction worker's events (the pod's telemetry). */
+  workerEvent(event: WorkerEvent): void;
 }
 
 /** The prune boundary stored in a segment's extension state (0 when none). */
@@ -199,6 +202,7 @@ export class PodCompaction {
         readFile: await this.readFileTool(signal),
         context: () => host.contexts.current(host.contextState(signal), host.catalog),
         signal,
+        onWorkerEvent: (event) => host.workerEvent(event),
       });
       const next = await log.createCompactedSegment({
         history: result.history,

@@ -1,13 +1,18 @@
 import {
   type Attributes,
   type Context,
+  context,
   type Span,
   SpanKind,
   SpanStatusCode,
   type Tracer,
+  trace,
 } from "@opentelemetry/api";
+import type { WorkerEvent } from "@podkit/llm-worker";
 import type { PodEvent } from "../pod/events.js";
+import { ChatSpans } from "./chat-spans.js";
 import { ATTR, errorTypeOf } from "./gen-ai-attributes.js";
+import type { GenAiInstruments, PodIdentity } from "./pod-telemetry.js";
 
 /** Where a job's span hangs: the run's span for a compaction inside a run, else a new trace. */
 export interface JobSpanParent {
@@ -16,40 +21,75 @@ export interface JobSpanParent {
   sessionAttributes(): Attributes;
 }
 
+/** What job spans (and the `chat` spans of a job's own worker) are recorded with. */
+export interface JobSpansInit {
+  tracer: Tracer;
+  /** Looked up when a job's worker makes a request (the global meter provider is no proxy). */
+  instruments(): GenAiInstruments;
+  identity: PodIdentity;
+  recordContents: boolean;
+}
+
+/** An open job span and the `chat` spans of its worker's requests. */
+interface OpenJob {
+  span: Span;
+  chats: ChatSpans | undefined;
+}
+
+/** A job whose worker events `onWorkerEvent` takes: the compaction, or a memory job by name. */
+export type JobName = "compaction" | "extract" | "consolidate";
+
 /**
  * Spans of the pod's own LLM jobs, driven by their events: `compaction <pod>` from
  * `compaction_start` to `compaction_done`/`compaction_failed`, and `memory_extract <pod>` /
- * `memory_consolidate <pod>` from a `memory_job` start to its done or failure.
+ * `memory_consolidate <pod>` from a `memory_job` start to its done or failure. The requests of a
+ * job's own worker are `chat <model>` children of its span.
  */
 export class JobSpans {
-  private compaction: Span | undefined;
-  private readonly memory = new Map<string, Span>();
+  private compaction: OpenJob | undefined;
+  private readonly memory = new Map<string, OpenJob>();
 
   constructor(
-    private readonly tracer: Tracer,
-    private readonly agentName: string,
+    private readonly init: JobSpansInit,
     private readonly parent: JobSpanParent,
   ) {}
+
+  /** A worker event of job `job`'s own worker; dropped when that job has no open span. */
+  onWorkerEvent(job: JobName, event: WorkerEvent): void {
+    const open = job === "compaction" ? this.compaction : this.memory.get(job);
+    if (open === undefined) return;
+    open.chats ??= new ChatSpans({
+      tracer: this.init.tracer,
+      instruments: this.init.instruments(),
+      identity: this.init.identity,
+      contents: this.init.recordContents && open.span.isRecording(),
+      parent: trace.setSpan(this.parent.context() ?? context.active(), open.span),
+      sessionAttributes: () => this.parent.sessionAttributes(),
+      // The job worker's history is its own and not in view here: no input messages.
+      history: () => undefined,
+    });
+    open.chats.onWorkerEvent(event);
+  }
 
   onPodEvent(event: PodEvent): void {
     switch (event.type) {
       case "compaction_start":
-        this.compaction?.end();
+        if (this.compaction !== undefined) ended(this.compaction);
         this.compaction = this.start("compaction", { [ATTR.compactionReason]: event.reason });
         break;
       case "compaction_done":
-        this.compaction?.setAttributes({
+        this.compaction?.span.setAttributes({
           [ATTR.compactionFromSegment]: event.fromSegmentId,
           [ATTR.compactionToSegment]: event.toSegmentId,
           [ATTR.compactionTokensBefore]: event.tokensBefore,
           [ATTR.compactionTokensAfter]: event.tokensAfter,
         });
-        this.compaction?.end();
+        if (this.compaction !== undefined) ended(this.compaction);
         this.compaction = undefined;
         break;
       case "compaction_failed":
         if (this.compaction !== undefined) {
-          this.compaction.setAttribute(ATTR.compactionDisabled, event.disabled);
+          this.compaction.span.setAttribute(ATTR.compactionDisabled, event.disabled);
           failed(this.compaction, event.error);
           this.compaction = undefined;
         }
@@ -57,16 +97,16 @@ export class JobSpans {
       case "memory_job": {
         const open = this.memory.get(event.job);
         if (event.status === "start") {
-          open?.end();
+          if (open !== undefined) ended(open);
           this.memory.set(event.job, this.start(`memory_${event.job}`, {}));
           break;
         }
         if (open === undefined) break;
         this.memory.delete(event.job);
-        if (event.detail !== undefined) open.setAttribute(ATTR.jobDetail, event.detail);
+        if (event.detail !== undefined) open.span.setAttribute(ATTR.jobDetail, event.detail);
         if (event.status === "failed")
           failed(open, event.error ?? new Error(event.detail ?? "the job failed"));
-        else open.end();
+        else ended(open);
         break;
       }
       default:
@@ -74,24 +114,32 @@ export class JobSpans {
     }
   }
 
-  private start(operation: string, attributes: Attributes): Span {
-    return this.tracer.startSpan(
-      `${operation} ${this.agentName}`,
+  private start(operation: string, attributes: Attributes): OpenJob {
+    const { agentName } = this.init.identity;
+    const span = this.init.tracer.startSpan(
+      `${operation} ${agentName}`,
       {
         kind: SpanKind.INTERNAL,
         attributes: {
           [ATTR.podkitOperation]: operation,
-          [ATTR.agentName]: this.agentName,
+          [ATTR.agentName]: agentName,
           ...this.parent.sessionAttributes(),
           ...attributes,
         },
       },
       this.parent.context(),
     );
+    return { span, chats: undefined };
   }
 }
 
-function failed(span: Span, error: unknown): void {
+function ended({ span, chats }: OpenJob): void {
+  chats?.close(new Error("the job ended while its request was open"));
+  span.end();
+}
+
+function failed({ span, chats }: OpenJob, error: unknown): void {
+  chats?.close(error);
   span.setAttribute(ATTR.errorType, errorTypeOf(error));
   if (error instanceof Error) span.recordException(error);
   span.setStatus({

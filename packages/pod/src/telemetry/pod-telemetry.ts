@@ -7,12 +7,12 @@ import {
   type TracerProvider,
   trace,
 } from "@opentelemetry/api";
-import type { Item } from "@podkit/llm-worker";
+import type { Item, WorkerEvent } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
 import type { PodEvent } from "../pod/events.js";
 import type { ModelOverride } from "../pod/model.js";
 import { ATTR, DURATION_BUCKETS, METRIC, providerNameOf, TOKEN_BUCKETS } from "./gen-ai-attributes.js";
-import { JobSpans } from "./job-spans.js";
+import { type JobName, JobSpans } from "./job-spans.js";
 import { RunTrace } from "./run-trace.js";
 
 /** How a pod reports to OpenTelemetry (`PodOptions.telemetry`). */
@@ -63,6 +63,8 @@ export class PodTelemetry {
   private metered: { provider: MeterProvider; instruments: GenAiInstruments } | undefined;
   /** Compactions outside a run (`pod.compact()`) and memory jobs: each a trace of its own. */
   private readonly jobs: JobSpans;
+  /** The trace of the run in progress (a compaction inside it is a child of its span). */
+  private run: RunTrace | undefined;
 
   constructor(
     private readonly identity: PodIdentity,
@@ -71,10 +73,15 @@ export class PodTelemetry {
   ) {
     // The global tracer provider is a proxy: an SDK registered after the pod was built still gets its spans.
     this.tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(TELEMETRY_SCOPE);
-    this.jobs = new JobSpans(this.tracer, identity.agentName, {
-      context: () => undefined,
-      sessionAttributes: () => sessionAttributesOf(source.session()),
-    });
+    this.jobs = new JobSpans(
+      {
+        tracer: this.tracer,
+        instruments: () => this.instruments(),
+        identity,
+        recordContents: options.recordContents === true,
+      },
+      { context: () => undefined, sessionAttributes: () => sessionAttributesOf(source.session()) },
+    );
   }
 
   /**
@@ -106,16 +113,31 @@ export class PodTelemetry {
     this.jobs.onPodEvent(event);
   }
 
+  /**
+   * An event of a job's own worker (the compaction worker, memory's extract and consolidation
+   * workers): its requests become `chat` spans under the job's span — the running trace's
+   * compaction while a run is in progress, else the job's own trace.
+   */
+  onJobWorkerEvent(job: JobName, event: WorkerEvent): void {
+    if (job === "compaction" && this.run !== undefined) this.run.onJobWorkerEvent(event);
+    else this.jobs.onWorkerEvent(job, event);
+  }
+
   /** Starts the `invoke_agent` span of one `run()`/`resume()`; the trace ends with its `run_end`. */
   startRun(run: { trigger: string; input: string | undefined }): RunTrace {
-    return new RunTrace({
+    const trace = new RunTrace({
       source: this.source,
       tracer: this.tracer,
       instruments: this.instruments(),
       identity: this.identity,
       recordContents: this.options.recordContents === true,
       ...run,
+      onEnd: () => {
+        if (this.run === trace) this.run = undefined;
+      },
     });
+    this.run = trace;
+    return trace;
   }
 }
 

@@ -8,10 +8,11 @@ import {
   type Tracer,
   trace,
 } from "@opentelemetry/api";
-import type { Item, UsageRecord, WorkerEvent } from "@podkit/llm-worker";
+import type { UsageRecord, WorkerEvent } from "@podkit/llm-worker";
 import type { PodEvent } from "../pod/events.js";
+import { ChatSpans, recordError } from "./chat-spans.js";
 import { ATTR, EVENT, errorTypeOf } from "./gen-ai-attributes.js";
-import { messagesAttribute, systemInstructionsAttribute, textMessageAttribute } from "./gen-ai-messages.js";
+import { systemInstructionsAttribute, textMessageAttribute } from "./gen-ai-messages.js";
 import { JobSpans } from "./job-spans.js";
 import {
   type GenAiInstruments,
@@ -19,16 +20,6 @@ import {
   type RunSource,
   sessionAttributesOf,
 } from "./pod-telemetry.js";
-
-/** One model request in flight: its `chat` span, across its retries and continuations. */
-interface OpenChat {
-  span: Span;
-  request: number;
-  started: number;
-  usage: UsageRecord | undefined;
-  /** Items the response committed (only collected when contents are recorded). */
-  output: Item[];
-}
 
 interface OpenTool {
   span: Span;
@@ -43,6 +34,8 @@ export interface RunTraceInit {
   trigger: string;
   input: string | undefined;
   source: RunSource;
+  /** Called once when the run's span ends. */
+  onEnd?: () => void;
 }
 
 /**
@@ -55,7 +48,7 @@ export class RunTrace {
   private readonly span: Span;
   private readonly context: Context;
   private readonly started = performance.now();
-  private chat: OpenChat | undefined;
+  private readonly chats: ChatSpans;
   private readonly tools = new Map<string, OpenTool>();
   private readonly totals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   private session: { sessionId: string; segmentId: string } | undefined;
@@ -76,12 +69,24 @@ export class RunTrace {
       },
     });
     this.context = trace.setSpan(context.active(), this.span);
-    this.jobs = new JobSpans(tracer, identity.agentName, {
-      context: () => this.context,
-      sessionAttributes: () => this.sessionAttributes(),
-    });
     // Contents are built only when they will be kept: never without opt-in, never for a no-op span.
     this.contents = init.recordContents && this.span.isRecording();
+    this.chats = new ChatSpans({
+      tracer,
+      instruments: init.instruments,
+      identity,
+      contents: this.contents,
+      parent: this.context,
+      sessionAttributes: () => this.sessionAttributes(),
+      history: () => init.source.history(),
+    });
+    this.jobs = new JobSpans(
+      { tracer, instruments: () => init.instruments, identity, recordContents: init.recordContents },
+      {
+        context: () => this.context,
+        sessionAttributes: () => this.sessionAttributes(),
+      },
+    );
     if (this.contents && init.input !== undefined) {
       this.span.setAttribute(ATTR.inputMessages, textMessageAttribute("user", init.input));
     }
@@ -93,41 +98,10 @@ export class RunTrace {
   }
 
   onWorkerEvent(event: WorkerEvent): void {
+    this.chats.onWorkerEvent(event);
     switch (event.type) {
-      case "request_start":
-        // Later attempts and continuations of the same request stay in its span (as events).
-        if (this.chat?.request !== event.request) this.startChat(event.request);
-        break;
-      case "retry":
-        this.chat?.span.addEvent(EVENT.retry, {
-          [ATTR.attempt]: event.attempt,
-          [ATTR.retryDelayMs]: event.delayMs,
-          [ATTR.errorType]: errorTypeOf(event.error),
-          "exception.message": event.error.message,
-        });
-        break;
-      case "continuation":
-        this.chat?.span.addEvent(EVENT.continuation, {
-          [ATTR.continuation]: event.continuation,
-          [ATTR.errorType]: errorTypeOf(event.error),
-          "exception.message": event.error.message,
-        });
-        break;
       case "usage":
-        if (this.chat !== undefined) this.chat.usage = event.usage;
         this.addToTotals(event.usage);
-        break;
-      case "item_committed":
-        if (this.contents && this.chat !== undefined) this.chat.output.push(event.item);
-        break;
-      case "request_end":
-        this.endChat(event);
-        break;
-      case "tool_call_dropped":
-        this.chat?.span.addEvent(EVENT.toolCallDropped, {
-          [ATTR.toolName]: event.name,
-          [ATTR.toolCallId]: event.callId,
-        });
         break;
       case "answer_truncated":
         this.span.addEvent(EVENT.answerTruncated, { [ATTR.stopReason]: event.stopReason.kind });
@@ -141,6 +115,11 @@ export class RunTrace {
       default:
         break;
     }
+  }
+
+  /** A compaction worker's event during this run: its requests are children of the compaction span. */
+  onJobWorkerEvent(event: WorkerEvent): void {
+    this.jobs.onWorkerEvent("compaction", event);
   }
 
   onPodEvent(event: PodEvent): void {
@@ -192,69 +171,6 @@ export class RunTrace {
     return sessionAttributesOf(this.session);
   }
 
-  private startChat(request: number): void {
-    this.endChat(undefined);
-    const { identity, tracer } = this.init;
-    const span = tracer.startSpan(
-      `chat ${identity.requestModel}`,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: {
-          [ATTR.operationName]: "chat",
-          [ATTR.providerName]: identity.providerName,
-          [ATTR.requestModel]: identity.requestModel,
-          [ATTR.requestNumber]: request,
-          ...identity.requestAttributes,
-          ...this.sessionAttributes(),
-        },
-      },
-      this.context,
-    );
-    if (this.contents) {
-      span.setAttribute(ATTR.inputMessages, messagesAttribute(this.init.source.history()));
-    }
-    this.chat = { span, request, started: performance.now(), usage: undefined, output: [] };
-  }
-
-  /** Ends the open chat span: with the response's details, or with the run's error. */
-  private endChat(end: Extract<WorkerEvent, { type: "request_end" }> | undefined, error?: unknown): void {
-    const chat = this.chat;
-    if (chat === undefined) return;
-    this.chat = undefined;
-    const { span, usage } = chat;
-    const metric: Attributes = {
-      [ATTR.operationName]: "chat",
-      [ATTR.providerName]: this.init.identity.providerName,
-      [ATTR.requestModel]: this.init.identity.requestModel,
-    };
-    const { serverAddress, serverPort } = ATTR;
-    for (const key of [serverAddress, serverPort]) {
-      const value = this.init.identity.requestAttributes[key];
-      if (value !== undefined) metric[key] = value;
-    }
-    if (usage !== undefined) span.setAttributes(usageAttributes(usage));
-    if (end !== undefined) {
-      const finish = end.stopReason.raw ?? end.stopReason.kind;
-      span.setAttributes({ [ATTR.responseFinishReasons]: [finish], [ATTR.stopReason]: end.stopReason.kind });
-      if (end.responseModel !== undefined) {
-        span.setAttribute(ATTR.responseModel, end.responseModel);
-        metric[ATTR.responseModel] = end.responseModel;
-      }
-      if (end.responseId !== undefined) span.setAttribute(ATTR.responseId, end.responseId);
-      if (this.contents) span.setAttribute(ATTR.outputMessages, messagesAttribute(chat.output, finish));
-    } else {
-      recordError(span, error);
-      metric[ATTR.errorType] = errorTypeOf(error);
-    }
-    span.end();
-    const { tokenUsage, operationDuration } = this.init.instruments;
-    operationDuration.record((performance.now() - chat.started) / 1000, metric);
-    if (usage !== undefined) {
-      tokenUsage.record(usage.inputTokens, { ...metric, [ATTR.tokenType]: "input" });
-      tokenUsage.record(usage.outputTokens, { ...metric, [ATTR.tokenType]: "output" });
-    }
-  }
-
   private startTool(event: Extract<WorkerEvent, { type: "tool_call_start" }>): void {
     const span = this.init.tracer.startSpan(
       `execute_tool ${event.name}`,
@@ -300,7 +216,7 @@ export class RunTrace {
   }
 
   private end(result: Extract<PodEvent, { type: "run_end" }>["result"] & object): void {
-    this.endChat(undefined, new Error("the run ended while the request was open"));
+    this.chats.close(new Error("the run ended while the request was open"));
     const { span } = this;
     span.setAttributes({
       [ATTR.runStatus]: result.status,
@@ -318,7 +234,7 @@ export class RunTrace {
   }
 
   private fail(error: unknown): void {
-    this.endChat(undefined, error);
+    this.chats.close(error);
     for (const { span } of this.tools.values()) {
       recordError(span, error);
       span.end();
@@ -334,6 +250,7 @@ export class RunTrace {
 
   private finish(error: unknown): void {
     this.span.end();
+    this.init.onEnd?.();
     const metric: Attributes = {
       [ATTR.operationName]: "invoke_agent",
       [ATTR.providerName]: this.init.identity.providerName,
@@ -342,25 +259,4 @@ export class RunTrace {
     if (error !== undefined) metric[ATTR.errorType] = errorTypeOf(error);
     this.init.instruments.operationDuration.record((performance.now() - this.started) / 1000, metric);
   }
-}
-
-function usageAttributes(usage: UsageRecord): Attributes {
-  const attributes: Attributes = {
-    [ATTR.inputTokens]: usage.inputTokens,
-    [ATTR.outputTokens]: usage.outputTokens,
-    [ATTR.cacheReadTokens]: usage.cacheReadTokens,
-    [ATTR.cacheCreationTokens]: usage.cacheWriteTokens,
-  };
-  if (usage.reasoningTokens !== undefined) attributes[ATTR.reasoningTokens] = usage.reasoningTokens;
-  return attributes;
-}
-
-/** Error status, `error.type` with the error's class, and the exception as a span event. */
-function recordError(span: Span, error: unknown): void {
-  span.setAttribute(ATTR.errorType, errorTypeOf(error));
-  if (error instanceof Error) span.recordException(error);
-  span.setStatus({
-    code: SpanStatusCode.ERROR,
-    message: error instanceof Error ? error.message : String(error),
-  });
 }
