@@ -10,7 +10,9 @@ export class CompactSummaryMissingError extends PodkitPodError {
   constructor(requests: number) {
     super(
       `compaction failed: the compaction worker made ${requests} model requests and never called write_summary, even after a reminder; the session was not changed`,
-      { hint: "try again, or use a model that follows tool instructions for compaction ([model] ref)" },
+      {
+        hint: `try again; raise [compaction] worker_max_turns if ${requests} requests were too few to read and summarise, use a model that follows tool instructions ([model] ref), or set [compaction] enabled = false`,
+      },
     );
   }
 
@@ -32,7 +34,9 @@ export class CompactSummaryOversizeError extends PodkitPodError {
   ) {
     super(
       `compaction failed: the summary has about ${summaryTokens} tokens, over [compaction] summary_max_tokens = ${maxTokens}, even after a request to shorten it; the session was not changed`,
-      { hint: "raise [compaction] summary_max_tokens, or try again" },
+      {
+        hint: `raise [compaction] summary_max_tokens (it is ${maxTokens}), or lower [compaction] summary_target_tokens so the worker aims shorter, or try again`,
+      },
     );
   }
 
@@ -60,15 +64,22 @@ export class CompactionOverThresholdError extends PodkitPodError {
   ) {
     super(
       `compaction failed: the compacted history would still hold about ${tokensAfter} tokens (before: ${tokensBefore}), over [compaction] ${limitKey} = ${limit}; the session was not changed`,
-      {
-        hint: "lower [compaction] retained_tokens, auto_read_budget_tokens or summary_max_tokens, or raise the threshold",
-      },
+      { hint: overThresholdHint(limitKey, limit) },
     );
   }
 
   static override isInstance(error: unknown): error is CompactionOverThresholdError {
     return hasMarker(error, OVER_THRESHOLD_MARKER);
   }
+}
+
+/** Which limit to raise (the one that was hit) and what to shrink, in manifest keys. */
+function overThresholdHint(limitKey: "threshold" | "result_context_max_tokens", limit: number): string {
+  const raise =
+    limitKey === "threshold"
+      ? `raise [compaction] threshold (it is ${limit}; request_threshold must stay ≥ it)`
+      : `raise [compaction] result_context_max_tokens (it is ${limit})`;
+  return `${raise}, or make the compacted history smaller: lower [compaction] retained_tokens, auto_read_budget_tokens or summary_max_tokens`;
 }
 
 const NOTHING_MARKER = Symbol.for("podkit.pod.error.nothing-to-compact");

@@ -3,7 +3,7 @@ import type { SessionLog } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSection, ContextSectionState } from "../context/context-section.js";
 import { ContextSections, type ContextUpdate, EMPTY_CONTEXT_KEY } from "../context/context-sections.js";
-import { notesSection } from "../context/notes-section.js";
+import { createNotesSection } from "../context/notes-section.js";
 import type { SessionRecorder } from "./session-recorder.js";
 
 /**
@@ -19,7 +19,7 @@ export class PodContext {
     private readonly recorder: SessionRecorder,
     warn: (message: string) => void,
   ) {
-    this.sections = new ContextSections([notesSection as ContextSection, ...sections], warn);
+    this.sections = new ContextSections([createNotesSection(warn) as ContextSection, ...sections], warn);
   }
 
   /** The block to commit before this request when the assembled sections changed, else nothing. */
