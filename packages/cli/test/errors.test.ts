@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ProviderDouble, startProviderDouble } from "@podkit/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { main } from "../src/index.js";
 import { type BinResult, runBin } from "./run-bin.js";
 import { doubleWorkspace } from "./support/workspace.js";
 
@@ -126,6 +127,43 @@ describe("errors as one line plus a hint", () => {
     expect(denial).toHaveLength(1);
     expect(result.stdout).not.toContain("hunter2");
     expect(JSON.stringify(double.requests[1]?.body.messages)).not.toContain("hunter2");
+    await rm(wsRoot, { recursive: true, force: true });
+  });
+
+  it("a turn that reaches [worker] max_turns: exit 3, one error line and a hint to resume or raise the limit", async () => {
+    const { workspace, root: wsRoot } = await doubleWorkspace(double.baseUrl, "[worker]\nmax_turns = 1\n");
+    await writeFile(join(workspace, "notes.txt"), "a note");
+    double.enqueue(
+      { parts: [{ type: "tool_call", name: "read_file", arguments: { path: "notes.txt" } }] },
+      { parts: [{ type: "text", text: "never requested" }] },
+    );
+    const result = await runBin(["run", "read the notes"], { cwd: workspace, env: env() });
+    expect(result.code).toBe(3);
+    expect(double.requests).toHaveLength(1);
+    const sessionId = /podkit resume (\S+)$/m.exec(result.stderr)?.[1] as string;
+    const [error, hint, ...rest] = result.stderr.trimEnd().split("\n");
+    expect(error).toBe("error: the turn ended without a final answer: limit_reached");
+    expect(hint).toBe(
+      `hint: the run used all 1 model requests of [worker] max_turns; continue with \`podkit resume ${sessionId}\` or raise max_turns in the manifest`,
+    );
+    expect(rest).toEqual([`session ${sessionId} · continue it with: podkit resume ${sessionId}`]);
+    await rm(wsRoot, { recursive: true, force: true });
+  });
+
+  it("run without a prompt and without any input to read (no stdin): one error line and a hint", async () => {
+    const { workspace, root: wsRoot } = await doubleWorkspace(double.baseUrl);
+    let stderr = "";
+    const io = {
+      stdout: { write: () => true },
+      stderr: { write: (s: string) => (stderr += s) },
+      env: env(),
+      cwd: workspace,
+    };
+    expect(await main(["run"], io)).toBe(2);
+    const [error, hint] = stderr.trimEnd().split("\n");
+    expect(error).toBe("error: no prompt given and no input to read one from");
+    expect(hint).toMatch(/^hint: give the prompt as an argument .*or pipe lines into stdin$/);
+    expect(double.requests).toHaveLength(0);
     await rm(wsRoot, { recursive: true, force: true });
   });
 
