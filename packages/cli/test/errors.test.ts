@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ProviderDouble, startProviderDouble } from "@podkit/testkit";
+import { type ProviderDouble, type ScriptedResponse, startProviderDouble } from "@podkit/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../src/index.js";
 import { type BinResult, runBin } from "./run-bin.js";
@@ -140,8 +140,8 @@ describe("errors as one line plus a hint", () => {
     const outside = join(wsRoot, "out.txt");
     const call = {
       parts: [{ type: "tool_call", name: "write_file", arguments: { path: outside, content: "x" } }],
-    };
-    const answer = { parts: [{ type: "text", text: "I cannot write there." }] };
+    } satisfies ScriptedResponse;
+    const answer = { parts: [{ type: "text", text: "I cannot write there." }] } satisfies ScriptedResponse;
     double.enqueue(call, answer, call, answer);
     const text = await runBin(["run", "write it"], { cwd: workspace, env: env() });
     expect(text.code).toBe(0);
