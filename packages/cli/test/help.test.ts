@@ -65,6 +65,28 @@ describe("help", () => {
       for (const name of Object.keys(command.options ?? {})) expect(out.stdout).toContain(`--${name}`);
     }
   });
+
+  it("every command that lists or shows things offers --json", () => {
+    const listings = [
+      "prompt catalog",
+      "session list",
+      "session show",
+      "session fork",
+      "memory lint",
+      "memory query",
+      "memory extract",
+      "memory consolidate",
+      "manifest show",
+      "compact",
+      "run",
+      "resume",
+    ];
+    for (const path of listings) {
+      const command = commands.find((c) => c.path.join(" ") === path);
+      expect(command?.options?.json, path).toBeDefined();
+      expect(command?.usage, path).toContain("[--json]");
+    }
+  });
 });
 
 function escapeRegExp(text: string): string {
