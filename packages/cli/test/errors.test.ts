@@ -2,8 +2,9 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ProviderDouble, startProviderDouble } from "@podkit/testkit";
+import { type ProviderDouble, type ScriptedResponse, startProviderDouble } from "@podkit/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { main } from "../src/index.js";
 import { type BinResult, runBin } from "./run-bin.js";
 import { doubleWorkspace } from "./support/workspace.js";
 
@@ -107,7 +108,7 @@ describe("errors as one line plus a hint", () => {
     );
   });
 
-  it("a scope denial during a turn: one line for the denied call, the model gets the denial, the run goes on", async () => {
+  it("a scope denial during a turn: a ✗ line with a hint naming the key to change, the model gets the denial, the run goes on", async () => {
     const { workspace, root: wsRoot } = await doubleWorkspace(
       double.baseUrl,
       '[[scope.deny]]\ntarget = "../secrets"\npermission = "read"\n',
@@ -120,12 +121,81 @@ describe("errors as one line plus a hint", () => {
     );
     const result = await runBin(["run", "show me the key"], { cwd: workspace, env: env() });
     expect(result.code).toBe(0);
-    const denial = result.stdout
-      .split("\n")
-      .filter((line) => line.startsWith("✗ read_file(secrets/key.txt)"));
-    expect(denial).toHaveLength(1);
+    const lines = result.stdout.split("\n");
+    const denial = lines.findIndex((line) => line.startsWith("✗ read_file(secrets/key.txt)"));
+    expect(lines.filter((line) => line.startsWith("✗ read_file(secrets/key.txt)"))).toHaveLength(1);
+    expect(lines[denial]).toMatch(/denied by the deny rule on ".*secrets" \(read\)/);
+    expect(lines[denial + 1]).toMatch(
+      /^ {2}hint: the \[\[scope\.deny\]\] rule on ".*secrets" \(permission = "read"\) refuses it; narrow or remove that rule/,
+    );
+    expect(result.stdout).toContain("I may not read that file.");
     expect(result.stdout).not.toContain("hunter2");
     expect(JSON.stringify(double.requests[1]?.body.messages)).not.toContain("hunter2");
+    await rm(wsRoot, { recursive: true, force: true });
+  });
+
+  it("a write outside the scope: the ✗ line's hint names [[scope.allow]] with write permission, in text and --json", async () => {
+    const { workspace, root: wsRoot } = await doubleWorkspace(double.baseUrl);
+    // The scope is the workspace; its parent directory is outside it.
+    const outside = join(wsRoot, "out.txt");
+    const call = {
+      parts: [{ type: "tool_call", name: "write_file", arguments: { path: outside, content: "x" } }],
+    } satisfies ScriptedResponse;
+    const answer = { parts: [{ type: "text", text: "I cannot write there." }] } satisfies ScriptedResponse;
+    double.enqueue(call, answer, call, answer);
+    const text = await runBin(["run", "write it"], { cwd: workspace, env: env() });
+    expect(text.code).toBe(0);
+    const lines = text.stdout.split("\n");
+    const denial = lines.findIndex((line) => line.startsWith("✗ write_file("));
+    expect(lines[denial]).toContain("denied: outside the scope");
+    expect(lines[denial + 1]).toBe(
+      `  hint: to allow it, add a [[scope.allow]] rule covering "${outside}" with permission = "write" to the manifest (docs/manifest.md, Scope)`,
+    );
+    const json = await runBin(["run", "write it", "--json"], { cwd: workspace, env: env() });
+    const end = json.stdout
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((event) => event.type === "tool_call_end");
+    expect(end).toMatchObject({ isError: true, hint: expect.stringContaining("[[scope.allow]]") });
+    expect(existsSync(outside)).toBe(false);
+    await rm(wsRoot, { recursive: true, force: true });
+  });
+
+  it("a turn that reaches [worker] max_turns: exit 3, one error line and a hint to resume or raise the limit", async () => {
+    const { workspace, root: wsRoot } = await doubleWorkspace(double.baseUrl, "[worker]\nmax_turns = 1\n");
+    await writeFile(join(workspace, "notes.txt"), "a note");
+    double.enqueue(
+      { parts: [{ type: "tool_call", name: "read_file", arguments: { path: "notes.txt" } }] },
+      { parts: [{ type: "text", text: "never requested" }] },
+    );
+    const result = await runBin(["run", "read the notes"], { cwd: workspace, env: env() });
+    expect(result.code).toBe(3);
+    expect(double.requests).toHaveLength(1);
+    const sessionId = /podkit resume (\S+)$/m.exec(result.stderr)?.[1] as string;
+    const [error, hint, ...rest] = result.stderr.trimEnd().split("\n");
+    expect(error).toBe("error: the turn ended without a final answer: limit_reached");
+    expect(hint).toBe(
+      `hint: the run used all 1 model requests of [worker] max_turns; continue with \`podkit resume ${sessionId}\` or raise max_turns in the manifest`,
+    );
+    expect(rest).toEqual([`session ${sessionId} · continue it with: podkit resume ${sessionId}`]);
+    await rm(wsRoot, { recursive: true, force: true });
+  });
+
+  it("run without a prompt and without any input to read (no stdin): one error line and a hint", async () => {
+    const { workspace, root: wsRoot } = await doubleWorkspace(double.baseUrl);
+    let stderr = "";
+    const io = {
+      stdout: { write: () => true },
+      stderr: { write: (s: string) => (stderr += s) },
+      env: env(),
+      cwd: workspace,
+    };
+    expect(await main(["run"], io)).toBe(2);
+    const [error, hint] = stderr.trimEnd().split("\n");
+    expect(error).toBe("error: no prompt given and no input to read one from");
+    expect(hint).toMatch(/^hint: give the prompt as an argument .*or pipe lines into stdin$/);
+    expect(double.requests).toHaveLength(0);
     await rm(wsRoot, { recursive: true, force: true });
   });
 

@@ -79,6 +79,46 @@ describe("podkit prompt catalog", () => {
     );
   });
 
+  it("--json prints one object per key with the layer and file that supplied it, and the source with --explain", async () => {
+    const cwd = join(root, "proj");
+    const listed = await runBin(["prompt", "catalog", "--json"], { cwd, env });
+    expect(listed.code).toBe(0);
+    const rows = JSON.parse(listed.stdout) as Record<string, unknown>[];
+    expect(rows.map((row) => row.key)).toEqual([...POD_PROMPTS]);
+    expect(rows.find((row) => row.key === "interrupt_system_note")).toEqual({
+      key: "interrupt_system_note",
+      layer: "user",
+      file: join(root, "xdg/podkit/prompts.toml"),
+    });
+    expect(rows.find((row) => row.key === "notify_wrapper")).toEqual({
+      key: "notify_wrapper",
+      layer: "workspace",
+      file: join(root, "proj/.podkit/prompts.toml"),
+    });
+    expect(rows.find((row) => row.key === "compact_nudge_missing_summary")?.layer).toBe("manifest");
+    expect(rows.find((row) => row.key === "compact_system")?.layer).toBe("builtin");
+
+    const explained = JSON.parse(
+      (await runBin(["prompt", "catalog", "--json", "--explain"], { cwd, env })).stdout,
+    ) as Record<string, unknown>[];
+    expect(explained).toHaveLength(POD_PROMPTS.length);
+    expect(explained.find((row) => row.key === "notify_wrapper")).toEqual({
+      key: "notify_wrapper",
+      layer: "workspace",
+      file: join(root, "proj/.podkit/prompts.toml"),
+      source: "WS: {{ message }}",
+    });
+    for (const row of explained) expect(typeof row.source).toBe("string");
+
+    const one = await runBin(["prompt", "catalog", "interrupt_system_note", "--json"], { cwd, env });
+    expect(JSON.parse(one.stdout)).toEqual({
+      key: "interrupt_system_note",
+      layer: "user",
+      file: join(root, "xdg/podkit/prompts.toml"),
+      source: "[user note]",
+    });
+  });
+
   it("applies the pack of --manifest instead of the workspace manifest", async () => {
     await write(
       "other/pod.toml",

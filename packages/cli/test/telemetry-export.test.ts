@@ -145,6 +145,38 @@ describe("podkit run exports OpenTelemetry over OTLP/HTTP", () => {
     expect(result.stderr).toMatch(/^warning: OpenTelemetry export is off: .*not a url/m);
   });
 
+  it("a traces-only endpoint gets the spans alone: metrics are not posted to the traces URL", async () => {
+    const collector = await startCollector();
+    cleanups.push(collector.close);
+    const { workspace: cwd, home } = await workspace();
+    double.enqueue({ parts: [{ type: "text", text: "done" }] });
+    const result = await podkitRun(cwd, home, {
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/api/spans`,
+    });
+    expect(result.code).toBe(0);
+    expect(collector.received.length).toBeGreaterThan(0);
+    for (const { path, body } of collector.received) {
+      expect(path).toBe("/api/spans");
+      expect(body).toContain("resourceSpans");
+      expect(body).not.toContain("resourceMetrics");
+    }
+  });
+
+  it("the warning for an unusable endpoint never repeats its credentials or query string", async () => {
+    const { workspace: cwd, home } = await workspace();
+    double.enqueue({ parts: [{ type: "text", text: "answered anyway" }] });
+    const result = await podkitRun(cwd, home, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: "https://alice:s3cret-pass@collector example.com/otlp?api_key=tok-123",
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(
+      /^warning: OpenTelemetry export is off: .*https:\/\/<redacted>@collector example\.com\/otlp\?<redacted>/m,
+    );
+    expect(result.stderr).not.toContain("s3cret-pass");
+    expect(result.stderr).not.toContain("alice");
+    expect(result.stderr).not.toContain("tok-123");
+  });
+
   it("exports nothing when the variable is not set", async () => {
     const collector = await startCollector();
     cleanups.push(collector.close);

@@ -4,6 +4,7 @@ import {
   isPodPrompt,
   loadPodResources,
   POD_PROMPTS,
+  type PodPrompt,
   type PodWarning,
   type PromptCatalog,
   type PromptExplanation,
@@ -22,7 +23,9 @@ export async function run(input: CommandInput, ctx: CommandContext): Promise<num
   }
   const catalog = await loadCatalog(input, ctx);
   const explain = input.values.explain === true;
-  if (key !== undefined) {
+  if (input.values.json === true) {
+    ctx.io.stdout.write(`${JSON.stringify(catalogJson(catalog, key, explain), null, 2)}\n`);
+  } else if (key !== undefined) {
     const entry = catalog.explain(key);
     ctx.io.stdout.write(explain ? explanation(entry, ctx) : withNewline(entry.source));
   } else if (explain) {
@@ -49,6 +52,22 @@ async function loadCatalog(input: CommandInput, ctx: CommandContext): Promise<Pr
     onWarning: (warning: PodWarning) => ctx.io.stderr.write(`warning: ${warning.message}\n`),
   });
   return catalog;
+}
+
+/**
+ * `--json`: one object per key with the layer and file (absolute) that supplied it, plus the
+ * template source with --explain; with [key], that key's object, always with its source (the
+ * text form prints the source for a key too).
+ */
+function catalogJson(catalog: PromptCatalog, key: PodPrompt | undefined, explain: boolean) {
+  const shown = (entry: PromptExplanation, withSource: boolean) => ({
+    key: entry.key,
+    layer: entry.layer,
+    file: entry.file,
+    ...(withSource ? { source: entry.source } : {}),
+  });
+  if (key !== undefined) return shown(catalog.explain(key), true);
+  return catalog.entries().map((entry) => shown(entry, explain));
 }
 
 function listing(entries: readonly PromptExplanation[], ctx: CommandContext): string {

@@ -1,6 +1,7 @@
 import type { PodEvent } from "@podkit/pod";
 import type { TextSink } from "../io.js";
 import { type Progress, startProgress } from "./progress.js";
+import { scopeDenialHint } from "./scope-denial-hint.js";
 import { type Style, styleFor } from "./style.js";
 
 /** Shows a run's events to a person or a program. */
@@ -22,6 +23,10 @@ export function jsonEventPrinter(out: TextSink): EventPrinter {
       const shown: Record<string, unknown> = { ...event };
       for (const [key, value] of Object.entries(shown)) {
         if (value instanceof Error) shown[key] = { message: value.message };
+      }
+      if (event.type === "tool_call_end" && event.isError) {
+        const hint = scopeDenialHint(event.summary);
+        if (hint !== undefined) shown.hint = hint;
       }
       out.write(`${JSON.stringify(shown)}\n`);
     },
@@ -110,7 +115,8 @@ export function textEventPrinter(out: TextSink, options: { hideReasoning?: boole
           if (label === undefined) return;
           calls.delete(call.callId);
           const mark = call.isError ? style.red("✗") : style.green("✓");
-          const line = `${mark} ${label} → ${oneLine(call.summary, 160)}\n`;
+          const hint = call.isError ? scopeDenialHint(call.summary) : undefined;
+          const line = `${mark} ${label} → ${oneLine(call.summary, 160)}\n${hint === undefined ? "" : `  ${style.dim(`hint: ${hint}`)}\n`}`;
           if (liveCall === call.callId) {
             write(style.clearLine);
             liveCall = undefined;

@@ -72,7 +72,11 @@ export async function turnCommand(
         const outcome = await runTurn(pod, target.prompt, printer);
         if (outcome.kind === "interrupted") code = INTERRUPTED_EXIT;
         else if (outcome.result.status !== "finished") {
-          io.stderr.write(`the turn ended without a final answer: ${outcome.result.status}\n`);
+          const { status } = outcome.result;
+          io.stderr.write(`error: the turn ended without a final answer: ${status}\n`);
+          io.stderr.write(
+            `hint: ${unfinishedHint(status, loaded.manifest.worker.max_turns, pod.sessionId)}\n`,
+          );
           code = UNFINISHED_EXIT;
         }
       } catch (error) {
@@ -83,6 +87,7 @@ export async function turnCommand(
       }
     } else if (io.stdin === undefined) {
       io.stderr.write("error: no prompt given and no input to read one from\n");
+      io.stderr.write('hint: give the prompt as an argument (podkit run "…") or pipe lines into stdin\n');
       code = 2;
     } else {
       const style = styleFor(terminal);
@@ -121,6 +126,15 @@ export async function turnCommand(
     }
   }
   return code;
+}
+
+/** What to do about a turn that stopped without an answer: raise the limit, or continue it. */
+function unfinishedHint(status: string, maxTurns: number, sessionId: string | undefined): string {
+  const resume = sessionId === undefined ? "`podkit resume <session>`" : `\`podkit resume ${sessionId}\``;
+  if (status === "limit_reached") {
+    return `the run used all ${maxTurns} model requests of [worker] max_turns; continue with ${resume} or raise max_turns in the manifest`;
+  }
+  return `the turn is kept open; continue it with ${resume}`;
 }
 
 /** Asks until the answer is y, n or a; an interrupted or closed input answers no. */

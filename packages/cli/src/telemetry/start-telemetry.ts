@@ -1,6 +1,6 @@
 import { metrics, trace } from "@opentelemetry/api";
 import type { PodTelemetryOptions } from "@podkit/pod";
-import { type OtlpConfig, otlpConfigOf, SHUTDOWN_GRACE_MS } from "./otlp-config.js";
+import { type OtlpConfig, otlpConfigOf, redactEndpoints, SHUTDOWN_GRACE_MS } from "./otlp-config.js";
 
 /** The CLI's telemetry for one command: what to give the pod, and how to end it. */
 export interface CliTelemetry {
@@ -13,7 +13,7 @@ export interface CliTelemetry {
 const NO_TELEMETRY: CliTelemetry = { pod: undefined, shutdown: async () => {} };
 
 /**
- * Starts OTLP/HTTP export when `OTEL_EXPORTER_OTLP_ENDPOINT` (or the traces endpoint) is set:
+ * Starts OTLP/HTTP export when `OTEL_EXPORTER_OTLP_ENDPOINT` or a signal's own endpoint is set:
  * the official exporter packages are imported only then, a tracer and a meter provider are
  * registered globally and handed to the pod. Exports run in the background with a short timeout
  * and failures are dropped, so a collector that is down never slows or fails a run; exporter
@@ -30,7 +30,8 @@ export async function startTelemetry(
     providers = await exportingProviders(config);
   } catch (error) {
     // Telemetry is never worth a failed run: say why there is none and go on.
-    warn(`OpenTelemetry export is off: ${error instanceof Error ? error.message : String(error)}`);
+    const reason = error instanceof Error ? error.message : String(error);
+    warn(`OpenTelemetry export is off: ${redactEndpoints(reason, [config.tracesUrl, config.metricsUrl])}`);
     return NO_TELEMETRY;
   }
   const { tracerProvider, meterProvider } = providers;
@@ -66,21 +67,28 @@ async function exportingProviders(config: OtlpConfig) {
   const exporterOptions = { headers: config.headers, timeoutMillis: config.timeoutMs };
   const tracerProvider = new sdkTrace.TracerProvider({
     resource,
-    spanProcessors: [
-      new sdkTrace.BatchSpanProcessor({
-        exporter: new traceExporter.OTLPTraceExporter({ ...exporterOptions, url: config.tracesUrl }),
-        exportTimeoutMillis: config.timeoutMs,
-      }),
-    ],
+    // A signal without an endpoint gets a provider that records nothing anywhere.
+    spanProcessors:
+      config.tracesUrl === undefined
+        ? []
+        : [
+            new sdkTrace.BatchSpanProcessor({
+              exporter: new traceExporter.OTLPTraceExporter({ ...exporterOptions, url: config.tracesUrl }),
+              exportTimeoutMillis: config.timeoutMs,
+            }),
+          ],
   });
   const meterProvider = new sdkMetrics.MeterProvider({
     resource,
-    readers: [
-      new sdkMetrics.PeriodicExportingMetricReader({
-        exporter: new metricExporter.OTLPMetricExporter({ ...exporterOptions, url: config.metricsUrl }),
-        exportTimeoutMillis: config.timeoutMs,
-      }),
-    ],
+    readers:
+      config.metricsUrl === undefined
+        ? []
+        : [
+            new sdkMetrics.PeriodicExportingMetricReader({
+              exporter: new metricExporter.OTLPMetricExporter({ ...exporterOptions, url: config.metricsUrl }),
+              exportTimeoutMillis: config.timeoutMs,
+            }),
+          ],
   });
   return { tracerProvider, meterProvider };
 }
