@@ -94,7 +94,7 @@ export async function runMemoryConsolidation(
         knowledgeCandidates: candidates.flatMap((c) => c.sources),
       },
     });
-    const lint = store.lintAtOpen();
+    const lint = await store.lintAtOpen();
     const input = renderConsolidationInput({
       staging: entries,
       summary: store.get("summary", "summary"),

@@ -2,6 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import type { MemoryFile } from "../lint/lint-record.js";
 import { kindDir, type MemoryPaths, type RecordKind, recordLabel, SUMMARY_SLUG } from "../records/layout.js";
+import { FILE_BATCH, mapInBatches } from "./loop-yield.js";
 
 async function entriesOf(dir: string) {
   return readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
@@ -18,8 +19,8 @@ async function readKind(paths: MemoryPaths, kind: RecordKind, out: MemoryFile[])
   const entries = (await entriesOf(dir))
     .filter((e) => !e.name.startsWith("."))
     .sort((a, b) => (a.name < b.name ? -1 : 1));
-  const texts = await Promise.all(
-    entries.map((e) => (e.isFile() ? readFile(join(dir, e.name), "utf8") : Promise.resolve(undefined))),
+  const texts = await mapInBatches(entries, FILE_BATCH, (e) =>
+    e.isFile() ? readFile(join(dir, e.name), "utf8") : Promise.resolve(undefined),
   );
   entries.forEach((entry, i) => {
     const file = join(dir, entry.name);

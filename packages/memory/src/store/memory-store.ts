@@ -3,7 +3,7 @@ import { MemoryEditError, MemoryLintError, MemoryRecordNotFoundError } from "../
 import type { LintReport } from "../lint/diagnostics.js";
 import {
   lintChange,
-  lintTree,
+  lintTreeYielding,
   type MemoryChange,
   type RecordLint,
   recordKey,
@@ -22,6 +22,7 @@ import { formatTimestamp, isRfc3339Utc } from "../records/record-schema.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { type AuditRecord, appendAudit, contentHash } from "./audit-log.js";
 import { loadMemoryFiles } from "./load-memory-files.js";
+import { loopYielder } from "./loop-yield.js";
 import { appendUsage } from "./usage-log.js";
 
 /** Options of a memory store: the clock of timestamps, who is writing, and consolidation's source rules. */
@@ -82,7 +83,10 @@ export class MemoryStore {
   /** Loads the memory of `workspace` (an absent tree is an empty memory). */
   static async open(workspace: string, options: MemoryStoreOptions = {}): Promise<MemoryStore> {
     const store = new MemoryStore(memoryPaths(workspace), options);
+    const checkpoint = loopYielder();
     for (const file of await loadMemoryFiles(store.paths)) {
+      // Parsing and checking every record takes a while on a large tree; let a streaming turn run.
+      await checkpoint();
       const result = { file, ...lintRecord(file) };
       store.opened.push(result);
       if (file.kind === undefined) continue;
@@ -92,9 +96,12 @@ export class MemoryStore {
     return store;
   }
 
-  /** The linter's report on the trees as they were when the store was opened (parsed once, not again). */
-  lintAtOpen(): LintReport {
-    return lintTree(this.opened);
+  /**
+   * The linter's report on the trees as they were when the store was opened (parsed once, not
+   * again), returning to the event loop between records.
+   */
+  lintAtOpen(): Promise<LintReport> {
+    return lintTreeYielding(this.opened, loopYielder());
   }
 
   /** Parsed records, optionally of one kind, in slug order. */
