@@ -1,5 +1,10 @@
 import { unlink } from "node:fs/promises";
-import { MemoryEditError, MemoryLintError, MemoryRecordNotFoundError } from "../errors.js";
+import {
+  MemoryEditError,
+  MemoryFileRefusedError,
+  MemoryLintError,
+  MemoryRecordNotFoundError,
+} from "../errors.js";
 import type { LintReport } from "../lint/diagnostics.js";
 import {
   lintChange,
@@ -68,6 +73,8 @@ export class MemoryStore {
   private readonly records = new Map<string, ParsedRecord>();
   /** Raw text of every well-placed record file, parsed or not (edit works on broken ones too). */
   private readonly texts = new Map<string, string>();
+  /** Record files not read (a link out of `.podkit`, too large), with why. */
+  private readonly refused = new Map<string, string>();
   private pending: PendingChange[] = [];
   /** Per-record lint results of the files as they were when the store was opened. */
   private opened: RecordLint[] = [];
@@ -90,6 +97,10 @@ export class MemoryStore {
       const result = { file, ...lintRecord(file) };
       store.opened.push(result);
       if (file.kind === undefined) continue;
+      if (file.problem !== undefined) {
+        store.refused.set(recordKey(file.kind, file.slug), file.problem);
+        continue;
+      }
       store.texts.set(recordKey(file.kind, file.slug), file.text);
       if (result.record !== undefined) store.records.set(recordKey(file.kind, file.slug), result.record);
     }
@@ -117,7 +128,10 @@ export class MemoryStore {
 
   /** The record's file text; `MemoryRecordNotFoundError` when it does not exist. */
   read(kind: RecordKind, slug: string): string {
-    const text = this.texts.get(recordKey(kind, kind === "summary" ? SUMMARY_SLUG : slug));
+    const key = recordKey(kind, kind === "summary" ? SUMMARY_SLUG : slug);
+    const text = this.texts.get(key);
+    const refused = this.refused.get(key);
+    if (text === undefined && refused !== undefined) throw new MemoryFileRefusedError(refused);
     if (text === undefined) {
       throw new MemoryRecordNotFoundError(
         kind,
