@@ -35,7 +35,7 @@ async function layout() {
   return { base, workspace, outside };
 }
 
-const loadSection = (workspace: string) =>
+const loadSection = async (workspace: string) =>
   memoryContextSection(workspace, prompts, { clock }).load(undefined);
 const caught = (promise: Promise<unknown>) =>
   promise.then(
