@@ -117,3 +117,22 @@ export class MemoryUsageError extends MemoryError {
     return hasMarker(value, USAGE_MARKER);
   }
 }
+
+const REFUSED_MARKER = Symbol.for("podkit.memory.error.file-refused");
+
+/**
+ * A memory file that was not read: it resolves outside `<workspace>/.podkit` (a symbolic link) or
+ * is larger than a memory file may be. The message names the file, where it leads and what to do.
+ */
+export class MemoryFileRefusedError extends MemoryError {
+  readonly [REFUSED_MARKER] = true;
+
+  constructor(problem: string) {
+    super(`memory file not read: ${problem}`);
+    this.name = "MemoryFileRefusedError";
+  }
+
+  static override isInstance(value: unknown): value is MemoryFileRefusedError {
+    return hasMarker(value, REFUSED_MARKER);
+  }
+}

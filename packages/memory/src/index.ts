@@ -16,6 +16,7 @@ export {
 export {
   MemoryEditError,
   MemoryError,
+  MemoryFileRefusedError,
   MemoryLintError,
   MemoryRecordNotFoundError,
   MemoryUsageError,
@@ -81,6 +82,7 @@ export {
 } from "./records/record-schema.js";
 export { SLUG_PATTERN, similarSlugs, slugProblem } from "./records/slug.js";
 export { type AuditRecord, readAuditLog } from "./store/audit-log.js";
+export { MEMORY_FILE_MAX_BYTES } from "./store/contained-read.js";
 export { loadMemoryFiles } from "./store/load-memory-files.js";
 export { type ChangeResult, MemoryStore, type MemoryStoreOptions } from "./store/memory-store.js";
 export {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   MemoryEditError,
   MemoryError,
+  MemoryFileRefusedError,
   MemoryLintError,
   MemoryRecordNotFoundError,
   MemoryUsageError,
@@ -18,6 +19,7 @@ const cases = [
   ["edit-mismatch", MemoryEditError, () => new MemoryEditError("m")],
   ["worker-failed", MemoryWorkerError, () => new MemoryWorkerError("extract", "m")],
   ["usage", MemoryUsageError, () => new MemoryUsageError("m")],
+  ["file-refused", MemoryFileRefusedError, () => new MemoryFileRefusedError("m")],
 ] as const;
 
 describe("memory errors carry their own Symbol.for markers", () => {

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { LintCode, LintDiagnostic } from "../src/lint/diagnostics.js";
-import { lintChange, lintMemory, recordKey } from "../src/lint/lint-memory.js";
-import { lintRecord, type MemoryFile, type ParsedRecord } from "../src/lint/lint-record.js";
+import { LINT_CODES, type LintCode, type LintDiagnostic } from "../src/lint/diagnostics.js";
+import {
+  lintChange as lintChangeOf,
+  lintMemory as lintMemoryOf,
+  recordKey,
+} from "../src/lint/lint-memory.js";
+import { lintRecord as lintRecordOf, type MemoryFile, type ParsedRecord } from "../src/lint/lint-record.js";
 import { type RecordKind, recordLabel } from "../src/records/layout.js";
 import { decision, record } from "./helpers.js";
 
@@ -20,6 +24,28 @@ const knowledge = (extra: string, body = "How to do it.") =>
   );
 
 const codes = (ds: readonly LintDiagnostic[]) => ds.map((d) => d.code);
+
+// Every code any test of this file made the linter report; the last test checks it against the
+// exported LINT_CODES, so a new check cannot ship without a test here.
+const seen = new Set<LintCode>();
+const note = (ds: readonly LintDiagnostic[]) => {
+  for (const d of ds) seen.add(d.code);
+};
+const lintMemory: typeof lintMemoryOf = (files) => {
+  const report = lintMemoryOf(files);
+  note([...report.errors, ...report.warnings]);
+  return report;
+};
+const lintChange: typeof lintChangeOf = (...args) => {
+  const result = lintChangeOf(...args);
+  note([...result.report.errors, ...result.report.warnings]);
+  return result;
+};
+const lintRecord: typeof lintRecordOf = (f) => {
+  const result = lintRecordOf(f);
+  note(result.diagnostics);
+  return result;
+};
 
 function errorsOf(...files: MemoryFile[]) {
   return lintMemory(files).errors;
@@ -289,26 +315,26 @@ describe("lintChange: one proposed write against the current records", () => {
   });
 });
 
-it("LINT_CODES lists every code the tests above exercise", async () => {
-  const { LINT_CODES } = await import("../src/lint/diagnostics.js");
-  const exercised: LintCode[] = [
-    "path",
-    "slug",
-    "frontmatter",
-    "field",
-    "enum",
-    "timestamp",
-    "sources",
-    "replaced_by",
-    "status",
-    "body_too_long",
-    "description_too_long",
-    "exists",
-    "similar_slug",
-    "reference",
-    "alias",
-    "dangling_replaced_by",
-    "source_not_given",
-  ];
-  expect([...LINT_CODES].sort()).toEqual([...exercised].sort());
+describe("files memory did not read", () => {
+  it("a file with a problem (linked out of .podkit, too large) is a refused warning, never parsed", () => {
+    const refused: MemoryFile = {
+      ...file("decision", "leak", ""),
+      problem: ".podkit/memory/decisions/leak.md resolves to /elsewhere/secret.md, outside /ws/.podkit",
+    };
+    const report = lintMemory([refused]);
+    expect(report.errors).toEqual([]);
+    expect(report.warnings).toMatchObject([
+      {
+        code: "refused",
+        record: ".podkit/memory/decisions/leak.md",
+        message: expect.stringContaining("outside"),
+      },
+    ]);
+  });
+});
+
+// Runs last: the tests above, in file order, have recorded the codes they saw.
+it("every exported LINT_CODES code is produced by some test above", () => {
+  expect(LINT_CODES.filter((code) => !seen.has(code))).toEqual([]);
+  expect([...seen].filter((code) => !LINT_CODES.includes(code))).toEqual([]);
 });

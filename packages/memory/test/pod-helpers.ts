@@ -1,10 +1,11 @@
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Item } from "@podkit/llm-worker";
 import { loadManifest } from "@podkit/manifest";
 import { Pod, type PodEvent } from "@podkit/pod";
-import { type Entry, FsStore, sessionsRoot } from "@podkit/session-store";
+import { type Entry, FsStore, replay, sessionsRoot } from "@podkit/session-store";
 import { type ProviderDouble, startProviderDouble } from "@podkit/testkit";
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
 
 type PodOptions = NonNullable<Parameters<typeof Pod.fromManifest>[1]>;
 
@@ -21,12 +22,49 @@ export interface PodWorld {
   entries(pod: Pod): Promise<Entry<Item>[]>;
 }
 
+/**
+ * The pod harness's after-test check (packages/pod/test/pod-harness.ts): every session log of the
+ * workspace replays, and every `invoke` is closed by a `run_*` — memory's after-turn jobs append
+ * through the pod's writer and must never leave a turn open or a log that does not replay.
+ */
+export async function assertLogsSound(workspace: string): Promise<void> {
+  const root = sessionsRoot(workspace);
+  const store = new FsStore<Item>({ root });
+  try {
+    const sessions = await readdir(root).catch(() => [] as string[]);
+    for (const sessionId of sessions) {
+      for (const file of await readdir(join(root, sessionId))) {
+        if (!file.endsWith(".jsonl")) continue;
+        const segment = `${sessionId}/${file}`;
+        const entries: Entry<Item>[] = [];
+        for await (const entry of store.readAll({ sessionId, segmentId: file.slice(0, -".jsonl".length) }))
+          entries.push(entry);
+        expect(replay(entries).inFlight ?? null, `${segment}: an invoke was never closed`).toBeNull();
+        let open = false;
+        for (const entry of entries) {
+          if (entry.kind === "invoke") {
+            expect(open, `${segment}: invoke while another is open`).toBe(false);
+            open = true;
+          } else if (entry.kind === "run_completed" || entry.kind === "run_errored") open = false;
+        }
+        expect(open, `${segment}: invoke left open`).toBe(false);
+      }
+    }
+  } finally {
+    await store.close();
+  }
+}
+
 /** A temp workspace whose manifest has `memory` as the `[memory]` table (and more), pods against a double. */
 export function usePodWorlds(): (manifestExtra: string) => Promise<PodWorld> {
   const tempDir = useTempDirs();
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    const pending = cleanups.splice(0).reverse();
+    // Close everything even when a check fails, then report the first failure.
+    let failure: unknown;
+    for (const cleanup of pending) await cleanup().catch((error: unknown) => (failure ??= error));
+    if (failure !== undefined) throw failure;
   });
   return async (manifestExtra) => {
     const root = await tempDir("pod");
@@ -38,6 +76,8 @@ export function usePodWorlds(): (manifestExtra: string) => Promise<PodWorld> {
       manifestExtra,
     ].join("\n");
     await writeFiles(root, { "project/.podkit/manifest.toml": `${manifest}\n` });
+    // Runs last (cleanups run in reverse), once every pod of the world is closed.
+    cleanups.push(() => assertLogsSound(workspace));
     const double = await startProviderDouble({ wire: "anthropic" });
     cleanups.push(() => double.close());
     const events: PodEvent[] = [];

@@ -1,12 +1,14 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { Item } from "@podkit/llm-worker";
 import type { Pod } from "@podkit/pod";
+import { FsStore, SessionLog, sessionsRoot } from "@podkit/session-store";
 import { describe, expect, it } from "vitest";
 import { EXTRACT_POINTER_DOMAIN } from "../src/extract/pointer.js";
 import { attachMemory } from "../src/pod/attach-memory.js";
 import { MemoryStore } from "../src/store/memory-store.js";
-import { callTool, clock, record, say, stagingFiles } from "./helpers.js";
-import { jobEvents, usePodWorlds } from "./pod-helpers.js";
+import { callTool, clock, record, say, stagingFiles, useTempDirs } from "./helpers.js";
+import { assertLogsSound, jobEvents, usePodWorlds } from "./pod-helpers.js";
 
 const world = usePodWorlds();
 
@@ -18,6 +20,8 @@ const EXTRACTED = {
   attempts: [],
   requests: [],
 };
+
+const checkedDir = useTempDirs();
 
 async function turn(pod: Pod, input: string) {
   const result = await pod.run(input).result;
@@ -233,5 +237,19 @@ describe("memory in a pod (SPEC §5, use by pods)", () => {
     const guarded = await attempt(true);
     expect(guarded.written).toBe(false);
     expect(JSON.stringify(guarded.w.double.requests[1]?.body.messages)).toContain("is_error");
+  });
+});
+
+describe("the after-test log check of these pod tests", () => {
+  it("catches a log whose invoke was never closed (positive control)", async () => {
+    const workspace = await checkedDir("logcheck");
+    const store = new FsStore<Item>({ root: sessionsRoot(workspace) });
+    const log = await SessionLog.create(store, { systemPrompt: "s", config: {} });
+    await log.appendMany([
+      { kind: "invoke", trigger: "user" },
+      { kind: "user_input", text: "hi" },
+    ]);
+    await store.close();
+    await expect(assertLogsSound(workspace)).rejects.toThrow(/never closed|left open/);
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
+import { link, mkdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
 
@@ -26,13 +26,37 @@ function processAlive(pid: number): boolean {
   }
 }
 
-async function readLock(file: string): Promise<LockInfo | undefined> {
+/**
+ * How long an unreadable (empty, torn, garbage) lock file counts as held. Locks are linked into
+ * place whole, so one is only seen by a writer of an older version mid-write or after a crash
+ * that corrupted it; the first is young, the second is old.
+ */
+export const TORN_LOCK_GRACE_MS = 60_000;
+
+async function readLock(file: string, now = Date.now()): Promise<LockInfo | undefined> {
+  let text: string;
   try {
-    return JSON.parse(await readFile(file, "utf8")) as LockInfo;
+    text = await readFile(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    // Torn or garbage: treat as held by nobody alive.
-    return { pid: -1, host: hostname(), token: "", started_at: "", staging_ids: [] };
+    throw error;
+  }
+  try {
+    return JSON.parse(text) as LockInfo;
+  } catch {
+    const age = await stat(file).then(
+      (s) => now - s.mtimeMs,
+      () => Number.POSITIVE_INFINITY,
+    );
+    // pid 0 is never alive (processAlive), so an old torn lock is stale; a young one is held by
+    // an unknown live writer (a different host makes it held whatever its pid).
+    return {
+      pid: 0,
+      host: age < TORN_LOCK_GRACE_MS ? "(unreadable lock file, being written)" : hostname(),
+      token: "",
+      started_at: "",
+      staging_ids: [],
+    };
   }
 }
 
@@ -44,7 +68,9 @@ export class ConsolidationLock {
   ) {}
 
   /**
-   * Takes the lock (`O_EXCL` create) recording the staging ids this run consumes. A lock whose
+   * Takes the lock recording the staging ids this run consumes: the whole record is written to a
+   * private temp file and hard-linked into place (link never replaces), so no other process can
+   * ever read a half-written lock of ours. A lock whose
    * process is gone (same host, pid not alive) is stale and taken over; a live one is reported
    * as its holder. Never waits.
    */
@@ -58,11 +84,8 @@ export class ConsolidationLock {
       staging_ids: [...stagingIds],
     };
     for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        await writeFile(file, `${JSON.stringify(info)}\n`, { flag: "wx" });
+      if (await ConsolidationLock.linkInPlace(file, info)) {
         return { acquired: true, lock: new ConsolidationLock(file, info) };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       }
       const holder = await readLock(file);
       if (holder === undefined) continue;
@@ -71,6 +94,21 @@ export class ConsolidationLock {
     }
     const holder = await readLock(file);
     return { acquired: false, holder: holder ?? { ...info, pid: -1 } };
+  }
+
+  /** Writes `info` to a temp file beside `file` and links it to `file`; false when `file` exists. */
+  private static async linkInPlace(file: string, info: LockInfo): Promise<boolean> {
+    const temp = `${file}.tmp-${info.token}-${randomBytes(4).toString("hex")}`;
+    await writeFile(temp, `${JSON.stringify(info)}\n`, { flag: "wx" });
+    try {
+      await link(temp, file);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+      throw error;
+    } finally {
+      await unlink(temp).catch(() => undefined);
+    }
   }
 
   /**

@@ -79,7 +79,7 @@ export async function runMemoryConsolidation(
   if (!attempt.acquired) return { status: "lock_in_use", holder: attempt.holder };
   const { lock } = attempt;
   try {
-    const { entries, invalid } = await readStaging(staging);
+    const { entries, invalid } = await readStaging(paths, staging);
     if (entries.length === 0) return { status: "invalid_staging", invalidStaging: invalid };
     const runId = uuidv7();
     const candidates = knowledgeCandidates(entries);
@@ -94,7 +94,7 @@ export async function runMemoryConsolidation(
         knowledgeCandidates: candidates.flatMap((c) => c.sources),
       },
     });
-    const lint = store.lintAtOpen();
+    const lint = await store.lintAtOpen();
     const input = renderConsolidationInput({
       staging: entries,
       summary: store.get("summary", "summary"),

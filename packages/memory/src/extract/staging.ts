@@ -1,9 +1,15 @@
-import { readdir, readFile, stat, unlink } from "node:fs/promises";
-import { join } from "node:path";
+import { readdir, stat, unlink } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
 import { v7 as uuidv7 } from "uuid";
 import type { MemoryPaths } from "../records/layout.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
+import { podkitRoot, readContained } from "../store/contained-read.js";
 import { type StagingEntry, StagingEntrySchema } from "./extract-schema.js";
+
+/** The most one staging file may hold (16 MiB); staging is what the extract worker wrote. */
+const STAGING_MAX_BYTES = 16 * 1024 * 1024;
+
+const label = (paths: MemoryPaths, file: string) => relative(paths.workspace, file).split(sep).join("/");
 
 /** A staging file on disk. */
 export interface StagingFile {
@@ -40,13 +46,18 @@ export async function listStaging(paths: MemoryPaths): Promise<StagingFile[]> {
 
 /** Reads and validates staging files; an unreadable one is reported, not consumed. */
 export async function readStaging(
+  paths: MemoryPaths,
   files: readonly StagingFile[],
 ): Promise<{ entries: StagingEntry[]; invalid: { file: string; problem: string }[] }> {
   const entries: StagingEntry[] = [];
   const invalid: { file: string; problem: string }[] = [];
+  const root = await podkitRoot(paths.workspace);
   for (const file of files) {
     try {
-      const parsed = StagingEntrySchema.safeParse(JSON.parse(await readFile(file.file, "utf8")));
+      const read = await readContained(file.file, root, label(paths, file.file), STAGING_MAX_BYTES);
+      if (read === undefined) throw new Error("the file disappeared");
+      if (!read.ok) throw new Error(read.problem);
+      const parsed = StagingEntrySchema.safeParse(JSON.parse(read.text));
       if (parsed.success) entries.push(parsed.data);
       else invalid.push({ file: file.file, problem: parsed.error.issues.map((i) => i.message).join("; ") });
     } catch (error) {

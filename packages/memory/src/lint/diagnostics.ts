@@ -19,6 +19,7 @@ export const LINT_CODES = [
   "alias",
   "dangling_replaced_by",
   "source_not_given",
+  "refused",
 ] as const;
 export type LintCode = (typeof LINT_CODES)[number];
 

@@ -47,6 +47,28 @@ export function lintMemory(files: readonly MemoryFile[]): LintReport {
 
 /** The checks between records, over per-record results already computed (`lintRecord`). */
 export function lintTree(results: readonly RecordLint[]): LintReport {
+  const steps = lintTreeSteps(results);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/** `lintTree` that awaits `checkpoint` between records (see `loopYielder`), for whole-tree passes in a pod. */
+export async function lintTreeYielding(
+  results: readonly RecordLint[],
+  checkpoint: () => Promise<void>,
+): Promise<LintReport> {
+  const steps = lintTreeSteps(results);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    await checkpoint();
+  }
+}
+
+/** The tree checks as steps: it yields after each record's cross checks, so a caller can pause between them. */
+function* lintTreeSteps(results: readonly RecordLint[]): Generator<void, LintReport> {
   const diagnostics: LintDiagnostic[] = [];
   const records: ParsedRecord[] = [];
   for (const result of results) {
@@ -61,6 +83,7 @@ export function lintTree(results: readonly RecordLint[]): LintReport {
   const next = new Map<string, string>();
   for (const record of records) {
     diagnostics.push(...crossChecks(record, existing, decisions));
+    yield;
     const replacedBy = record.frontmatter.replaced_by;
     if (record.kind === "decision" && typeof replacedBy === "string") next.set(record.slug, replacedBy);
   }

@@ -19,6 +19,8 @@ export interface MemoryFile {
   readonly text: string;
   /** Workspace-relative path, for messages. */
   readonly path: string;
+  /** Why the file was not read (a link out of `.podkit`, too large); its `text` is then empty. */
+  readonly problem?: string;
 }
 
 /** A record that passed the per-record checks: its validated frontmatter and body. */
@@ -91,6 +93,10 @@ export function lintRecord(file: MemoryFile): { diagnostics: LintDiagnostic[]; r
       ...(extra.line === undefined ? {} : { line: extra.line }),
       message,
     });
+  if (file.problem !== undefined) {
+    at("refused", file.problem, { severity: "warning" });
+    return { diagnostics };
+  }
   if (kind === undefined) {
     at(
       "path",

@@ -1,7 +1,7 @@
 import type { ModelAdapter, RequestConfig, Tool } from "@podkit/llm-worker";
 import type { LoadedManifest, MemoryConfig } from "@podkit/manifest";
 import { MemoryUsageError } from "../errors.js";
-import { MemoryStore } from "../store/memory-store.js";
+import { cachedMemoryStore } from "../store/store-cache.js";
 import { mainWorkerMemoryTools } from "../tools/memory-tools.js";
 import type { MemoryPrompts } from "../worker/memory-model.js";
 import { type AfterTurnJobContext, createMemoryJob, type MemoryJobEvent } from "./memory-job.js";
@@ -78,7 +78,7 @@ export function attachMemory(pod: MemoryHost, options: AttachMemoryOptions = {})
   );
   const tools: string[] = [];
   if (config.tools) {
-    for (const tool of mainWorkerMemoryTools(() => MemoryStore.open(workspace, { by: "pod" }))) {
+    for (const tool of mainWorkerMemoryTools(cachedMemoryStore(workspace, { by: "pod" }))) {
       pod.registerTool(tool);
       tools.push(tool.name);
     }

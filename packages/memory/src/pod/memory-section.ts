@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { MemoryFileRefusedError } from "../errors.js";
 import { splitRecord } from "../records/frontmatter.js";
 import { memoryPaths } from "../records/layout.js";
 import { formatTimestamp } from "../records/record-schema.js";
+import { podkitRoot, readContained } from "../store/contained-read.js";
 import { appendUsage } from "../store/usage-log.js";
 import type { MemoryPrompts } from "../worker/memory-model.js";
 
@@ -18,7 +19,7 @@ export interface ContextSectionLike<T> {
 
 /**
  * The `memory` context section: the body of `.podkit/memory/summary.md`, loaded only when the
- * file exists and says something, rendered with the catalog's `resident_memory_section`. The pod
+ * file exists, resolves inside `.podkit` and says something, rendered with the catalog's `resident_memory_section`. The pod
  * re-commits a section only when its data changes, so the summary enters the conversation once
  * per change, not on every turn. Each new summary shown is recorded in the usage log as `shown`.
  */
@@ -32,8 +33,16 @@ export function memoryContextSection(
   return {
     id: "memory",
     async load() {
-      const text = await readFile(paths.summaryFile, "utf8").catch(() => undefined);
-      if (text === undefined) return null;
+      // A summary linked out of .podkit (or oversized) is refused: the pod reports the error as a
+      // warning and the secret it points at never enters the conversation.
+      const read = await readContained(
+        paths.summaryFile,
+        await podkitRoot(workspace),
+        ".podkit/memory/summary.md",
+      );
+      if (read === undefined) return null;
+      if (!read.ok) throw new MemoryFileRefusedError(read.problem);
+      const text = read.text;
       const split = splitRecord(text);
       const body = (split.ok ? split.body : text).trim();
       if (body === "") return null;

@@ -1,7 +1,10 @@
-import { readdir, readFile } from "node:fs/promises";
+import type { Dirent } from "node:fs";
+import { readdir, realpath } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import type { MemoryFile } from "../lint/lint-record.js";
 import { kindDir, type MemoryPaths, type RecordKind, recordLabel, SUMMARY_SLUG } from "../records/layout.js";
+import { isInside, podkitRoot, readCapped, readContained } from "./contained-read.js";
+import { FILE_BATCH, mapInBatches } from "./loop-yield.js";
 
 async function entriesOf(dir: string) {
   return readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
@@ -12,23 +15,51 @@ async function entriesOf(dir: string) {
 
 const label = (paths: MemoryPaths, file: string) => relative(paths.workspace, file).split(sep).join("/");
 
+/**
+ * Reads the entries of one directory of the memory trees. A plain file in a directory that
+ * resolves inside `.podkit` is read directly (size-capped); a symbolic link, or anything in a
+ * directory that is itself linked out, is read only if it resolves inside `.podkit`. Refused and
+ * oversized files come back as `problem` (not read); directories as `undefined`.
+ */
+async function readEntries(
+  dir: string,
+  entries: readonly Dirent[],
+  root: string,
+  labelOf: (entry: Dirent) => string,
+): Promise<({ ok: true; text: string } | { ok: false; problem: string } | undefined)[]> {
+  const realDir = await realpath(dir).catch(() => undefined);
+  const dirInside = realDir !== undefined && isInside(realDir, root);
+  return mapInBatches(entries, FILE_BATCH, async (entry) => {
+    const file = join(dir, entry.name);
+    if (entry.isDirectory()) return undefined;
+    if (dirInside && entry.isFile()) return readCapped(file, labelOf(entry));
+    return readContained(file, root, labelOf(entry));
+  });
+}
+
 /** Reads a directory's record files in name order; temp and hidden files are skipped. */
-async function readKind(paths: MemoryPaths, kind: RecordKind, out: MemoryFile[]): Promise<void> {
+async function readKind(
+  paths: MemoryPaths,
+  root: string,
+  kind: RecordKind,
+  out: MemoryFile[],
+): Promise<void> {
   const dir = kindDir(paths, kind);
   const entries = (await entriesOf(dir))
     .filter((e) => !e.name.startsWith("."))
     .sort((a, b) => (a.name < b.name ? -1 : 1));
-  const texts = await Promise.all(
-    entries.map((e) => (e.isFile() ? readFile(join(dir, e.name), "utf8") : Promise.resolve(undefined))),
-  );
+  const isRecord = (e: Dirent) => !e.isDirectory() && e.name.endsWith(".md");
+  const labelOf = (e: Dirent) =>
+    isRecord(e) ? recordLabel(kind, e.name.slice(0, -3)) : label(paths, join(dir, e.name));
+  const reads = await readEntries(dir, entries, root, labelOf);
   entries.forEach((entry, i) => {
-    const file = join(dir, entry.name);
-    const text = texts[i];
-    if (text === undefined || !entry.name.endsWith(".md")) {
-      out.push({ kind: undefined, slug: entry.name, text: text ?? "", path: label(paths, file) });
+    const read = reads[i];
+    const problem = read?.ok === false ? { problem: read.problem } : {};
+    const text = read?.ok === true ? read.text : "";
+    if (!isRecord(entry)) {
+      out.push({ kind: undefined, slug: entry.name, text, path: labelOf(entry), ...problem });
     } else {
-      const slug = entry.name.slice(0, -3);
-      out.push({ kind, slug, text, path: recordLabel(kind, slug) });
+      out.push({ kind, slug: entry.name.slice(0, -3), text, path: labelOf(entry), ...problem });
     }
   });
 }
@@ -36,18 +67,28 @@ async function readKind(paths: MemoryPaths, kind: RecordKind, out: MemoryFile[])
 /**
  * Every file of the memory trees as the linter sees it: decisions, requests, knowledge, the
  * summary, and — with no kind, so the linter reports its location — any other file found where
- * records live (a `.md` next to `summary.md`, a non-`.md` file among decisions).
+ * records live (a `.md` next to `summary.md`, a non-`.md` file among decisions). A file that
+ * resolves outside `<workspace>/.podkit` (a symbolic link) or is larger than
+ * `MEMORY_FILE_MAX_BYTES` is not read: it comes with a `problem` the linter reports.
  */
 export async function loadMemoryFiles(paths: MemoryPaths): Promise<MemoryFile[]> {
+  const root = await podkitRoot(paths.workspace);
   const out: MemoryFile[] = [];
-  for (const kind of ["decision", "request", "knowledge"] as const) await readKind(paths, kind, out);
-  for (const entry of await entriesOf(paths.memoryDir)) {
-    if (entry.name.startsWith(".") || entry.name.startsWith("_") || entry.isDirectory()) continue;
-    const file = join(paths.memoryDir, entry.name);
-    const text = await readFile(file, "utf8").catch(() => "");
-    if (entry.name === `${SUMMARY_SLUG}.md`)
-      out.push({ kind: "summary", slug: SUMMARY_SLUG, text, path: recordLabel("summary", SUMMARY_SLUG) });
-    else out.push({ kind: undefined, slug: entry.name, text, path: label(paths, file) });
-  }
+  for (const kind of ["decision", "request", "knowledge"] as const) await readKind(paths, root, kind, out);
+  const entries = (await entriesOf(paths.memoryDir)).filter(
+    (e) => !e.name.startsWith(".") && !e.name.startsWith("_") && !e.isDirectory(),
+  );
+  const isSummary = (e: Dirent) => e.name === `${SUMMARY_SLUG}.md`;
+  const labelOf = (e: Dirent) =>
+    isSummary(e) ? recordLabel("summary", SUMMARY_SLUG) : label(paths, join(paths.memoryDir, e.name));
+  const reads = await readEntries(paths.memoryDir, entries, root, labelOf);
+  entries.forEach((entry, i) => {
+    const read = reads[i];
+    const problem = read?.ok === false ? { problem: read.problem } : {};
+    const text = read?.ok === true ? read.text : "";
+    if (isSummary(entry))
+      out.push({ kind: "summary", slug: SUMMARY_SLUG, text, path: labelOf(entry), ...problem });
+    else out.push({ kind: undefined, slug: entry.name, text, path: labelOf(entry), ...problem });
+  });
   return out;
 }

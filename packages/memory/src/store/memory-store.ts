@@ -1,9 +1,14 @@
 import { unlink } from "node:fs/promises";
-import { MemoryEditError, MemoryLintError, MemoryRecordNotFoundError } from "../errors.js";
+import {
+  MemoryEditError,
+  MemoryFileRefusedError,
+  MemoryLintError,
+  MemoryRecordNotFoundError,
+} from "../errors.js";
 import type { LintReport } from "../lint/diagnostics.js";
 import {
   lintChange,
-  lintTree,
+  lintTreeYielding,
   type MemoryChange,
   type RecordLint,
   recordKey,
@@ -22,6 +27,7 @@ import { formatTimestamp, isRfc3339Utc } from "../records/record-schema.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { type AuditRecord, appendAudit, contentHash } from "./audit-log.js";
 import { loadMemoryFiles } from "./load-memory-files.js";
+import { loopYielder } from "./loop-yield.js";
 import { appendUsage } from "./usage-log.js";
 
 /** Options of a memory store: the clock of timestamps, who is writing, and consolidation's source rules. */
@@ -67,6 +73,8 @@ export class MemoryStore {
   private readonly records = new Map<string, ParsedRecord>();
   /** Raw text of every well-placed record file, parsed or not (edit works on broken ones too). */
   private readonly texts = new Map<string, string>();
+  /** Record files not read (a link out of `.podkit`, too large), with why. */
+  private readonly refused = new Map<string, string>();
   private pending: PendingChange[] = [];
   /** Per-record lint results of the files as they were when the store was opened. */
   private opened: RecordLint[] = [];
@@ -82,19 +90,29 @@ export class MemoryStore {
   /** Loads the memory of `workspace` (an absent tree is an empty memory). */
   static async open(workspace: string, options: MemoryStoreOptions = {}): Promise<MemoryStore> {
     const store = new MemoryStore(memoryPaths(workspace), options);
+    const checkpoint = loopYielder();
     for (const file of await loadMemoryFiles(store.paths)) {
+      // Parsing and checking every record takes a while on a large tree; let a streaming turn run.
+      await checkpoint();
       const result = { file, ...lintRecord(file) };
       store.opened.push(result);
       if (file.kind === undefined) continue;
+      if (file.problem !== undefined) {
+        store.refused.set(recordKey(file.kind, file.slug), file.problem);
+        continue;
+      }
       store.texts.set(recordKey(file.kind, file.slug), file.text);
       if (result.record !== undefined) store.records.set(recordKey(file.kind, file.slug), result.record);
     }
     return store;
   }
 
-  /** The linter's report on the trees as they were when the store was opened (parsed once, not again). */
-  lintAtOpen(): LintReport {
-    return lintTree(this.opened);
+  /**
+   * The linter's report on the trees as they were when the store was opened (parsed once, not
+   * again), returning to the event loop between records.
+   */
+  lintAtOpen(): Promise<LintReport> {
+    return lintTreeYielding(this.opened, loopYielder());
   }
 
   /** Parsed records, optionally of one kind, in slug order. */
@@ -110,7 +128,10 @@ export class MemoryStore {
 
   /** The record's file text; `MemoryRecordNotFoundError` when it does not exist. */
   read(kind: RecordKind, slug: string): string {
-    const text = this.texts.get(recordKey(kind, kind === "summary" ? SUMMARY_SLUG : slug));
+    const key = recordKey(kind, kind === "summary" ? SUMMARY_SLUG : slug);
+    const text = this.texts.get(key);
+    const refused = this.refused.get(key);
+    if (text === undefined && refused !== undefined) throw new MemoryFileRefusedError(refused);
     if (text === undefined) {
       throw new MemoryRecordNotFoundError(
         kind,
