@@ -45,7 +45,7 @@ export function parsePromptPack(
   if (!shape.success) {
     throw new PromptCatalogError("[prompt] must be a table of strings", {
       ...site,
-      line: findLine(text, null, "prompt"),
+      line: findLine(packLines(text), null, "prompt"),
     });
   }
   // smol-toml's tables have null prototypes, so `__proto__` is an ordinary key there; zod's
@@ -56,8 +56,9 @@ export function parsePromptPack(
       unknownKey(site, name, `unknown top-level key '${name}' (only [prompt] is read)`, warn);
   }
   const entries: PromptPackEntry[] = [];
+  const lines = packLines(text);
   for (const [key, value] of Object.entries((raw.prompt ?? {}) as Record<string, unknown>)) {
-    const line = findLine(text, "prompt", key);
+    const line = findLine(lines, "prompt", key);
     if (typeof value !== "string") {
       const got = Array.isArray(value)
         ? "an array"
@@ -102,20 +103,34 @@ function unknownKey(
   });
 }
 
+/** The lines of a pack, each with the table it sits in (headers are under their outer table). */
+interface PackLine {
+  readonly text: string;
+  readonly table: string | null;
+  readonly header: boolean;
+}
+
+/** Splits a pack once for all its `findLine` look-ups (a pack holds dozens of keys). */
+function packLines(text: string): PackLine[] {
+  let current: string | null = null;
+  return text.split(/\r?\n/).map((line): PackLine => {
+    const tableMatch = /^\s*\[\s*([^\]]+?)\s*\]/.exec(line);
+    const entry = { text: line, table: current, header: tableMatch !== null };
+    if (tableMatch) current = tableMatch[1] as string;
+    return entry;
+  });
+}
+
 /** Best-effort 1-based line of `key =` inside `[table]` (or of the `[key]` header at top level). */
-function findLine(text: string, table: string | null, key: string): number | undefined {
+function findLine(lines: readonly PackLine[], table: string | null, key: string): number | undefined {
   const quoted = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const assignment = new RegExp(`^\\s*(?:${quoted}|"${quoted}"|'${quoted}')\\s*=`);
   const header = new RegExp(`^\\s*\\[\\s*${quoted}\\s*\\]`);
-  let current: string | null = null;
-  const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] as string;
-    const tableMatch = /^\s*\[\s*([^\]]+?)\s*\]/.exec(line);
-    if (tableMatch) {
-      if (table === null && header.test(line)) return i + 1;
-      current = tableMatch[1] as string;
-    } else if (current === table && assignment.test(line)) {
+    const line = lines[i] as PackLine;
+    if (line.header) {
+      if (table === null && header.test(line.text)) return i + 1;
+    } else if (line.table === table && line.text.includes(key) && assignment.test(line.text)) {
       return i + 1;
     }
   }

@@ -24,6 +24,11 @@ export class ContextSections {
   /** The last data each section loaded successfully (kept when a later load fails). */
   private readonly lastData = new Map<string, unknown>();
   private committed = EMPTY_CONTEXT_KEY;
+  /** The key last computed and the data it was computed from, so unchanged data is not re-hashed. */
+  private lastKey: { key: string; data: readonly (readonly [string, unknown])[] } = {
+    key: EMPTY_CONTEXT_KEY,
+    data: [],
+  };
   private frozen = false;
 
   constructor(
@@ -73,7 +78,7 @@ export class ContextSections {
    */
   async update(state: ContextSectionState, catalog: PromptCatalog): Promise<ContextUpdate | null> {
     const loaded = await this.load(state);
-    const key = contextKey(loaded.map(({ section, data }) => [section.id, data]));
+    const key = this.keyOf(loaded.map(({ section, data }) => [section.id, data] as const));
     if (key === this.committed) return null;
     const sections: ContextSectionText[] = loaded.map(({ section, data }) => ({
       id: section.id,
@@ -92,6 +97,21 @@ export class ContextSections {
     } finally {
       this.committed = saved;
     }
+  }
+
+  /**
+   * `contextKey` of the assembled data, reused when every section gave the very same data as last
+   * time (equal strings, or the same object: a section that builds new objects is hashed again).
+   */
+  private keyOf(data: readonly (readonly [string, unknown])[]): string {
+    const last = this.lastKey.data;
+    const same =
+      last.length === data.length &&
+      data.every(([id, value], index) => last[index]?.[0] === id && Object.is(last[index]?.[1], value));
+    if (same) return this.lastKey.key;
+    const key = contextKey(data);
+    this.lastKey = { key, data };
+    return key;
   }
 
   private async load(state: ContextSectionState): Promise<{ section: ContextSection; data: unknown }[]> {

@@ -1,5 +1,5 @@
-import { constants } from "node:fs";
-import { open, realpath } from "node:fs/promises";
+import { type BigIntStats, constants } from "node:fs";
+import { lstat, open, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { describeRootEscape, findRootEscape, isInside } from "../prompt-ref/root-containment.js";
 import type { ContextSection } from "./context-section.js";
@@ -15,6 +15,19 @@ export const NOTES_FILE = ".podkit/NOTES.md";
 export const NOTES_MAX_BYTES = 16 * 1024;
 
 /**
+ * How much older than a read the files must be for their stamp to be trusted next time: file
+ * times advance in clock ticks (a few ms on Linux), or in whole seconds (up to 2 s on FAT) when
+ * they carry no sub-second part.
+ */
+const RACY_MARGIN_MS = 100;
+const COARSE_RACY_MARGIN_MS = 2_000;
+
+interface NotesSectionOptions {
+  /** Overrides both margins (tests: 0 trusts a stamp as soon as the clock moved on). */
+  readonly racyMarginMs?: number;
+}
+
+/**
  * The builtin `notes` section: `<workspace>/.podkit/NOTES.md` as it is now. Loaded only when the
  * file exists and holds more than whitespace; a missing file is no section, not an error. A
  * NOTES.md (or `.podkit`) that resolves outside the workspace through a symbolic link, or that
@@ -22,16 +35,53 @@ export const NOTES_MAX_BYTES = 16 * 1024;
  * there with a warning and a closing line telling the model so. Each distinct warning is given
  * once, not before every request.
  */
-export function createNotesSection(warn: (message: string) => void = () => {}): ContextSection<string> {
+export function createNotesSection(
+  warn: (message: string) => void = () => {},
+  options: NotesSectionOptions = {},
+): ContextSection<string> {
   let lastWarning: string | undefined;
   const warnOnce = (message: string) => {
     if (message !== lastWarning) warn(message);
     lastWarning = message;
   };
+  // The last read and the stamp of the files it came from: an unchanged stamp means the same
+  // outcome, so a request does not re-walk the path, re-open and re-read an unchanged NOTES.md.
+  let cached: CachedRead | undefined;
   return {
     id: "notes",
     async load(state) {
-      const outcome = await readNotes(state.workspace);
+      const readAt = Date.now();
+      const dir = await lstat(join(state.workspace, ".podkit"), { bigint: true }).catch(missing);
+      let outcome: NotesRead;
+      if (
+        cached?.workspace === state.workspace &&
+        cached.absent &&
+        cached.dir === stampText(dir) &&
+        dir?.isDirectory()
+      ) {
+        // No entry was added to or removed from a real `.podkit` directory: NOTES.md is still absent.
+        outcome = cached.outcome;
+      } else {
+        const stamp = await notesStamp(state.workspace, dir);
+        if (cached?.workspace === state.workspace && cached.stamp === stamp.text) {
+          outcome = cached.outcome;
+        } else {
+          outcome = await readNotes(state.workspace);
+          // Kept only for files last changed well before this read: file times are coarse, so a
+          // same-size rewrite within one tick could otherwise keep the stamp and its old text.
+          const margin = options.racyMarginMs ?? (stamp.coarse ? COARSE_RACY_MARGIN_MS : RACY_MARGIN_MS);
+          cached =
+            stamp.changedMs < readAt - margin
+              ? {
+                  workspace: state.workspace,
+                  dir: stampText(dir),
+                  stamp: stamp.text,
+                  absent: stamp.absent,
+                  outcome,
+                }
+              : undefined;
+        }
+      }
       if (outcome.warning === undefined) lastWarning = undefined;
       else warnOnce(outcome.warning);
       const trimmed = outcome.text?.trim() ?? "";
@@ -47,6 +97,52 @@ export const notesSection: ContextSection<string> = createNotesSection();
 interface NotesRead {
   readonly text: string | null;
   readonly warning?: string;
+}
+
+interface CachedRead {
+  readonly workspace: string;
+  /** `stampText` of the `.podkit` entry. */
+  readonly dir: string;
+  readonly stamp: string;
+  /** NOTES.md did not exist. */
+  readonly absent: boolean;
+  readonly outcome: NotesRead;
+}
+
+/**
+ * What identifies the files `readNotes` depends on: the `.podkit` entry itself (a directory
+ * swapped for a link changes it), NOTES.md as reached through it (a link swapped in or retargeted
+ * reaches another inode) and, when NOTES.md is a link, the file it points at: device, inode,
+ * mode, size, and change and modification times in nanoseconds; a missing file is its own stamp.
+ * `changedMs` is the latest change time among them; `coarse`: a time in whole seconds.
+ */
+async function notesStamp(
+  workspace: string,
+  dir: BigIntStats | null,
+): Promise<{ text: string; absent: boolean; changedMs: number; coarse: boolean }> {
+  const file = join(workspace, NOTES_FILE);
+  const entry = await lstat(file, { bigint: true }).catch(missing);
+  const target = entry?.isSymbolicLink() ? await stat(file, { bigint: true }).catch(missing) : null;
+  return {
+    text: `${stampText(dir)}|${stampText(entry)}|${stampText(target)}`,
+    absent: entry === null,
+    changedMs: Math.max(changedMsOf(dir), changedMsOf(entry), changedMsOf(target)),
+    coarse: [dir, entry, target].some((s) => s !== null && s.mtimeNs % 1_000_000_000n === 0n),
+  };
+}
+
+function stampText(s: BigIntStats | null): string {
+  return s === null ? "-" : `${s.dev}:${s.ino}:${s.mode}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+}
+
+function changedMsOf(s: BigIntStats | null): number {
+  return s === null ? 0 : Math.max(Number(s.mtimeNs / 1_000_000n), Number(s.ctimeNs / 1_000_000n));
+}
+
+function missing(error: unknown): null {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT" || code === "ENOTDIR") return null;
+  throw error;
 }
 
 async function readNotes(workspace: string): Promise<NotesRead> {

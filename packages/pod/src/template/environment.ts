@@ -61,7 +61,8 @@ export class TemplateEnvironment {
     const key = `${name}\u0000${file ?? ""}\u0000${source}`;
     const cached = this.cache.get(key);
     if (cached) return cached;
-    const compiled = compileTemplate(name, source, file);
+    const compiled = sharedCompiled.get(key) ?? compileTemplate(name, source, file);
+    rememberCompiled(key, compiled);
     this.cache.set(key, compiled);
     return compiled;
   }
@@ -92,6 +93,23 @@ export class TemplateEnvironment {
       throw located(error, root, 1, 1);
     }
     return { text, watchedRead: state.watchHit };
+  }
+}
+
+/**
+ * Compiled templates shared by every environment: a compiled template is frozen and holds no
+ * per-environment state (limits and data come with each render), so a pod restored or created
+ * again does not re-parse the same builtin pack. Bounded, least recently used first out.
+ */
+const sharedCompiled = new Map<string, CompiledTemplate>();
+const SHARED_COMPILED_MAX = 512;
+
+function rememberCompiled(key: string, compiled: CompiledTemplate): void {
+  sharedCompiled.delete(key);
+  sharedCompiled.set(key, compiled);
+  if (sharedCompiled.size > SHARED_COMPILED_MAX) {
+    const oldest = sharedCompiled.keys().next().value;
+    if (oldest !== undefined) sharedCompiled.delete(oldest);
   }
 }
 
