@@ -11,9 +11,7 @@
 // pod.tracing.context_manager.ratio: the same, with the AsyncLocalStorage context manager that an
 // application's SDK setup registers as well (medians; measured after the others). On Node 20 AsyncLocalStorage runs on async_hooks and
 // taxes every promise of the process, podkit's or not; Node 22+ makes it cheap.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import { context } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import {
@@ -23,35 +21,13 @@ import {
   PeriodicExportingMetricReader,
 } from "@opentelemetry/sdk-metrics";
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
-import { loadManifest } from "../packages/manifest/dist/index.js";
 import { Pod } from "../packages/pod/dist/index.js";
-import { definePodkitToolPackage } from "../packages/tools/dist/index.js";
+import { toolPackage, workspaceWithManifest } from "./lib/pod-bench-workspace.mjs";
 import { startToolSessionDouble } from "./lib/tool-session-double.mjs";
 
 const TURNS = 30;
 const ROUNDS = 15;
 const CONTEXT_ROUNDS = 7;
-const REF = "anthropic/claude-sonnet-4-5";
-
-const lookup = () => ({
-  name: "lookup",
-  description: "Looks something up.",
-  inputSchema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
-  execute: async (args) => ({ summary: `found ${args.query}`, content: "result line\n".repeat(20) }),
-});
-const toolPackage = definePodkitToolPackage({ name: "bench-tools", tools: () => [lookup] });
-
-async function workspaceWithManifest() {
-  const root = await mkdtemp(join(tmpdir(), "podkit-bench-tracing-"));
-  const workspace = join(root, "project");
-  await mkdir(join(workspace, ".podkit"), { recursive: true });
-  await writeFile(
-    join(workspace, ".podkit", "manifest.toml"),
-    `[pod]\nname = "bench"\n[model]\nref = "${REF}"\n[tools]\nbuiltin = []\n`,
-  );
-  const loaded = await loadManifest({ env: { cwd: workspace, home: join(root, "home"), env: {} } });
-  return { root, loaded };
-}
 
 /** An in-memory SDK: every span exported, every histogram aggregated. */
 function inMemorySdk() {
@@ -107,7 +83,7 @@ async function measure(fn) {
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 const { child, baseUrl } = await startToolSessionDouble("anthropic");
-const { root, loaded } = await workspaceWithManifest();
+const { root, loaded } = await workspaceWithManifest("podkit-bench-tracing-");
 const sdk = inMemorySdk();
 try {
   await session(loaded, baseUrl, undefined); // warm-up both paths

@@ -8,40 +8,16 @@
 //
 // pod.restore.ratio: `Pod.restore` of a 10,000-entry session (catalog layers, tool packages,
 // replay, worker) vs `restoreSession` of the same session alone. Aim ≤ 1.3×.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import { createModelAdapter, ToolServer, Worker } from "../packages/llm-worker/dist/index.js";
-import { loadManifest } from "../packages/manifest/dist/index.js";
 import { Pod } from "../packages/pod/dist/index.js";
 import { FsStore, restoreSession, SessionLog, sessionsRoot } from "../packages/session-store/dist/index.js";
-import { definePodkitToolPackage } from "../packages/tools/dist/index.js";
+import { lookup, REF, toolPackage, workspaceWithManifest } from "./lib/pod-bench-workspace.mjs";
 import { startToolSessionDouble } from "./lib/tool-session-double.mjs";
 
 const TURNS = 30;
 const ROUNDS = 5;
 const RESTORE_ENTRIES = 10_000;
-const REF = "anthropic/claude-sonnet-4-5";
-
-const lookup = () => ({
-  name: "lookup",
-  description: "Looks something up.",
-  inputSchema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
-  execute: async (args) => ({ summary: `found ${args.query}`, content: "result line\n".repeat(20) }),
-});
-const toolPackage = definePodkitToolPackage({ name: "bench-tools", tools: () => [lookup] });
-
-async function workspaceWithManifest() {
-  const root = await mkdtemp(join(tmpdir(), "podkit-bench-pod-"));
-  const workspace = join(root, "project");
-  await mkdir(join(workspace, ".podkit"), { recursive: true });
-  await writeFile(
-    join(workspace, ".podkit", "manifest.toml"),
-    `[pod]\nname = "bench"\n[model]\nref = "${REF}"\n[tools]\nbuiltin = []\n`,
-  );
-  const loaded = await loadManifest({ env: { cwd: workspace, home: join(root, "home"), env: {} } });
-  return { root, loaded };
-}
 
 const podOptions = (baseUrl) => ({
   model: baseUrl,
@@ -89,7 +65,7 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 
 async function overhead() {
   const { child, baseUrl } = await startToolSessionDouble("anthropic");
-  const { root, loaded } = await workspaceWithManifest();
+  const { root, loaded } = await workspaceWithManifest("podkit-bench-pod-");
   try {
     const prompt = await viaPod(loaded, baseUrl); // warm-up both paths
     await viaWorker(prompt, baseUrl);
@@ -156,7 +132,7 @@ async function bigSession(store) {
 }
 
 async function restore() {
-  const { root, loaded } = await workspaceWithManifest();
+  const { root, loaded } = await workspaceWithManifest("podkit-bench-pod-");
   const store = new FsStore({ root: sessionsRoot(loaded.workspace) });
   try {
     const sessionId = await bigSession(store);
