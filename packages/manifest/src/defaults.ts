@@ -1,3 +1,4 @@
+import type { CompactionConfig } from "./resolved-manifest.js";
 import type { ManifestLayerData } from "./schema/layer-schema.js";
 
 /** `[worker].system_prompt` when no layer sets one: the builtin default prompt file (§4.1). */
@@ -33,6 +34,19 @@ export const COMPACTION_DEFAULTS = {
  */
 export const COMPACTION_THRESHOLD_SHARE = 0.6;
 export const COMPACTION_REQUEST_THRESHOLD_SHARE = 0.75;
+
+/**
+ * `[compaction]` with every key at its default for a model of `contextWindow` tokens: what the
+ * cascade fills unset keys from, and what a pod compacts with when asked to compact without a
+ * `[compaction]` table. The one source of these numbers.
+ */
+export function defaultCompactionConfig(contextWindow: number): CompactionConfig {
+  return {
+    threshold: Math.floor(contextWindow * COMPACTION_THRESHOLD_SHARE),
+    request_threshold: Math.floor(contextWindow * COMPACTION_REQUEST_THRESHOLD_SHARE),
+    ...COMPACTION_DEFAULTS,
+  };
+}
 
 /** §5 defaults, applied when `[memory]` is present. */
 export const MEMORY_DEFAULTS = {

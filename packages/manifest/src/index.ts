@@ -2,6 +2,7 @@ export type { LayerKind, ManifestLayer, Provenance } from "./cascade/layer.js";
 export {
   COMPACTION_DEFAULTS,
   DEFAULT_SYSTEM_PROMPT,
+  defaultCompactionConfig,
   MEMORY_DEFAULTS,
   READ_TOOLS,
   SESSION_DEFAULTS,
@@ -34,6 +35,12 @@ export {
   type Provider,
   parseModelRef,
 } from "./model-ref.js";
+export {
+  PROMPT_PREFIXES,
+  type PromptPrefix,
+  type PromptRefSpelling,
+  spellPromptRef,
+} from "./prompt-ref-syntax.js";
 export type {
   BuiltinToolName,
   CompactionConfig,

@@ -214,14 +214,14 @@ const cases: Case[] = [
     source: `[pod]\nname = "p"\nprompt_pack = "$prompts/ja.toml"\n[model]\nref = "openai/gpt-4o"\n`,
     at: "m.toml:3",
     key: "pod.prompt_pack",
-    says: 'unknown prefix "$prompts"',
+    says: "unknown prompt prefix $prompts",
   },
   {
     name: "a prompt pack reference that climbs out of its prefix",
     source: `[pod]\nname = "p"\nprompt_pack = "$user/../secrets.toml"\n[model]\nref = "openai/gpt-4o"\n`,
     at: "m.toml:3",
     key: "pod.prompt_pack",
-    says: '".." segment',
+    says: "'..' segments are not allowed",
   },
   {
     name: "a relative prompt pack that does not exist next to the file",

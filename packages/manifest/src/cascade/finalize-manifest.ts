@@ -1,8 +1,6 @@
 import { stat } from "node:fs/promises";
 import {
-  COMPACTION_DEFAULTS,
-  COMPACTION_REQUEST_THRESHOLD_SHARE,
-  COMPACTION_THRESHOLD_SHARE,
+  defaultCompactionConfig,
   MEMORY_DEFAULTS,
   MEMORY_PROTECTED_DIRS,
   SESSION_DEFAULTS,
@@ -175,11 +173,7 @@ function finalizeCompaction(
 ): ResolvedManifest["compaction"] {
   const { enabled, ...set } = merged.compaction ?? {};
   if (merged.compaction === undefined || enabled === false) return undefined;
-  const derived = {
-    threshold: Math.floor(contextWindow * COMPACTION_THRESHOLD_SHARE),
-    request_threshold: Math.floor(contextWindow * COMPACTION_REQUEST_THRESHOLD_SHARE),
-  };
-  const config = { ...derived, ...COMPACTION_DEFAULTS, ...set };
+  const config = { ...defaultCompactionConfig(contextWindow), ...set };
   for (const key of Object.keys(config)) if (!(key in set)) fromBuiltin(`compaction.${key}`);
   if (config.threshold > config.request_threshold) {
     issues.push(

@@ -1,11 +1,10 @@
 import { isAbsolute, resolve } from "node:path";
 import type { ManifestIssue } from "../errors.js";
 import { manifestError } from "../format-issue.js";
+import { spellPromptRef } from "../prompt-ref-syntax.js";
 import { type IssueOrigin, located } from "../schema/describe-issues.js";
 import type { ManifestLayerData, ScopeRuleLayer } from "../schema/layer-schema.js";
 import { SCHEMA_HINT } from "./validate-layer.js";
-
-const PROMPT_PREFIXES = ["$podkit", "$user", "$workspace"] as const;
 
 /**
  * Makes a layer's relative paths absolute against `baseDir` (the layer file's directory, or the
@@ -73,19 +72,10 @@ function pathMisuse(path: string, what: string): string | undefined {
   return undefined;
 }
 
-/** §4.2 rules for `$prefix/<path>` references. */
+/** §4.2 rules for `$prefix/<path>` references (the pod resolves them with the same rules). */
 function promptRefProblem(ref: string): string | undefined {
-  const slash = ref.indexOf("/");
-  const prefix = slash < 0 ? ref : ref.slice(0, slash);
-  if (!(PROMPT_PREFIXES as readonly string[]).includes(prefix)) {
-    return `unknown prefix "${prefix}" in "${ref}"; expected one of ${PROMPT_PREFIXES.map((p) => `${p}/`).join(", ")}`;
-  }
-  const rest = slash < 0 ? "" : ref.slice(slash + 1);
-  if (rest === "") return `"${ref}" names no file after "${prefix}/"`;
-  if (rest.includes("\\") || rest.includes("\0")) return `"${ref}" contains a backslash or NUL character`;
-  const segments = rest.split("/");
-  if (segments.some((s) => s === "" || s === "." || s === "..")) {
-    return `"${ref}" has an empty, "." or ".." segment; references cannot leave their prefix`;
-  }
-  return undefined;
+  const spelled = spellPromptRef(ref);
+  if (spelled.kind === "prefixed") return undefined;
+  const problem = spelled.kind === "relative" ? "expected `$prefix/path`" : spelled.problem;
+  return `"${ref}" is not a valid prompt reference: ${problem}`;
 }
