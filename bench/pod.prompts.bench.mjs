@@ -151,6 +151,9 @@ try {
       items: 3,
       retained: 4,
     },
+    compact_overview_gap: { first: 12, last: 40 },
+    notes_truncation_notice: { file: ".podkit/NOTES.md", max_bytes: 16384 },
+    interrupt_system_note: { trigger: "notify" },
     compacted_context_summary: { summary: "The user asked for a fix of the ticket id check; it landed." },
     compacted_file_attachment: { path: "src/tickets.js", content: "export const ok = true;\n" },
     compacted_references: {
@@ -167,6 +170,7 @@ try {
     "compact_system",
     "working_boundaries_section",
     "context_update_section",
+    "interrupt_system_note",
     "memory_extract_system",
     "memory_consolidation_system",
   ]) {

@@ -2,7 +2,7 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Item } from "@podkit/llm-worker";
 import { loadManifest } from "@podkit/manifest";
-import { Pod, type PodEvent } from "@podkit/pod";
+import { Pod, type PodEvent, type PodWarning } from "@podkit/pod";
 import { type Entry, FsStore, replay, sessionsRoot } from "@podkit/session-store";
 import { type ProviderDouble, startProviderDouble } from "@podkit/testkit";
 import { afterEach, expect } from "vitest";
@@ -18,6 +18,8 @@ export interface PodWorld {
   pod(options?: { telemetry?: PodOptions["telemetry"] }): Promise<Pod>;
   /** Every pod event (runs and background jobs) of the pods made here. */
   events: PodEvent[];
+  /** Every warning of the pods made here (their one channel, `onWarning`). */
+  warnings: PodWarning[];
   /** The entries of a pod's head segment. */
   entries(pod: Pod): Promise<Entry<Item>[]>;
 }
@@ -81,6 +83,7 @@ export function usePodWorlds(): (manifestExtra: string) => Promise<PodWorld> {
     const double = await startProviderDouble({ wire: "anthropic" });
     cleanups.push(() => double.close());
     const events: PodEvent[] = [];
+    const warnings: PodWarning[] = [];
     const loaded = await loadManifest({ env: { cwd: workspace, home: join(root, "home"), env: {} } });
     const store = new FsStore<Item>({ root: sessionsRoot(workspace) });
     cleanups.push(() => store.close());
@@ -88,12 +91,13 @@ export function usePodWorlds(): (manifestExtra: string) => Promise<PodWorld> {
       workspace,
       double,
       events,
+      warnings,
       async pod(options = {}) {
         const pod = await Pod.fromManifest(loaded, {
           model: double.baseUrl,
           env: { ANTHROPIC_API_KEY: "test-key" },
           clock,
-          onWarning: () => {},
+          onWarning: (warning) => warnings.push(warning),
           ...options,
         });
         pod.subscribe((event) => events.push(event));
@@ -113,6 +117,10 @@ export function usePodWorlds(): (manifestExtra: string) => Promise<PodWorld> {
   };
 }
 
-/** The memory_job events seen, as `job:status`. */
+/** Memory's job_progress events seen, as `job:status` (`memory_extract` shown as `extract`). */
 export const jobEvents = (events: readonly PodEvent[]) =>
-  events.flatMap((e) => (e.type === "memory_job" ? [`${e.job}:${e.status}`] : []));
+  events.flatMap((e) =>
+    e.type === "job_progress" && e.job.startsWith("memory_")
+      ? [`${e.job.slice("memory_".length)}:${e.status}`]
+      : [],
+  );

@@ -110,7 +110,10 @@ describe("memory in a pod (SPEC §5, use by pods)", () => {
     expect(first.status).toBe("finished");
     expect(jobEvents(w.events)).toEqual(["extract:start", "extract:failed"]);
     expect(
-      w.events.some((e) => e.type === "warning" && e.message.includes('after-turn job "memory" failed')),
+      w.warnings.some(
+        (warning) =>
+          warning.code === "pod.after_turn_job" && warning.message.includes('after-turn job "memory" failed'),
+      ),
     ).toBe(true);
     expect(pod.extensions.has(EXTRACT_POINTER_DOMAIN)).toBe(false);
 

@@ -116,7 +116,7 @@ describe("memory files linked out of `.podkit`", () => {
     await pod.run("hi").result;
     await pod.whenJobsIdle();
     expect(JSON.stringify(w.double.requests.map((r) => r.body))).not.toContain(SECRET);
-    expect(w.events.filter((e) => e.type === "warning").map((e) => JSON.stringify(e))).toEqual([
+    expect(w.warnings.map((warning) => JSON.stringify(warning))).toEqual([
       expect.stringContaining("memory file not read"),
     ]);
   });

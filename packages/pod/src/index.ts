@@ -1,6 +1,8 @@
-// The public surface of @podkit/pod: the prompt resources entry point, the catalog, the system
-// prompt template, and every error class a caller may need to recognise. The template engine,
-// the prompt loader's internals and the render helpers stay inside the package.
+// The public surface of @podkit/pod: what an application or a feature package calls. The pod and
+// its options, events, hooks and extension points; the prompt resources, the catalog and the
+// system prompt template; the session store selection; every error class a caller may need to
+// recognise. The engine, the template engine, the prompt loader's internals, the builtin context
+// sections and the pod's internal constants stay inside the package.
 
 export { builtinPromptsDir } from "./builtin-resources.js";
 export {
@@ -11,7 +13,6 @@ export {
   type PodPrompt,
   type PodPromptContext,
   type PodPromptContexts,
-  PROMPT_LAYERS,
   PromptCatalog,
   PromptCatalogError,
   type PromptCatalogOptions,
@@ -21,19 +22,12 @@ export {
   UnknownPromptKeyError,
 } from "./catalog/index.js";
 export {
-  type AutoReadFile,
   CompactionOverThresholdError,
-  type CompactReference,
   CompactSummaryMissingError,
   CompactSummaryOversizeError,
   NothingToCompactError,
 } from "./compaction/index.js";
-export {
-  type ContextSection,
-  type ContextSectionState,
-  NOTES_FILE,
-  notesSection,
-} from "./context/index.js";
+export type { ContextSection, ContextSectionState } from "./context/index.js";
 export { PodkitPodError, PodUsageError } from "./errors.js";
 export type { AfterTurnJob, AfterTurnJobContext } from "./pod/after-turn-jobs.js";
 export {
@@ -45,17 +39,16 @@ export {
 export type {
   CompactionOutcome,
   CompactionReason,
+  JobProgressEvent,
   PodEvent,
   PodRunResult,
   PodTrigger,
 } from "./pod/events.js";
-export type { InternalInterceptor, PodHooks } from "./pod/hooks.js";
+export type { PodHooks } from "./pod/hooks.js";
 export type { LanguageModel, ModelOverride } from "./pod/model.js";
 export { Pod } from "./pod/pod.js";
-export { COMPACTION_BREAKER_LIMIT } from "./pod/pod-compaction.js";
 export { NOTIFICATION_CAPACITY, type PodOptions } from "./pod/pod-options.js";
 export { RunHandle } from "./pod/run-handle.js";
-export type { SystemItemKind } from "./pod/session-recorder.js";
 export {
   type OpenSessionStoreOptions,
   openSessionStore,
@@ -84,9 +77,8 @@ export {
   SystemPromptRenderError,
   SystemPromptTemplate,
 } from "./system-prompt/index.js";
-export { type PodTelemetryOptions, TELEMETRY_SCOPE } from "./telemetry/index.js";
+export type { PodTelemetryOptions } from "./telemetry/index.js";
 export {
-  DEFAULT_RENDER_LIMITS,
   type RenderLimitName,
   type RenderLimits,
   TemplateEngineVersionError,
@@ -95,5 +87,5 @@ export {
   TemplateRenderError,
   TemplateSyntaxError,
 } from "./template/index.js";
-export { bytesOfItems, type EstimateMethod, estimateTokens, type TokenEstimate } from "./usage/index.js";
-export { type PodWarning, processWarningSink, type WarningSink } from "./warnings.js";
+export { type EstimateMethod, estimateTokens, type TokenEstimate } from "./usage/index.js";
+export type { PodWarning, WarningSink } from "./warnings.js";

@@ -8,21 +8,30 @@ export type PodWarning =
       readonly key: string;
     }
   | { readonly code: "agents_md.unreadable"; readonly message: string; readonly file: string }
-  /** A pod's runtime warnings: dropped notifications, a drift fork, a tool package's warning. */
+  /**
+   * A pod's runtime warnings: dropped notifications, a drift fork, a tool package's warning, the
+   * worker's (provider warnings, a truncated answer, a dropped tool call), a failed after-turn job,
+   * an event listener that threw.
+   */
   | {
       readonly code:
         | "pod.notifications_dropped"
         | "pod.drift_fork"
         | "pod.tools"
+        | "pod.worker"
         | "pod.session_write"
         | "pod.other_branches"
         | "pod.after_turn_job"
         | "pod.context_section"
-        | "pod.compaction_failed";
+        | "pod.compaction_failed"
+        | "pod.listener";
       readonly message: string;
     };
 
-/** Where warnings go; the CLI prints them, tests collect them. */
+/**
+ * Where warnings go: the one channel of every warning a pod reports, from construction to
+ * `close()` (the event stream carries none). The CLI prints them, tests collect them.
+ */
 export type WarningSink = (warning: PodWarning) => void;
 
 /** Default sink: a Node process warning (printed once to stderr by Node). */

@@ -46,7 +46,7 @@ describe("loadPodResources: the one entry point to a pod's prompts", () => {
     expect(loaded.workspace).toBe(workspace);
     const { warnings, sink } = collectWarnings();
     const { catalog, loader } = await loadPodResources(loaded, { onWarning: sink });
-    expect(catalog.render("interrupt_system_note")).toBe("USER NOTE");
+    expect(catalog.render("interrupt_system_note", { trigger: "user" })).toBe("USER NOTE");
     expect(catalog.explain("interrupt_system_note").layer).toBe("user");
     expect(catalog.render("notify_wrapper", { message: "m" })).toBe("WS m");
     expect(catalog.explain("notify_wrapper").layer).toBe("workspace");
@@ -76,7 +76,7 @@ describe("loadPodResources: the one entry point to a pod's prompts", () => {
     await writeFiles(xdg, { "podkit/prompts.toml": pack({ interrupt_system_note: "XDG NOTE" }) });
     const loaded = await loadManifest({ env: { ...env, env: { XDG_CONFIG_HOME: xdg } } });
     const { catalog } = await loadPodResources(loaded, { onWarning: () => {} });
-    expect(catalog.render("interrupt_system_note")).toBe("XDG NOTE");
+    expect(catalog.render("interrupt_system_note", { trigger: "user" })).toBe("XDG NOTE");
   });
 });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AfterTurnJobContext } from "../src/pod/after-turn-jobs.js";
 import { HooksFrozenError } from "../src/pod/errors.js";
 import type { PodEvent } from "../src/pod/events.js";
+import type { PodWarning } from "../src/warnings.js";
 import { kinds, sessionEntries, text, usePodWorlds } from "./pod-harness.js";
 
 const world = usePodWorlds();
@@ -76,9 +77,10 @@ describe("after-turn jobs and extension entries (generic pod extension points)",
     expect(restored.extensions.get("probe")).toEqual(last);
   });
 
-  it("a failing job is a warning event, never a failed turn", async () => {
+  it("a failing job is a warning, never a failed turn", async () => {
     const w = await world();
-    const pod = await w.pod();
+    const warnings: PodWarning[] = [];
+    const pod = await w.pod({ onWarning: (warning) => warnings.push(warning) });
     const events: PodEvent[] = [];
     pod.subscribe((event) => events.push(event));
     pod.addAfterTurnJob({
@@ -89,8 +91,8 @@ describe("after-turn jobs and extension entries (generic pod extension points)",
     const result = await pod.run("go").result;
     await pod.whenJobsIdle();
     expect(result.status).toBe("finished");
-    expect(events.filter((e) => e.type === "warning")).toEqual([
-      { type: "warning", message: 'after-turn job "broken" failed: boom' },
+    expect(warnings).toEqual([
+      { code: "pod.after_turn_job", message: 'after-turn job "broken" failed: boom' },
     ]);
     // Run events reach subscribers too.
     expect(events.some((e) => e.type === "turn_end")).toBe(true);

@@ -128,7 +128,7 @@ describe("SIGKILL of a process running a pod, then restore and run", () => {
     ]);
     expect(JSON.stringify(entries)).not.toContain("partial answer");
     expect(sent(w.double.requests[1])).toContain(
-      JSON.stringify(pod.catalog.render("interrupt_system_note", {})).slice(1, -1),
+      JSON.stringify(pod.catalog.render("interrupt_system_note", { trigger: "user" })).slice(1, -1),
     );
   });
 });

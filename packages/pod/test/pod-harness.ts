@@ -81,7 +81,7 @@ export function expectInterruptedThenRecovered(
   callId: string,
 ): { summary: string; note: string } {
   const summary = catalog.render("interrupt_tool_result_summary", {});
-  const note = catalog.render("interrupt_system_note", {});
+  const note = catalog.render("interrupt_system_note", { trigger: "user" });
   expect(kinds(entries)).toEqual([
     "segment_start",
     "invoke",

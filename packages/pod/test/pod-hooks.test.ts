@@ -149,7 +149,9 @@ describe("hooks (SPEC §4.6): decisions only, frozen after the first run", () =>
     const entries = await sessionEntries(w.workspace);
     expect(entries.filter((e) => e.kind === "turn_end")).toEqual([expect.objectContaining({ turn: 1 })]);
     // The second run followed an interrupted (paused) turn: the note precedes the new input.
-    expect(sent(w.double.requests[1])).toContain(pod.catalog.render("interrupt_system_note", {}));
+    expect(sent(w.double.requests[1])).toContain(
+      pod.catalog.render("interrupt_system_note", { trigger: "user" }),
+    );
   });
 
   it("onAbort sees the error; hooks cannot be registered after the first run", async () => {

@@ -2,6 +2,7 @@ import { definePodkitToolPackage } from "@podkit/tools";
 import { describe, expect, it } from "vitest";
 import { PodBusyError } from "../src/pod/errors.js";
 import type { PodEvent } from "../src/pod/events.js";
+import type { PodWarning } from "../src/warnings.js";
 import { caught } from "./helpers.js";
 import { kinds, sessionEntries, testTools, text, usePodWorlds } from "./pod-harness.js";
 
@@ -114,7 +115,7 @@ describe("pod.run: events and result", () => {
     expect((await caught(handle)).message).toBe(error.message);
   });
 
-  it("a tool package's warning during a run reaches onWarning and the run's events", async () => {
+  it("a tool package's warning during a run reaches onWarning, the one channel of warnings", async () => {
     const pkg = definePodkitToolPackage({
       name: "warner",
       tools: (ctx) => [
@@ -130,13 +131,13 @@ describe("pod.run: events and result", () => {
       ],
     });
     const w = await world({ toolPackages: [pkg] });
-    const seen: string[] = [];
-    const pod = await w.pod({ onWarning: (warning) => seen.push(warning.message) });
+    const seen: PodWarning[] = [];
+    const pod = await w.pod({ onWarning: (warning) => seen.push(warning) });
     w.double.enqueue({ parts: [{ type: "tool_call", name: "flaky", arguments: {} }] }, text("done"));
     const events: PodEvent[] = [];
     for await (const event of pod.run("go")) events.push(event);
-    expect(seen).toEqual(["warner: cache was cold"]);
-    expect(events).toContainEqual({ type: "warning", message: "warner: cache was cold" });
+    expect(seen).toEqual([{ code: "pod.tools", message: "warner: cache was cold" }]);
+    expect(JSON.stringify(events)).not.toContain("cache was cold");
   });
 
   it("resume() continues a paused turn (invoke trigger resume); close() closes the tools", async () => {

@@ -1,4 +1,6 @@
+import { Worker } from "@podkit/llm-worker";
 import { describe, expect, it } from "vitest";
+import type { PodEvent } from "../src/pod/events.js";
 import { compactionTable, compactRequests, compactResponder, mainRequests } from "./compaction-harness.js";
 import { text, usePodWorlds } from "./pod-harness.js";
 import { useTelemetryCapture } from "./telemetry-harness.js";
@@ -9,7 +11,7 @@ const capture = useTelemetryCapture();
 const ERROR = 2; // SpanStatusCode.ERROR
 const CHAT = "chat claude-sonnet-4-5";
 
-describe("pod telemetry: compaction and memory job spans", () => {
+describe("pod telemetry: compaction and background job spans", () => {
   it("pod.compact() is a compaction span of its own, with the segments and token estimates", async () => {
     const otel = capture();
     const w = await world({
@@ -116,16 +118,16 @@ describe("pod telemetry: compaction and memory job spans", () => {
     const finished = new Promise<void>((resolve) => {
       jobDone = resolve;
     });
-    // The events `@podkit/memory`'s after-turn job reports, in its order.
+    // The events `@podkit/memory`'s after-turn job reports, in its order: any job names itself.
     pod.addAfterTurnJob({
       name: "memory",
       async run(ctx) {
-        ctx.emit({ type: "memory_job", job: "extract", status: "start" });
-        ctx.emit({ type: "memory_job", job: "extract", status: "done", detail: "staged 2 items" });
-        ctx.emit({ type: "memory_job", job: "consolidate", status: "start" });
+        ctx.emit({ type: "job_progress", job: "memory_extract", status: "start" });
+        ctx.emit({ type: "job_progress", job: "memory_extract", status: "done", detail: "staged 2 items" });
+        ctx.emit({ type: "job_progress", job: "memory_consolidate", status: "start" });
         ctx.emit({
-          type: "memory_job",
-          job: "consolidate",
+          type: "job_progress",
+          job: "memory_consolidate",
           status: "failed",
           error: new RangeError("the consolidation lock is in use"),
         });
@@ -144,5 +146,36 @@ describe("pod telemetry: compaction and memory job spans", () => {
       "error.type": "RangeError",
       "gen_ai.conversation.id": pod.sessionId,
     });
+  });
+
+  it("any after-turn job names itself: its job_progress reaches subscribers, its span and its worker's chat spans carry its name", async () => {
+    const otel = capture();
+    const w = await world();
+    const pod = await w.pod({ telemetry: otel.options });
+    const events: PodEvent[] = [];
+    pod.subscribe((event) => events.push(event));
+    pod.addAfterTurnJob({
+      name: "indexer",
+      async run(ctx) {
+        ctx.emit({ type: "job_progress", job: "indexer", status: "start" });
+        const worker = new Worker({ model: pod.modelAdapter, config: { max_tokens: 100 } });
+        worker.subscribe((event) => ctx.onWorkerEvent("indexer", event));
+        await worker.run("index the session", { signal: ctx.signal });
+        ctx.emit({ type: "job_progress", job: "indexer", status: "done", detail: "3 files" });
+      },
+    });
+    w.double.enqueue(text("answer"), text("indexed"));
+    await pod.run("hello");
+    await pod.whenJobsIdle();
+    expect(events.filter((event) => event.type === "job_progress")).toEqual([
+      { type: "job_progress", job: "indexer", status: "start" },
+      { type: "job_progress", job: "indexer", status: "done", detail: "3 files" },
+    ]);
+    const job = otel.trees().find((tree) => tree.name === "indexer test");
+    expect(job?.attributes).toMatchObject({
+      "podkit.operation.name": "indexer",
+      "podkit.job.detail": "3 files",
+    });
+    expect(job?.children.map((child) => child.name)).toEqual([CHAT]);
   });
 });

@@ -16,6 +16,12 @@ export interface EventPrinter {
 /** Events of features that arrive with other packages (compaction, memory), read loosely. */
 type LooseEvent = { type: string; [key: string]: unknown };
 
+/** How the background jobs the CLI knows (memory's) are shown while they run. */
+const JOB_LABELS: Readonly<Record<string, string>> = {
+  memory_extract: "extracting memory",
+  memory_consolidate: "consolidating memory",
+};
+
 /** `run --json`: one JSON object per event and line (errors as their message). */
 export function jsonEventPrinter(out: TextSink): EventPrinter {
   return {
@@ -51,7 +57,7 @@ export function textEventPrinter(out: TextSink, options: { hideReasoning?: boole
   const calls = new Map<string, string>();
   let liveCall: string | undefined;
   let progress: Progress | undefined;
-  let memoryProgress: Progress | undefined;
+  let jobProgress: Progress | undefined;
 
   const write = (text: string) => {
     if (text === "") return;
@@ -129,10 +135,6 @@ export function textEventPrinter(out: TextSink, options: { hideReasoning?: boole
           endLine();
           write(`${style.bold("notification:")} ${oneLine((event as { message: string }).message, 200)}\n`);
           return;
-        case "warning":
-          endLine();
-          write(`${style.red("warning:")} ${(event as { message: string }).message}\n`);
-          return;
         case "drift_fork":
           endLine();
           write(
@@ -157,20 +159,18 @@ export function textEventPrinter(out: TextSink, options: { hideReasoning?: boole
           progress = undefined;
           return;
         }
-        case "memory_job": {
-          const job = event as Extract<PodEvent, { type: "memory_job" }>;
-          const label = job.job === "extract" ? "extracting memory" : "consolidating memory";
+        case "job_progress": {
+          const job = event as Extract<PodEvent, { type: "job_progress" }>;
+          const label = JOB_LABELS[job.job] ?? `running ${job.job}`;
           if (job.status === "start") {
             endLine();
-            memoryProgress = startProgress(out, label);
+            jobProgress = startProgress(out, label);
           } else if (job.status === "done") {
-            memoryProgress?.done(job.detail ?? "done");
-            memoryProgress = undefined;
+            jobProgress?.done(job.detail ?? "done");
+            jobProgress = undefined;
           } else {
-            (memoryProgress ?? startProgress(out, label)).failed(
-              job.error?.message ?? job.detail ?? "failed",
-            );
-            memoryProgress = undefined;
+            (jobProgress ?? startProgress(out, label)).failed(job.error?.message ?? job.detail ?? "failed");
+            jobProgress = undefined;
           }
           return;
         }

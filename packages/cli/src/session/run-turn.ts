@@ -17,7 +17,7 @@ export async function runTurn(
   const handle = input === undefined ? pod.resume() : pod.run(input);
   try {
     // Background jobs' events (memory) come through pod.subscribe, printed by the caller.
-    for await (const event of handle) if (event.type !== "memory_job") printer.print(event);
+    for await (const event of handle) if (event.type !== "job_progress") printer.print(event);
     return { kind: "completed", result: await handle };
   } catch (error) {
     printer.endLine();

@@ -61,7 +61,7 @@ export async function turnCommand(
     }),
   );
   const unsubscribeJobs = pod.subscribe((event) => {
-    if (event.type === "memory_job") printer.print(event);
+    if (event.type === "job_progress") printer.print(event);
   });
   let code = 0;
   try {

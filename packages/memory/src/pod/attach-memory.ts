@@ -10,6 +10,8 @@ import { type ContextSectionLike, memoryContextSection } from "./memory-section.
 /** A job a pod runs in the background after a finished turn (`pod.addAfterTurnJob`). */
 export interface AfterTurnJobLike {
   readonly name: string;
+  /** `pod.close()` runs the job once more, bounded (to take in the session's last turns). */
+  readonly runOnClose?: boolean;
   run(context: AfterTurnJobContext): Promise<void>;
 }
 
@@ -33,7 +35,7 @@ export interface AttachMemoryOptions {
   /** Request settings of those workers (default `{ max_tokens: 8192 }`). */
   readonly config?: RequestConfig;
   readonly clock?: () => Date;
-  /** Observes each job's outcome (the pod also reports it as `memory_job` events). */
+  /** Observes each job's outcome (the pod also reports it as `job_progress` events). */
   readonly onJob?: (event: MemoryJobEvent) => void;
 }
 

@@ -7,10 +7,14 @@ import { EXTRACT_POINTER_DOMAIN, extractStart } from "../extract/pointer.js";
 import { extractSlice } from "../extract/run-extract.js";
 import type { MemoryPrompts } from "../worker/memory-model.js";
 
-/** A memory job's progress, as the pod reports it (`PodEvent` of type `memory_job`). */
+/**
+ * A memory job's progress, as the pod reports it: a `PodEvent` of type `job_progress` (a copy of
+ * `JobProgressEvent` of `@podkit/pod`, narrowed to memory's job names; test/pod-interfaces.test.ts
+ * pins the copies to the pod's types).
+ */
 export interface MemoryJobEvent {
-  type: "memory_job";
-  job: "extract" | "consolidate";
+  type: "job_progress";
+  job: "memory_extract" | "memory_consolidate";
   status: "start" | "done" | "failed";
   /** What it did (`staged 3 items`, `lock_in_use`, …). */
   detail?: string;
@@ -30,7 +34,7 @@ export interface AfterTurnJobContext {
   appendExtension(domain: string, payload: unknown): Promise<void>;
   emit(event: MemoryJobEvent): void;
   /** Passes on an event of the job's own worker (the pod's telemetry: `chat` spans under the job's span). */
-  onWorkerEvent?(job: MemoryJobEvent["job"], event: WorkerEvent): void;
+  onWorkerEvent?(job: string, event: WorkerEvent): void;
 }
 
 interface MemoryJobSetup {
@@ -55,7 +59,7 @@ export function createMemoryJob(setup: MemoryJobSetup) {
     name: "memory",
     async run(ctx: AfterTurnJobContext): Promise<void> {
       const emit = (event: Omit<MemoryJobEvent, "type">) => {
-        const full: MemoryJobEvent = { type: "memory_job", ...event };
+        const full: MemoryJobEvent = { type: "job_progress", ...event };
         ctx.emit(full);
         setup.onJob?.(full);
       };
@@ -73,9 +77,9 @@ export function createMemoryJob(setup: MemoryJobSetup) {
       let index = 0;
       for await (const entry of ctx.readEntries()) if (index++ >= start) entries.push(entry);
       if (entries.length > 0 && estimateTokens(entries) >= setup.memory.extract_threshold) {
-        emit({ job: "extract", status: "start" });
+        emit({ job: "memory_extract", status: "start" });
         try {
-          const outcome = await extractSlice(withWorkerEvents(options, ctx, "extract"), {
+          const outcome = await extractSlice(withWorkerEvents(options, ctx, "memory_extract"), {
             sessionId: ctx.sessionId,
             segmentId: ctx.segmentId,
             start,
@@ -83,45 +87,45 @@ export function createMemoryJob(setup: MemoryJobSetup) {
           });
           await ctx.appendExtension(EXTRACT_POINTER_DOMAIN, outcome.pointer);
           emit({
-            job: "extract",
+            job: "memory_extract",
             status: "done",
             detail: outcome.status === "extracted" ? `staged ${outcome.staging.id}` : outcome.status,
           });
         } catch (error) {
-          emit({ job: "extract", status: "failed", error: error as Error });
+          emit({ job: "memory_extract", status: "failed", error: error as Error });
           throw error;
         }
       }
       try {
         const result = await runMemoryConsolidation({
-          ...withWorkerEvents(options, ctx, "consolidate"),
+          ...withWorkerEvents(options, ctx, "memory_consolidate"),
           thresholdFiles: setup.memory.consolidation_threshold_files,
           thresholdBytes: setup.memory.consolidation_threshold_bytes,
           gitCommit: setup.memory.git_commit,
-          onStart: () => emit({ job: "consolidate", status: "start" }),
+          onStart: () => emit({ job: "memory_consolidate", status: "start" }),
         });
         if (result.status === "consolidated") {
           emit({
-            job: "consolidate",
+            job: "memory_consolidate",
             status: "done",
             detail: `${result.changes.length} changes from ${result.consumed.length} staging files`,
           });
         } else if (result.status === "invalid_staging") {
           const files = result.invalidStaging.map((f) => `${f.file}: ${f.problem}`).join("; ");
           emit({
-            job: "consolidate",
+            job: "memory_consolidate",
             status: "failed",
             detail: `skipped: no valid staging file (${files}); fix or delete them`,
           });
         } else if (result.status === "lock_in_use") {
           emit({
-            job: "consolidate",
+            job: "memory_consolidate",
             status: "done",
             detail: `skipped: lock_in_use (pid ${result.holder.pid})`,
           });
         }
       } catch (error) {
-        emit({ job: "consolidate", status: "failed", error: error as Error });
+        emit({ job: "memory_consolidate", status: "failed", error: error as Error });
         throw error;
       }
     },

@@ -101,7 +101,8 @@ describe("catalog.render is type-checked", () => {
       'c.render("agents_md_section");',
       'c.render("notify_wrapper", { message: "x", extra: 1 });',
       'c.render("interrupt_system_note");',
-      'c.render("notify_wrapper", { message: "ok" });',
+      'c.render("interrupt_tool_result_summary");',
+      'c.render("interrupt_system_note", { trigger: "resume" });',
     ];
     const source = [
       `import type { PromptCatalog } from ${JSON.stringify(join(packageDir, "dist/index.js"))};`,
@@ -135,6 +136,7 @@ describe("catalog.render is type-checked", () => {
     const errorLines = [...result.output.matchAll(/check\.ts\((\d+),\d+\): error TS\d+/g)].map((m) =>
       Number(m[1]),
     );
-    expect([...new Set(errorLines)]).toEqual([3, 4, 5, 6, 7]); // the five wrong calls, not the two right ones
+    // The six wrong calls (the interrupt note needs its trigger), not the two right ones.
+    expect([...new Set(errorLines)]).toEqual([3, 4, 5, 6, 7, 8]);
   });
 });

@@ -8,6 +8,7 @@ export const POD_PROMPTS = [
   "compact_nudge_missing_summary",
   "compact_rewrite_oversize_summary",
   "compact_overview",
+  "compact_overview_gap",
   "compacted_context_summary",
   "compacted_file_attachment",
   "compacted_references",
@@ -17,6 +18,7 @@ export const POD_PROMPTS = [
   "working_boundaries_section",
   "agents_md_section",
   "context_update_section",
+  "notes_truncation_notice",
   "memory_extract_system",
   "memory_consolidation_system",
   "resident_memory_section",
@@ -51,6 +53,8 @@ export interface PodPromptContexts {
   };
   /** The compaction worker's input: the bounded overview of the part to summarise. */
   compact_overview: { readonly overview: string; readonly items: number; readonly retained: number };
+  /** The overview's line where its middle, items `first` to `last`, is left out for size. */
+  compact_overview_gap: { readonly first: number; readonly last: number };
   /** First item of a compacted history: the summary. */
   compacted_context_summary: { readonly summary: string };
   /** A file the compaction worker marked with `mark_read_required`, as loaded into the new history. */
@@ -63,14 +67,20 @@ export interface PodPromptContexts {
   notify_wrapper: { readonly message: string };
   /** Synthetic result for a tool call cut off by an interrupt. */
   interrupt_tool_result_summary: NoPromptContext;
-  /** System note committed before the user's next input after an interrupt. */
-  interrupt_system_note: NoPromptContext;
+  /**
+   * System note committed when a turn starts after an interrupted one, in a variant for what
+   * follows it: `user` (the user's next message), `notify` (a notification), `resume` (the
+   * interrupted work is continued).
+   */
+  interrupt_system_note: { readonly trigger: "user" | "notify" | "resume" };
   /** Trailing section of every system prompt: the scope summary. */
   working_boundaries_section: { readonly scope_summary: string };
   /** Trailing section carrying AGENTS.md (unless the template used it itself). */
   agents_md_section: { readonly agents_md: string };
   /** The context update block committed when the assembled context sections change. */
   context_update_section: { readonly sections: readonly ContextSectionText[] };
+  /** The closing line of a NOTES.md cut at the notes section's size limit. */
+  notes_truncation_notice: { readonly file: string; readonly max_bytes: number };
   /** System prompt of the memory extract worker (seed 004). */
   memory_extract_system: { readonly language: string };
   /** System prompt of the memory consolidation worker (seed 004). */

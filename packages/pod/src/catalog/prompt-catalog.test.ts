@@ -92,7 +92,7 @@ describe("prompt catalog (acceptance 31–43)", () => {
   it("[35] a user pack overrides one key; all other keys still come from builtin", async () => {
     const { options, config } = await setup({ user: pack({ interrupt_system_note: "[USER NOTE]" }) });
     const catalog = await PromptCatalog.load(options);
-    expect(catalog.render("interrupt_system_note")).toBe("[USER NOTE]");
+    expect(catalog.render("interrupt_system_note", { trigger: "user" })).toBe("[USER NOTE]");
     expect(catalog.explain("interrupt_system_note")).toMatchObject({
       layer: "user",
       file: join(config, "prompts.toml"),
@@ -114,7 +114,7 @@ describe("prompt catalog (acceptance 31–43)", () => {
       manifestDir: workspace,
     });
     expect(catalog.render("notify_wrapper", { message: "m" })).toBe("workspace m");
-    expect(catalog.render("interrupt_system_note")).toBe("manifest note");
+    expect(catalog.render("interrupt_system_note", { trigger: "user" })).toBe("manifest note");
     expect(catalog.explain("interrupt_system_note").layer).toBe("manifest");
     expect(catalog.explain("notify_wrapper").layer).toBe("workspace");
   });
@@ -135,7 +135,7 @@ describe("prompt catalog (acceptance 31–43)", () => {
     expect(warnings[0]?.message).toMatch(
       /workspace prompt pack .*prompts\.toml: unknown prompt key 'notfy_wrapper'/,
     );
-    expect(catalog.render("interrupt_system_note")).toBe("ws");
+    expect(catalog.render("interrupt_system_note", { trigger: "user" })).toBe("ws");
     expect(catalog.explain("notify_wrapper").layer).toBe("builtin");
   });
 
@@ -149,7 +149,7 @@ describe("prompt catalog (acceptance 31–43)", () => {
         promptPack: "packs/ja.toml",
         manifestDir: join(workspace, "agents", "reviewer"),
       });
-      expect(catalog.render("interrupt_system_note")).toBe("ja");
+      expect(catalog.render("interrupt_system_note", { trigger: "user" })).toBe("ja");
       expect(catalog.explain("interrupt_system_note").file).toBe(
         join(workspace, "agents/reviewer/packs/ja.toml"),
       );
@@ -161,7 +161,7 @@ describe("prompt catalog (acceptance 31–43)", () => {
         "prompts/packs/x.toml": pack({ interrupt_system_note: "from $user pack" }),
       });
       const catalog = await PromptCatalog.load({ ...options, promptPack: "$user/packs/x.toml" });
-      expect(catalog.render("interrupt_system_note")).toBe("from $user pack");
+      expect(catalog.render("interrupt_system_note", { trigger: "user" })).toBe("from $user pack");
       expect(catalog.explain("interrupt_system_note")).toMatchObject({
         layer: "manifest",
         file: join(config, "prompts/packs/x.toml"),

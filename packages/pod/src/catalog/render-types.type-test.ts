@@ -9,7 +9,8 @@ import type { PromptCatalog } from "./prompt-catalog.js";
 export function renderTypeChecks(catalog: PromptCatalog): string[] {
   return [
     catalog.render("notify_wrapper", { message: "typed" }),
-    catalog.render("interrupt_system_note"),
+    catalog.render("interrupt_tool_result_summary"),
+    catalog.render("interrupt_system_note", { trigger: "notify" }),
     catalog.render("context_update_section", { sections: [{ id: "memory", text: "…" }] }),
     // @ts-expect-error `message` is required
     catalog.render("notify_wrapper", {}),
@@ -23,5 +24,9 @@ export function renderTypeChecks(catalog: PromptCatalog): string[] {
     catalog.render("working_boundaries_section", { message: "x" }),
     // @ts-expect-error unknown property
     catalog.render("notify_wrapper", { message: "x", extra: 1 }),
+    // @ts-expect-error the interrupt note's variant is chosen by its trigger
+    catalog.render("interrupt_system_note"),
+    // @ts-expect-error no such trigger
+    catalog.render("interrupt_system_note", { trigger: "timer" }),
   ];
 }

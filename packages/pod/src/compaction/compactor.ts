@@ -57,6 +57,7 @@ export async function compactHistory(input: CompactInput): Promise<CompactResult
     items.slice(0, split),
     sources.filter((source) => source.index < split),
     config.worker_context_max_tokens * 2,
+    catalog,
   );
   const collected: CompactCollection = { summary: undefined, autoRead: [], references: [] };
   const summary = await runCompactWorker({

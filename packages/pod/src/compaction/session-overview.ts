@@ -1,5 +1,6 @@
 import { type Item, messageText } from "@podkit/llm-worker";
 import type { HistorySource } from "@podkit/session-store";
+import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 
 const LINE_CHARS = 600;
 
@@ -38,13 +39,14 @@ export function overviewLine(item: Item, index: number, source: HistorySource | 
 
 /**
  * A bounded overview of the part to summarise (never the whole transcript): one abridged line per
- * item, and when that exceeds `maxBytes`, the beginning and the end with the middle left out and a
- * line saying which items to read with `read_session_items`.
+ * item, and when that exceeds `maxBytes`, the beginning and the end with the middle left out and
+ * the catalog's `compact_overview_gap` line saying which items to read with `read_session_items`.
  */
 export function sessionOverview(
   items: readonly Item[],
   sources: readonly HistorySource[],
   maxBytes: number,
+  catalog: PromptCatalog,
 ): string {
   const byIndex = new Map(sources.map((source) => [source.index, source]));
   const lines = items.map((item, index) => overviewLine(item, index, byIndex.get(index)));
@@ -52,7 +54,11 @@ export function sessionOverview(
   if (total <= maxBytes) return lines.join("\n");
   const head: string[] = [];
   const tail: string[] = [];
-  let budget = maxBytes - 200;
+  // Room for the gap line (its numbers are at most the item count).
+  const gapBytes = Buffer.byteLength(
+    catalog.render("compact_overview_gap", { first: items.length, last: items.length }),
+  );
+  let budget = maxBytes - gapBytes - 1;
   let first = 0;
   let last = lines.length - 1;
   // Alternate ends so both the start of the work and its latest state are shown.
@@ -65,6 +71,6 @@ export function sessionOverview(
     if (fromHead) head.push(lines[first++] as string);
     else tail.unshift(lines[last--] as string);
   }
-  const gap = `… items #${first}–#${last} are left out of this overview; read them with read_session_items or find them with search_session_log …`;
+  const gap = catalog.render("compact_overview_gap", { first, last });
   return [...head, gap, ...tail].join("\n");
 }

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, symlink, unlink, writeFile } from "node:fs/promises
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSectionState } from "./context-section.js";
 import { createNotesSection } from "./notes-section.js";
 
@@ -34,7 +35,11 @@ describe("the notes section re-reads NOTES.md only when its files changed", () =
   it("sees every change after a trusted, unchanged read: new text, creation, a link outside, removal", async () => {
     const { root, workspace: ws } = await workspace();
     const warnings: string[] = [];
-    const section = createNotesSection((message) => warnings.push(message), { racyMarginMs: 0 });
+    const section = createNotesSection(
+      await PromptCatalog.loadBuiltinOnly(),
+      (message) => warnings.push(message),
+      { racyMarginMs: 0 },
+    );
     const state = stateOf(ws);
     const notes = join(ws, ".podkit/NOTES.md");
 
@@ -66,7 +71,7 @@ describe("the notes section re-reads NOTES.md only when its files changed", () =
 
   it("does not trust a stamp taken right after a change (file times are coarse)", async () => {
     const { workspace: ws } = await workspace();
-    const section = createNotesSection(() => {});
+    const section = createNotesSection(await PromptCatalog.loadBuiltinOnly(), () => {});
     const state = stateOf(ws);
     const notes = join(ws, ".podkit/NOTES.md");
     await writeFile(notes, "aaaa");
@@ -78,7 +83,11 @@ describe("the notes section re-reads NOTES.md only when its files changed", () =
   it("a .podkit replaced by a link outside the workspace is refused even when NOTES.md was absent", async () => {
     const { root, workspace: ws } = await workspace();
     const warnings: string[] = [];
-    const section = createNotesSection((message) => warnings.push(message), { racyMarginMs: 0 });
+    const section = createNotesSection(
+      await PromptCatalog.loadBuiltinOnly(),
+      (message) => warnings.push(message),
+      { racyMarginMs: 0 },
+    );
     const state = stateOf(ws);
     await tick();
     expect(await section.load(state)).toBeNull();

@@ -1,6 +1,7 @@
 import { type BigIntStats, constants } from "node:fs";
 import { lstat, open, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
+import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import { describeRootEscape, findRootEscape, isInside } from "../prompt-ref/root-containment.js";
 import type { ContextSection } from "./context-section.js";
 
@@ -32,13 +33,16 @@ interface NotesSectionOptions {
  * file exists and holds more than whitespace; a missing file is no section, not an error. A
  * NOTES.md (or `.podkit`) that resolves outside the workspace through a symbolic link, or that
  * is not a regular file, is refused unread with a warning; a file over `NOTES_MAX_BYTES` is cut
- * there with a warning and a closing line telling the model so. Each distinct warning is given
- * once, not before every request.
+ * there with a warning and the catalog's `notes_truncation_notice` telling the model so. Each
+ * distinct warning is given once, not before every request.
  */
 export function createNotesSection(
+  catalog: PromptCatalog,
   warn: (message: string) => void = () => {},
   options: NotesSectionOptions = {},
 ): ContextSection<string> {
+  const notice = () =>
+    catalog.render("notes_truncation_notice", { file: NOTES_FILE, max_bytes: NOTES_MAX_BYTES });
   let lastWarning: string | undefined;
   const warnOnce = (message: string) => {
     if (message !== lastWarning) warn(message);
@@ -66,7 +70,7 @@ export function createNotesSection(
         if (cached?.workspace === state.workspace && cached.stamp === stamp.text) {
           outcome = cached.outcome;
         } else {
-          outcome = await readNotes(state.workspace);
+          outcome = await readNotes(state.workspace, notice);
           // Kept only for files last changed well before this read: file times are coarse, so a
           // same-size rewrite within one tick could otherwise keep the stamp and its old text.
           const margin = options.racyMarginMs ?? (stamp.coarse ? COARSE_RACY_MARGIN_MS : RACY_MARGIN_MS);
@@ -90,9 +94,6 @@ export function createNotesSection(
     render: (notes) => notes,
   };
 }
-
-/** The builtin `notes` section without a warning sink (a pod wires its own, see `createNotesSection`). */
-export const notesSection: ContextSection<string> = createNotesSection();
 
 interface NotesRead {
   readonly text: string | null;
@@ -145,7 +146,7 @@ function missing(error: unknown): null {
   throw error;
 }
 
-async function readNotes(workspace: string): Promise<NotesRead> {
+async function readNotes(workspace: string, notice: () => string): Promise<NotesRead> {
   const file = join(workspace, NOTES_FILE);
   // Same rule as the `$workspace` prompt root (issue 10): a cloned repository must not make the
   // pod send a file from elsewhere on the machine to the provider and into the session log.
@@ -192,7 +193,7 @@ async function readNotes(workspace: string): Promise<NotesRead> {
       .decode(buffer.subarray(0, NOTES_MAX_BYTES))
       .replace(/\uFFFD$/, "");
     return {
-      text: `${kept}\n\n[… ${NOTES_FILE} continues: only its first ${NOTES_MAX_BYTES} bytes are shown]`,
+      text: `${kept}\n\n${notice()}`,
       warning: `${file} has ${stats.size} bytes, over the ${NOTES_MAX_BYTES}-byte limit of the notes section; only its first ${NOTES_MAX_BYTES} bytes are sent to the model. Keep NOTES.md short (move long material to files the agent can read)`,
     };
   } finally {

@@ -26,7 +26,24 @@ export type CompactionOutcome =
   /** No session yet, or all of history fits in the retained part. */
   | { status: "skipped"; reason: "no_session" | "nothing_to_compact" };
 
-/** What a pod reports while it runs (for display; the session log is the record). */
+/**
+ * Progress of a background job (an after-turn job, and later sub-pods and the dispatcher). `job`
+ * is the name the job reports itself under (memory's are `memory_extract` and
+ * `memory_consolidate`); telemetry opens a span per job from its `start` to its `done`/`failed`.
+ */
+export interface JobProgressEvent {
+  type: "job_progress";
+  job: string;
+  status: "start" | "done" | "failed";
+  /** What it did (`staged 3 items`, `skipped: lock_in_use`, …). */
+  detail?: string;
+  error?: Error;
+}
+
+/**
+ * What a pod reports while it runs (for display and telemetry; the session log is the record).
+ * Warnings are not events: they go to `PodOptions.onWarning`, their one channel.
+ */
 export type PodEvent =
   | { type: "turn_start"; turn: number; trigger: PodTrigger }
   | { type: "request_start"; request: number; attempt: number }
@@ -36,17 +53,9 @@ export type PodEvent =
   | { type: "tool_call_end"; callId: string; name: string; summary: string; isError: boolean }
   | { type: "usage"; usage: UsageRecord }
   | { type: "notification"; message: string }
-  | { type: "warning"; message: string }
   /** Another writer changed the session's segment; this pod continues in a fork of it. */
   | { type: "drift_fork"; fork: DriftFork }
-  /** Progress of a background memory job (an after-turn job of `@podkit/memory`). */
-  | {
-      type: "memory_job";
-      job: "extract" | "consolidate";
-      status: "start" | "done" | "failed";
-      detail?: string;
-      error?: Error;
-    }
+  | JobProgressEvent
   /** The turn's final answer is in (status `finished`); `turn` is the session's turn count. */
   | { type: "turn_end"; turn: number }
   | { type: "compaction_start"; reason: CompactionReason }
@@ -64,7 +73,10 @@ export type PodEvent =
   | { type: "compaction_failed"; reason: CompactionReason; error: Error; disabled: boolean }
   | { type: "run_end"; result: PodRunResult | undefined; error?: Error };
 
-/** The pod event a worker event is shown as (undefined: internal detail, not shown). */
+/**
+ * The pod event a worker event is shown as (undefined: internal detail, not shown). The worker's
+ * `warning` events are no events of the pod: they are reported as `pod.worker` warnings.
+ */
 export function podEventOf(event: WorkerEvent): PodEvent | undefined {
   switch (event.type) {
     case "request_start":
@@ -84,8 +96,6 @@ export function podEventOf(event: WorkerEvent): PodEvent | undefined {
       };
     case "usage":
       return { type: "usage", usage: event.usage };
-    case "warning":
-      return { type: "warning", message: event.message };
     default:
       return undefined;
   }

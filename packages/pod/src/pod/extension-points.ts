@@ -1,27 +1,28 @@
+import type { WarningSink } from "../warnings.js";
 import { type AfterTurnJob, AfterTurnScheduler, TurnGate } from "./after-turn-jobs.js";
 import { HooksFrozenError } from "./errors.js";
-import type { PodEvent } from "./events.js";
 import type { PodHooks } from "./hooks.js";
 
 /**
- * What features plug into a pod (hooks, after-turn jobs, event subscribers) and the gate that keeps
- * background writes out of a turn. Hooks and jobs are registered before the first run only: the
- * first run composes them into the worker's interceptor once (`freeze`).
+ * What features plug into a pod (hooks, after-turn jobs) and the gate that keeps background
+ * writes out of a turn. Hooks and jobs are registered before the first run only: the first run
+ * composes them into the worker's interceptor once (`freeze`). Event subscribers are the event
+ * hub's (`PodEventHub`).
  */
 export class PodExtensionPoints {
   readonly hooks: PodHooks[] = [];
   readonly afterTurn: AfterTurnScheduler;
   /** Open from a turn's invoke to its terminal entry: background extension appends wait for it. */
   readonly turnGate = new TurnGate();
-  private readonly listeners = new Set<(event: PodEvent) => void>();
   private isFrozen = false;
 
-  /** `onJobFailed` receives the warning text of an after-turn job's failure. */
-  constructor(onJobFailed: (message: string) => void) {
+  /** An after-turn job's failure is a `pod.after_turn_job` warning. */
+  constructor(warn: WarningSink) {
     this.afterTurn = new AfterTurnScheduler((job, error) =>
-      onJobFailed(
-        `after-turn job "${job.name}" failed: ${error instanceof Error ? error.message : String(error)}`,
-      ),
+      warn({
+        code: "pod.after_turn_job",
+        message: `after-turn job "${job.name}" failed: ${error instanceof Error ? error.message : String(error)}`,
+      }),
     );
   }
 
@@ -50,14 +51,5 @@ export class PodExtensionPoints {
       });
     }
     this.afterTurn.add(job);
-  }
-
-  subscribe(listener: (event: PodEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  publish(event: PodEvent): void {
-    for (const listener of this.listeners) listener(event);
   }
 }

@@ -5,23 +5,22 @@ import {
   type PreRequestContext,
   type PreRequestDecision,
   type Tool,
-  type UsageRecord,
   type Worker,
   type WorkerEvent,
 } from "@podkit/llm-worker";
-import { COMPACTION_DEFAULTS, type CompactionConfig } from "@podkit/manifest";
+import { type CompactionConfig, defaultCompactionConfig } from "@podkit/manifest";
 import type { SessionLog } from "@podkit/session-store";
 import { builtinToolPackage } from "@podkit/tools";
-import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import { compactHistory } from "../compaction/compactor.js";
 import { planPrune } from "../compaction/prune.js";
-import type { ContextSectionState } from "../context/context-section.js";
-import type { ContextSections } from "../context/context-sections.js";
+import type { ContextUpdate } from "../context/context-sections.js";
 import { estimateTokens } from "../usage/token-estimator.js";
 import type { CompactionOutcome, CompactionReason, PodEvent } from "./events.js";
 import { podModelAdapter } from "./model.js";
+import type { PodFoundation } from "./pod-foundation.js";
 import type { PodOptions } from "./pod-options.js";
-import type { PodParts } from "./pod-setup.js";
+import type { TurnState } from "./turn-state.js";
+import type { UsageLedger } from "./usage-ledger.js";
 
 /** Consecutive failed automatic compactions after which compaction is off for the pod's life. */
 export const COMPACTION_BREAKER_LIMIT = 3;
@@ -29,22 +28,22 @@ export const COMPACTION_BREAKER_LIMIT = 3;
 /** The `extension` domain recording the prune boundary, so a restored pod sends the same requests. */
 export const PRUNE_DOMAIN = "pod.prune";
 
-/** What the compaction glue needs of its pod. */
-export interface CompactionHost {
-  /** The segment written now (a compaction moves it). */
-  log(): SessionLog<Item> | undefined;
-  readonly worker: Worker;
-  readonly catalog: PromptCatalog;
-  readonly usage: readonly UsageRecord[];
-  readonly turns: number;
-  readonly contexts: ContextSections;
-  contextState(signal: AbortSignal): ContextSectionState;
-  /** Continues in the compacted segment: its history, no usage, no extension state. */
-  moveTo(log: SessionLog<Item>, contextKey: string | undefined): void;
-  /** Reports a failed automatic compaction (the pod goes on). */
-  warn(message: string): void;
-  /** Receives the compaction worker's events (the pod's telemetry). */
+/** How a compaction reports: its pod events, and its worker's events (telemetry). */
+export interface CompactionReporting {
+  emit(event: PodEvent): void;
   workerEvent(event: WorkerEvent): void;
+}
+
+/** One compaction of the head segment, as the pod's engine asks for it. */
+export interface CompactionRequest {
+  /** The head segment now. */
+  readonly log: SessionLog<Item>;
+  readonly signal: AbortSignal;
+  readonly reporting: CompactionReporting;
+  /** The current context block, re-committed once into the new segment. */
+  contextBlock(): Promise<ContextUpdate | null>;
+  /** Continues in the compacted segment (before `compaction_done` is reported). */
+  moveTo(next: SessionLog<Item>, contextKey: string | undefined): void;
 }
 
 /** The prune boundary stored in a segment's extension state (0 when none). */
@@ -57,13 +56,13 @@ export function pruneBoundaryOf(extensions: ReadonlyMap<string, unknown>): numbe
  * Prune and compaction for one pod (SPEC §4.5): the request-local prune and the `request_threshold`
  * check before every request, the `threshold` check before a turn, the breaker, and compaction
  * into a new segment. Active when the manifest has `[compaction]`; `pod.compact()` works without it
- * (with the §4.5 defaults).
+ * (with the manifest's defaults). It owns the "compact now" request its `preRequest` makes.
  */
 export class PodCompaction {
   private failures = 0;
   private off = false;
   /** The internal `preRequest` yielded so that the pod compacts and resumes. */
-  requested = false;
+  private compactNow = false;
   private pruneUpTo = 0;
   /** Tokens the last sent request saved by prune (its measured usage already reflects them). */
   private lastSaved = 0;
@@ -71,18 +70,31 @@ export class PodCompaction {
   private readFile: Tool | undefined;
 
   constructor(
-    private readonly parts: PodParts,
+    private readonly foundation: PodFoundation,
     private readonly options: PodOptions,
+    private readonly worker: Worker,
+    private readonly usage: UsageLedger,
+    private readonly turns: TurnState,
   ) {}
 
   /** `[compaction]` of the manifest; undefined: no automatic prune or compaction. */
   get config(): CompactionConfig | undefined {
-    return this.parts.loaded.manifest.compaction;
+    return this.foundation.loaded.manifest.compaction;
   }
 
   /** True after three consecutive failures: automatic compaction is off for this pod. */
   get disabled(): boolean {
     return this.off;
+  }
+
+  /** True when the request check yielded the turn so that it compacts and resumes. */
+  get requested(): boolean {
+    return this.compactNow;
+  }
+
+  /** A turn starts: only a yield of this turn's own request check means "compact now" (a hook may yield too). */
+  startTurn(): void {
+    this.compactNow = false;
   }
 
   /** Takes the prune boundary of the segment the pod continues in (restore, rollback, compaction). */
@@ -92,20 +104,22 @@ export class PodCompaction {
   }
 
   /** Estimated tokens of the next request built from `items` (measured usage, then bytes). */
-  tokens(host: CompactionHost, items: readonly Item[] = host.worker.history): number {
-    return estimateTokens({ systemPrompt: host.worker.systemPrompt, items, usage: host.usage }).tokens;
+  tokens(items: readonly Item[] = this.worker.history): number {
+    return estimateTokens({ systemPrompt: this.worker.systemPrompt, items, usage: this.usage.records })
+      .tokens;
   }
 
-  /** The `threshold` check before a turn. */
-  dueBeforeTurn(host: CompactionHost): boolean {
+  /** The `threshold` check before a turn (a session must exist). */
+  dueBeforeTurn(log: SessionLog<Item> | undefined): boolean {
     const config = this.config;
-    return (
-      config !== undefined && !this.off && host.log() !== undefined && this.tokens(host) >= config.threshold
-    );
+    return config !== undefined && !this.off && log !== undefined && this.tokens() >= config.threshold;
   }
 
   /** The internal interceptor's step before every request: prune the copy, then the `request_threshold` check. */
-  async preRequest(context: PreRequestContext, host: CompactionHost): Promise<PreRequestDecision> {
+  async preRequest(
+    context: PreRequestContext,
+    log: SessionLog<Item> | undefined,
+  ): Promise<PreRequestDecision> {
     const config = this.config;
     if (config === undefined) return { action: "continue" };
     const plan = planPrune(context.items, this.pruneUpTo, {
@@ -114,62 +128,38 @@ export class PodCompaction {
     });
     if (plan.upTo !== this.pruneUpTo) {
       this.pruneUpTo = plan.upTo;
-      await host.log()?.append({ kind: "extension", domain: PRUNE_DOMAIN, payload: { up_to: plan.upTo } });
+      await log?.append({ kind: "extension", domain: PRUNE_DOMAIN, payload: { up_to: plan.upTo } });
     }
     const estimate = estimateTokens({
       systemPrompt: context.systemPrompt,
       items: context.items,
-      usage: host.usage,
+      usage: this.usage.records,
     });
     // A measurement already reflects the content the previous request left out.
     const saved =
       estimate.method === "bytes" ? plan.savedTokens : Math.max(0, plan.savedTokens - this.lastSaved);
     if (!this.off && estimate.tokens - saved >= config.request_threshold) {
-      this.requested = true;
+      this.compactNow = true;
       return { action: "yield" };
     }
     this.lastSaved = plan.savedTokens;
     return plan.upTo === 0 ? { action: "continue" } : { action: "continue_with", items: [...plan.items] };
   }
 
-  /** Prelude step 4 (SPEC §4.1): the `threshold` check before a turn; best-effort, a failure is reported and the turn runs. */
-  async compactBeforeTurn(
-    host: CompactionHost,
-    signal: AbortSignal,
-    emit: (event: PodEvent) => void,
-  ): Promise<void> {
-    if (!this.dueBeforeTurn(host)) return;
-    await this.compactOrWarn("threshold", host, signal, emit);
-  }
-
   /**
-   * The request path: the turn yielded before a request, so it is closed with `run_completed{yielded}`
-   * in the old segment (never touched again), the history is compacted into a new segment, and the
-   * turn goes on there (`invoke{resume}`). A failed compaction is reported and the turn goes on in
-   * the same segment; the size check still runs before the next request, and the breaker ends retries.
+   * An automatic compaction, best-effort: a failure is reported (`pod.compaction_failed`) and the
+   * pod goes on in the same segment; the breaker ends retries. An abort is rethrown.
    */
-  async compactMidTurn(
-    host: CompactionHost,
-    signal: AbortSignal,
-    emit: (event: PodEvent) => void,
-  ): Promise<void> {
-    this.requested = false;
-    await host.log()?.append({ kind: "run_completed", result: "yielded", interrupted: false });
-    await this.compactOrWarn("request_threshold", host, signal, emit);
-    await host.log()?.append({ kind: "invoke", trigger: "resume" }, { signal });
-  }
-
-  private async compactOrWarn(
-    reason: "threshold" | "request_threshold",
-    host: CompactionHost,
-    signal: AbortSignal,
-    emit: (event: PodEvent) => void,
-  ): Promise<void> {
+  async compactOrWarn(reason: "threshold" | "request_threshold", request: CompactionRequest): Promise<void> {
+    this.compactNow = false;
     try {
-      await this.compact(reason, host, signal, emit);
+      await this.compact(reason, request);
     } catch (error) {
-      if (signal.aborted) throw error;
-      host.warn(`compaction failed: ${(error as Error).message}`);
+      if (request.signal.aborted) throw error;
+      this.foundation.warn({
+        code: "pod.compaction_failed",
+        message: `compaction failed: ${(error as Error).message}`,
+      });
     }
   }
 
@@ -178,38 +168,32 @@ export class PodCompaction {
    * every failure is reported (`compaction_failed`) and rethrown with nothing changed. An abort is
    * rethrown as it is (it is not a failure of compaction).
    */
-  async compact(
-    reason: CompactionReason,
-    host: CompactionHost,
-    signal: AbortSignal,
-    emit: (event: PodEvent) => void,
-  ): Promise<CompactionOutcome> {
-    const log = host.log();
-    if (log === undefined) return { status: "skipped", reason: "no_session" };
+  async compact(reason: CompactionReason, request: CompactionRequest): Promise<CompactionOutcome> {
+    const { log, signal, reporting } = request;
     const config = reason === "manual" ? this.manualConfig() : (this.config as CompactionConfig);
-    emit({ type: "compaction_start", reason });
+    reporting.emit({ type: "compaction_start", reason });
     const started = performance.now();
     try {
       const result = await compactHistory({
-        items: host.worker.history,
+        items: this.worker.history,
         sources: log.state.historySources,
-        systemPrompt: host.worker.systemPrompt,
-        usage: host.usage,
+        systemPrompt: this.worker.systemPrompt,
+        usage: this.usage.records,
         config,
-        catalog: host.catalog,
+        catalog: this.foundation.resources.catalog,
         model: this.compactModel(),
-        requestConfig: host.worker.config,
+        requestConfig: this.worker.config,
         readFile: await this.readFileTool(signal),
-        context: () => host.contexts.current(host.contextState(signal), host.catalog),
+        context: () => request.contextBlock(),
         signal,
-        onWorkerEvent: (event) => host.workerEvent(event),
+        onWorkerEvent: (event) => reporting.workerEvent(event),
       });
       const next = await log.createCompactedSegment({
         history: result.history,
         historySources: result.sources,
-        atTurn: host.turns,
+        atTurn: this.turns.turns,
       });
-      host.moveTo(next, result.contextKey);
+      request.moveTo(next, result.contextKey);
       this.syncFromLog(next);
       if (reason !== "manual") this.failures = 0;
       const outcome = {
@@ -219,7 +203,7 @@ export class PodCompaction {
         tokensAfter: result.tokensAfter,
         durationMs: Math.round(performance.now() - started),
       };
-      emit({ type: "compaction_done", reason, ...outcome });
+      reporting.emit({ type: "compaction_done", reason, ...outcome });
       return { status: "compacted", ...outcome };
     } catch (error) {
       if (signal.aborted)
@@ -228,25 +212,18 @@ export class PodCompaction {
         this.failures += 1;
         if (this.failures >= COMPACTION_BREAKER_LIMIT) this.off = true;
       }
-      emit({ type: "compaction_failed", reason, error: error as Error, disabled: this.off });
+      reporting.emit({ type: "compaction_failed", reason, error: error as Error, disabled: this.off });
       throw error;
     }
   }
 
-  /** `[compaction]`, or its §4.5 defaults for an explicit `pod.compact()` on a pod without it. */
+  /** `[compaction]`, or the manifest's defaults for an explicit `pod.compact()` on a pod without it. */
   private manualConfig(): CompactionConfig {
-    const window = this.parts.loaded.manifest.model.context_window;
-    return (
-      this.config ?? {
-        ...COMPACTION_DEFAULTS,
-        threshold: Math.floor(window * 0.6),
-        request_threshold: Math.floor(window * 0.75),
-      }
-    );
+    return this.config ?? defaultCompactionConfig(this.foundation.loaded.manifest.model.context_window);
   }
 
   private compactModel(): ModelAdapter {
-    const { manifest } = this.parts.loaded;
+    const { manifest } = this.foundation.loaded;
     this.model ??= podModelAdapter(manifest.model, this.options.model, this.options.env ?? process.env);
     return this.model;
   }
@@ -254,7 +231,7 @@ export class PodCompaction {
   /** The builtin `read_file` on the pod's scope, built through the builtin package like any tool. */
   private async readFileTool(signal: AbortSignal): Promise<Tool> {
     if (this.readFile !== undefined) return this.readFile;
-    const { loaded } = this.parts;
+    const { loaded } = this.foundation;
     const factories = await builtinToolPackage.tools({
       scope: loaded.scope,
       workspace: loaded.workspace,

@@ -17,14 +17,18 @@ export class PodContext {
   constructor(
     sections: readonly ContextSection[],
     private readonly recorder: SessionRecorder,
+    private readonly catalog: PromptCatalog,
     warn: (message: string) => void,
   ) {
-    this.sections = new ContextSections([createNotesSection(warn) as ContextSection, ...sections], warn);
+    this.sections = new ContextSections(
+      [createNotesSection(catalog, warn) as ContextSection, ...sections],
+      warn,
+    );
   }
 
   /** The block to commit before this request when the assembled sections changed, else nothing. */
-  async take(state: ContextSectionState, catalog: PromptCatalog): Promise<Item[]> {
-    const update = await this.sections.update(state, catalog);
+  async take(state: ContextSectionState): Promise<Item[]> {
+    const update = await this.sections.update(state, this.catalog);
     if (update === null) return [];
     return [this.item(update)];
   }
@@ -37,6 +41,11 @@ export class PodContext {
     );
     const key = last?.from === "system_item" ? last.item.key : undefined;
     this.sections.markCommitted(typeof key === "string" ? key : EMPTY_CONTEXT_KEY);
+  }
+
+  /** The current block even when unchanged (a compaction re-commits it into the new segment). */
+  current(state: ContextSectionState): Promise<ContextUpdate | null> {
+    return this.sections.current(state, this.catalog);
   }
 
   private item(update: ContextUpdate): Item {

@@ -25,7 +25,11 @@ export interface PodOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Aborts loading, and every run of the pod. */
   readonly signal?: AbortSignal;
-  /** Receives warnings (catalog, AGENTS.md, tool packages, dropped notifications, drift forks). */
+  /**
+   * Receives every warning the pod reports, from construction to `close()` (catalog, AGENTS.md,
+   * tool packages, the worker, dropped notifications, drift forks, failed background work, a
+   * listener that threw): their one channel, the event stream carries none.
+   */
   readonly onWarning?: WarningSink;
   /** An idle pod starts a turn for a notification (trigger `notify`). */
   readonly autoRun?: boolean;

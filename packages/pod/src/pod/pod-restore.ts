@@ -1,8 +1,6 @@
 import type { Item } from "@podkit/llm-worker";
 import type { Entry, SessionLog } from "@podkit/session-store";
-import type { createWorker } from "./pod-setup.js";
-
-type WorkerState = Parameters<typeof createWorker>[3];
+import type { WorkerState } from "./pod-foundation.js";
 
 /** The worker's starting state: empty for a new pod, the head segment's folded state on restore. */
 export function workerStateOf(log: SessionLog<Item> | undefined): WorkerState {

@@ -1,52 +1,46 @@
-import type { UsageRecord, Worker, WorkerEvent } from "@podkit/llm-worker";
+import type { Worker, WorkerEvent } from "@podkit/llm-worker";
 import type { PodTelemetry } from "../telemetry/pod-telemetry.js";
+import type { WarningSink } from "../warnings.js";
 import { PodBusyError } from "./errors.js";
-import { type PodEvent, type PodRunResult, type PodTrigger, podEventOf } from "./events.js";
+import { type PodRunResult, type PodTrigger, podEventOf } from "./events.js";
+import type { PodEventHub } from "./pod-events.js";
 import { RunHandle } from "./run-handle.js";
 
-export type Emit = (event: PodEvent) => void;
-
-/** What run orchestration needs of its pod. */
-export interface RunHost {
-  readonly worker: Worker;
-  readonly telemetry: PodTelemetry;
-  /** `PodOptions.signal`: aborts every run of the pod. */
-  readonly podSignal: AbortSignal | undefined;
-  /** The head segment's usage records; every `usage` worker event is added. */
-  readonly usageRecords: UsageRecord[];
-  /** Hands an event to `pod.subscribe` listeners. */
-  publish(event: PodEvent): void;
+/** What a run does, given by the pod: its prelude and one turn, and what follows its end. */
+export interface RunDriver {
   /** The run prelude and one turn, persisted and closed whatever happens. */
-  execute(
-    trigger: PodTrigger,
-    input: string | undefined,
-    signal: AbortSignal,
-    emit: Emit,
-  ): Promise<PodRunResult>;
+  execute(trigger: PodTrigger, input: string | undefined, signal: AbortSignal): Promise<PodRunResult>;
   /** A run ended and the pod is idle again; `turnFinished` when it finished a turn. */
   settled(turnFinished: boolean): void;
 }
 
+/** Where runs show what they do. */
+export interface RunOutlets {
+  readonly worker: Worker;
+  readonly telemetry: PodTelemetry;
+  readonly events: PodEventHub;
+  readonly warn: WarningSink;
+  /** `PodOptions.signal`: aborts every run of the pod. */
+  readonly podSignal: AbortSignal | undefined;
+}
+
 /**
- * One activity at a time for a pod: starts runs (their handle, abort signal, trace and event
- * fan-out to the handle, the trace and subscribers), lets `compact()` occupy the pod, and knows
- * where a warning raised mid-run goes.
+ * One activity at a time for a pod: starts runs (their handle, abort signal and trace, with the
+ * run's events routed into the handle and the trace) and lets `compact()` occupy the pod. Every
+ * run ends with exactly one `run_end`.
  */
 export class PodRuns {
   private current: Promise<unknown> | undefined;
   private controller: AbortController | undefined;
-  private emitToRun: Emit | undefined;
 
-  constructor(private readonly host: RunHost) {}
+  constructor(
+    private readonly outlets: RunOutlets,
+    private readonly driver: RunDriver,
+  ) {}
 
   /** True while a run (or a `compact()`) is in progress. */
   get busy(): boolean {
     return this.current !== undefined;
-  }
-
-  /** Emits `event` into the run in progress; dropped when none is. */
-  emit(event: PodEvent): void {
-    this.emitToRun?.(event);
   }
 
   /** Starts a run; `PodBusyError` while another one is in progress. */
@@ -56,43 +50,46 @@ export class PodRuns {
         hint: "await the running handle (or pod.whenIdle()) first, or pod.interrupt() it",
       });
     }
+    const { worker, telemetry, events } = this.outlets;
     const controller = new AbortController();
-    const signals = [controller.signal, signal, this.host.podSignal].filter((s) => s !== undefined);
+    const signals = [controller.signal, signal, this.outlets.podSignal].filter((s) => s !== undefined);
     const runSignal = AbortSignal.any(signals);
     this.controller = controller;
-    const tracing = this.host.telemetry.startRun({ trigger, input });
+    const tracing = telemetry.startRun({ trigger, input });
     let turnFinished = false;
     const handle = new RunHandle(async (emitToHandle) => {
-      const emit: Emit = (event) => {
+      const detach = events.attachRun((event) => {
         tracing.onPodEvent(event);
         emitToHandle(event);
-        this.host.publish(event);
-      };
-      this.emitToRun = emit;
-      const unsubscribe = this.host.worker.subscribe((event) => {
-        tracing.onWorkerEvent(event);
-        this.forward(event, emit);
       });
+      const unsubscribe = worker.subscribe((event) => {
+        tracing.onWorkerEvent(event);
+        this.show(event);
+      });
+      let ended: { result: PodRunResult } | { error: Error };
       try {
-        const result = await tracing.within(async () => {
-          const outcome = await this.host.execute(trigger, input, runSignal, emit);
-          if (outcome.status === "finished") turnFinished = true;
-          return outcome;
-        });
-        emit({ type: "run_end", result });
-        return result;
+        const result = await tracing.within(() => this.driver.execute(trigger, input, runSignal));
+        turnFinished = result.status === "finished";
+        ended = { result };
       } catch (error) {
-        emit({ type: "run_end", result: undefined, error: error as Error });
-        throw error;
+        ended = { error: error as Error };
       } finally {
         unsubscribe();
-        this.emitToRun = undefined;
-        this.controller = undefined;
       }
+      // Exactly one run_end, after the turn is saved; listeners cannot throw into here (the hub isolates them).
+      events.emit(
+        "result" in ended
+          ? { type: "run_end", result: ended.result }
+          : { type: "run_end", result: undefined, error: ended.error },
+      );
+      detach();
+      this.controller = undefined;
+      if ("error" in ended) throw ended.error;
+      return ended.result;
     });
     this.current = handle.result.finally(() => {
       this.current = undefined;
-      this.host.settled(turnFinished);
+      this.driver.settled(turnFinished);
     });
     this.current.catch(() => {});
     return handle;
@@ -118,9 +115,13 @@ export class PodRuns {
     while (this.current !== undefined) await this.current.catch(() => {});
   }
 
-  private forward(event: WorkerEvent, emit: Emit): void {
-    if (event.type === "usage") this.host.usageRecords.push(event.usage);
+  /** A worker event, for display: a pod event, or a `pod.worker` warning (warnings have one channel). */
+  private show(event: WorkerEvent): void {
+    if (event.type === "warning") {
+      this.outlets.warn({ code: "pod.worker", message: event.message });
+      return;
+    }
     const podEvent = podEventOf(event);
-    if (podEvent !== undefined) emit(podEvent);
+    if (podEvent !== undefined) this.outlets.events.emit(podEvent);
   }
 }

@@ -1,25 +1,30 @@
 import type { Item, ModelAdapter, Tool, ToolFactory, UsageRecord } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
-import { type DriftFork, SessionLog, type SessionLogOptions, type Store } from "@podkit/session-store";
+import { SessionLog, type Store } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSection } from "../context/context-section.js";
 import { PodUsageError } from "../errors.js";
 import { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
 import { PodTelemetry, podIdentityOf, type RunSource } from "../telemetry/pod-telemetry.js";
-import type { AfterTurnJob, AfterTurnJobContext } from "./after-turn-jobs.js";
+import { type AfterTurnJob, type AfterTurnJobContext, CLOSE_PASS_TIMEOUT_MS } from "./after-turn-jobs.js";
 import { PodBusyError, PodClosedError, PromptCancelledError } from "./errors.js";
 import type { CompactionOutcome, PodEvent, PodRunResult, PodTrigger } from "./events.js";
 import { PodExtensionPoints } from "./extension-points.js";
 import type { PodHooks } from "./hooks.js";
 import { podModelAdapter } from "./model.js";
-import { NotificationQueue } from "./notification-queue.js";
-import { NOTIFICATION_CAPACITY, type PodOptions } from "./pod-options.js";
+import type { CompactionReporting } from "./pod-compaction.js";
+import { PodEngine, type PodEngineStart } from "./pod-engine.js";
+import {
+  closeFoundation,
+  loadFoundation,
+  loadResources,
+  type PodFoundation,
+  sessionLogOptions,
+} from "./pod-foundation.js";
+import type { PodOptions } from "./pod-options.js";
 import { isResumable, otherBranchesWarning } from "./pod-restore.js";
-import { type Emit, PodRuns } from "./pod-runs.js";
-import { PodSession } from "./pod-session.js";
-import { loadParts, loadResources, type PodParts } from "./pod-setup.js";
+import { PodRuns } from "./pod-runs.js";
 import type { RunHandle } from "./run-handle.js";
-import { runTurn } from "./turn.js";
 
 /**
  * A pod (SPEC §4): a manifest's worker, tools, layered prompt catalog and session log wired
@@ -27,54 +32,41 @@ import { runTurn } from "./turn.js";
  * rendered once at the first run and the session is created right after it.
  */
 export class Pod {
-  private readonly session: PodSession;
+  private readonly engine: PodEngine;
+  private readonly telemetry: PodTelemetry;
   private readonly extensionPoints: PodExtensionPoints;
   private readonly runs: PodRuns;
-  private readonly queue = new NotificationQueue();
   private closed = false;
   /** Extension state by domain (restored from the log; features fold their own). */
   readonly extensions: Map<string, unknown>;
-  private readonly telemetry: PodTelemetry;
-  /** What a run's trace reads from the pod while the run goes on. */
-  private readonly traceSource: RunSource = {
-    session: () =>
-      this.session.log === undefined
-        ? undefined
-        : { sessionId: this.session.log.state.sessionId, segmentId: this.session.log.state.segmentId },
-    history: () => this.session.worker.history,
-    systemPrompt: () => this.session.worker.systemPrompt,
-  };
 
+  // Each part is built from those before it only, so no callback can reach a part not yet built.
   private constructor(
-    private readonly parts: PodParts,
+    private readonly foundation: PodFoundation,
     private readonly options: PodOptions,
-    init: { template: SystemPromptTemplate | null; log?: SessionLog<Item> },
+    start: PodEngineStart,
   ) {
-    this.session = new PodSession(parts, options, init, {
-      logOptions: Pod.logOptions(() => this),
-      warn: (code, message) => this.warn(code, message),
-      compactionWorkerEvent: (event) => this.telemetry.onJobWorkerEvent("compaction", event),
-    });
-    this.extensions = this.session.extensions;
-    parts.toolWarnings.relay = (message) => this.runs.emit({ type: "warning", message });
+    this.engine = new PodEngine(foundation, options, start);
+    this.extensions = this.engine.extensions;
     this.telemetry = new PodTelemetry(
-      podIdentityOf(parts.loaded, options.model),
-      this.traceSource,
+      podIdentityOf(foundation.loaded, options.model),
+      runSourceOf(this.engine),
       options.telemetry,
     );
-    this.extensionPoints = new PodExtensionPoints((message) => {
-      this.parts.warn({ code: "pod.after_turn_job", message });
-      this.extensionPoints.publish({ type: "warning", message });
-    });
-    this.runs = new PodRuns({
-      worker: this.session.worker,
-      telemetry: this.telemetry,
-      podSignal: options.signal,
-      usageRecords: this.session.usageRecords,
-      publish: (event) => this.extensionPoints.publish(event),
-      execute: (trigger, input, signal, emit) => this.execute(trigger, input, signal, emit),
-      settled: (turnFinished) => this.settled(turnFinished),
-    });
+    this.extensionPoints = new PodExtensionPoints(foundation.warn);
+    this.runs = new PodRuns(
+      {
+        worker: this.engine.worker,
+        telemetry: this.telemetry,
+        events: foundation.events,
+        warn: foundation.warn,
+        podSignal: options.signal,
+      },
+      {
+        execute: (trigger, input, signal) => this.execute(trigger, input, signal),
+        settled: (turnFinished) => this.settled(turnFinished),
+      },
+    );
   }
 
   /**
@@ -85,81 +77,77 @@ export class Pod {
   static async fromManifest(loaded: LoadedManifest, options: PodOptions = {}): Promise<Pod> {
     const resources = await loadResources(loaded, options);
     const template = SystemPromptTemplate.parse(loaded.manifest.worker.system_prompt, resources.loader);
-    const parts = await loadParts(loaded, resources, options);
-    return new Pod(parts, options, { template });
+    const foundation = await loadFoundation(loaded, resources, options);
+    return new Pod(foundation, options, { template });
   }
 
   /**
    * Restores session `sessionId` from its head segment: the stored system prompt verbatim (the
    * template is never parsed), history, config, turn count, interrupted flag, usage and extension
-   * state. Later entries are appended to that segment.
+   * state. Later entries are appended to that segment. When the session cannot be opened, what
+   * was opened for it (the tools, a store the pod opened) is closed before the error is thrown.
    */
   static async restore(loaded: LoadedManifest, sessionId: string, options: PodOptions = {}): Promise<Pod> {
     const resources = await loadResources(loaded, options);
-    const parts = await loadParts(loaded, resources, options);
-    let pod: Pod | undefined;
-    const log = await SessionLog.open(
-      parts.store,
-      sessionId,
-      Pod.logOptions(() => pod),
-    );
-    pod = new Pod(parts, options, { template: null, log });
-    const { last } = await parts.store.describeSegment({
-      sessionId: log.state.sessionId,
-      segmentId: log.state.segmentId,
-    });
-    pod.session.state.resumable = isResumable(last);
-    const branches = otherBranchesWarning(sessionId, log);
-    if (branches !== undefined) pod.parts.warn({ code: "pod.other_branches", message: branches });
-    return pod;
-  }
-
-  private static logOptions(pod: () => Pod | undefined): SessionLogOptions<Item> {
-    return { onDriftFork: (fork) => pod()?.driftForked(fork) };
+    const foundation = await loadFoundation(loaded, resources, options);
+    try {
+      const log = await SessionLog.open(foundation.store, sessionId, sessionLogOptions(foundation));
+      const { last } = await foundation.store.describeSegment({
+        sessionId: log.state.sessionId,
+        segmentId: log.state.segmentId,
+      });
+      const pod = new Pod(foundation, options, { restored: log, resumable: isResumable(last) });
+      const branches = otherBranchesWarning(sessionId, log);
+      if (branches !== undefined) foundation.warn({ code: "pod.other_branches", message: branches });
+      return pod;
+    } catch (error) {
+      await closeFoundation(foundation);
+      throw error;
+    }
   }
 
   /** The session id, once the session exists (after the first run, or restored). */
   get sessionId(): string | undefined {
-    return this.session.log?.state.sessionId;
+    return this.engine.log?.state.sessionId;
   }
 
   /** The segment the pod writes to (it changes with compaction and drift forks). */
   get segmentId(): string | undefined {
-    return this.session.log?.state.segmentId;
+    return this.engine.log?.state.segmentId;
   }
 
   /** The layered prompt catalog every code path of this pod uses. */
   get catalog(): PromptCatalog {
-    return this.session.catalog;
+    return this.engine.catalog;
   }
 
   /** The rendered system prompt; undefined until the first run (or `renderSystemPrompt()`). */
   get systemPrompt(): string | undefined {
-    return this.session.worker.systemPrompt;
+    return this.engine.worker.systemPrompt;
   }
 
   get history(): readonly Item[] {
-    return this.session.worker.history;
+    return this.engine.worker.history;
   }
 
   /** The request config (from `[worker]`, or the restored session's). */
   get config(): Readonly<Record<string, unknown>> {
-    return this.session.worker.config;
+    return this.engine.worker.config;
   }
 
   /** Completed turns of the session. */
   get turn(): number {
-    return this.session.state.turns;
+    return this.engine.turns.turns;
   }
 
   /** True after a run that was aborted, cancelled, paused or failed. */
   get interrupted(): boolean {
-    return this.session.worker.lastRunInterrupted;
+    return this.engine.worker.lastRunInterrupted;
   }
 
   /** Every usage record of the session's head segment, one per model request. */
   get usage(): readonly UsageRecord[] {
-    return this.session.usageRecords;
+    return this.engine.usage.records;
   }
 
   /** Registers hooks; after the first run they are frozen (`HooksFrozenError`). */
@@ -169,7 +157,8 @@ export class Pod {
 
   /**
    * Registers background work run after each finished turn (one pass at a time, coalescing;
-   * failures become warnings). Like hooks, only before the first run.
+   * failures become warnings), and once more at `close()` when it asks for it (`runOnClose`).
+   * Like hooks, only before the first run.
    */
   addAfterTurnJob(job: AfterTurnJob): void {
     this.extensionPoints.addAfterTurnJob(job);
@@ -177,12 +166,15 @@ export class Pod {
 
   /** Adds a tool (or factory) for the main worker; only before the tool list is final (first run). */
   registerTool(tool: Tool | ToolFactory): void {
-    this.parts.toolServer.registerTool(tool);
+    this.foundation.toolServer.registerTool(tool);
   }
 
-  /** Receives every event the pod reports, those of runs and those of background jobs; returns an unsubscribe. */
+  /**
+   * Receives every event the pod reports, those of runs and those of background jobs; returns an
+   * unsubscribe. A listener that throws is reported as a `pod.listener` warning, never to the run.
+   */
   subscribe(listener: (event: PodEvent) => void): () => void {
-    return this.extensionPoints.subscribe(listener);
+    return this.foundation.events.subscribe(listener);
   }
 
   /** Resolves when no after-turn job is running. */
@@ -192,13 +184,13 @@ export class Pod {
 
   /** The loaded manifest the pod was built from. */
   get manifest(): LoadedManifest {
-    return this.parts.loaded;
+    return this.foundation.loaded;
   }
 
   /** The model adapter of the manifest's model (with the pod's overrides), for a feature's own workers. */
   get modelAdapter(): ModelAdapter {
     return podModelAdapter(
-      this.parts.loaded.manifest.model,
+      this.foundation.loaded.manifest.model,
       this.options.model,
       this.options.env ?? process.env,
     );
@@ -211,16 +203,12 @@ export class Pod {
    */
   async appendExtension(domain: string, payload: unknown): Promise<void> {
     await this.extensionPoints.turnGate.passed();
-    const log = this.session.log;
-    if (log === undefined) {
+    if (this.engine.log === undefined) {
       throw new PodUsageError(
         "appendExtension needs the session: it exists after the first run (or on a restored pod)",
       );
     }
-    // Synchronous from the idle check to the queued write: no run can start in between.
-    const written = log.append({ kind: "extension", domain, payload });
-    this.extensions.set(domain, payload);
-    await written;
+    await this.engine.appendExtension(domain, payload);
   }
 
   /**
@@ -228,12 +216,12 @@ export class Pod {
    * like hooks, only before the first run.
    */
   addContextSection<T>(section: ContextSection<T>): void {
-    this.session.context.sections.add(section as ContextSection);
+    this.engine.context.sections.add(section as ContextSection);
   }
 
   /** True once three automatic compactions in a row failed: the pod goes on without compacting. */
   get compactionDisabled(): boolean {
-    return this.session.compaction.disabled;
+    return this.engine.compaction.disabled;
   }
 
   /**
@@ -254,9 +242,12 @@ export class Pod {
     }
     const signals = [options.signal, this.options.signal].filter((s) => s !== undefined);
     const signal = signals.length === 0 ? new AbortController().signal : AbortSignal.any(signals);
-    const work = this.session.compaction.compact("manual", this.session.compactionHost(), signal, (event) => {
-      this.telemetry.onJobEvent(event);
-      options.onEvent?.(event);
+    const work = this.engine.compact("manual", signal, {
+      emit: (event) => {
+        this.telemetry.onJobEvent(event);
+        options.onEvent?.(event);
+      },
+      workerEvent: (event) => this.telemetry.onCompactionWorkerEvent(event),
     });
     return this.runs.occupy(work);
   }
@@ -287,12 +278,7 @@ export class Pod {
    * warning per overflow). An idle pod with `autoRun` starts a turn for it.
    */
   notify(message: string): void {
-    if (this.queue.push(message)) {
-      this.warn(
-        "pod.notifications_dropped",
-        `notification queue full (${NOTIFICATION_CAPACITY} waiting): the oldest are being dropped until the model has seen the queue`,
-      );
-    }
+    this.engine.notifications.push(message);
     if (this.options.autoRun === true && !this.runs.busy && !this.closed) {
       this.start("notify", undefined, undefined).result.catch(() => {});
     }
@@ -300,21 +286,28 @@ export class Pod {
 
   /**
    * Renders the system prompt now, as the first run would (tools flushed, AGENTS.md read, one
-   * clock reading), without creating the session — what `podkit prompt render` shows.
+   * clock reading), without creating the session — what `podkit prompt render` shows. A run
+   * started meanwhile shares this render.
    */
   renderSystemPrompt(): Promise<string> {
-    return this.session.ensureSystemPromptMaterialized();
+    return this.engine.ensureSystemPromptMaterialized();
   }
 
-  /** Aborts a run in progress and closes the tools (MCP servers, package clean-up). */
-  async close(): Promise<void> {
+  /**
+   * Aborts a run in progress, runs the final pass of the after-turn jobs that asked for one
+   * (`runOnClose`; bounded by `timeoutMs`, default 30 s, and `signal`), then closes the tools
+   * (MCP servers, package clean-up) and a store the pod opened.
+   */
+  async close(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.interrupt("the pod was closed");
     await this.whenIdle();
-    await this.extensionPoints.afterTurn.close();
-    await this.parts.toolSet.close();
-    if (this.options.store === undefined) await this.parts.store.close();
+    await this.extensionPoints.afterTurn.close(() => this.afterTurnContext(), {
+      timeoutMs: options.timeoutMs ?? CLOSE_PASS_TIMEOUT_MS,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    await closeFoundation(this.foundation);
   }
 
   private start(trigger: PodTrigger, input: string | undefined, signal: AbortSignal | undefined): RunHandle {
@@ -324,8 +317,8 @@ export class Pod {
 
   /** A run ended: the after-turn jobs are due after a finished turn; `autoRun` serves queued notifications. */
   private settled(turnFinished: boolean): void {
-    if (turnFinished) this.extensionPoints.afterTurn.schedule(() => this.afterTurnContext());
-    if (this.options.autoRun === true && this.queue.size > 0 && !this.closed) {
+    if (turnFinished && !this.closed) this.extensionPoints.afterTurn.schedule(() => this.afterTurnContext());
+    if (this.options.autoRun === true && this.engine.notifications.size > 0 && !this.closed) {
       this.start("notify", undefined, undefined).result.catch(() => {});
     }
   }
@@ -335,45 +328,42 @@ export class Pod {
     trigger: PodTrigger,
     input: string | undefined,
     signal: AbortSignal,
-    emit: Emit,
   ): Promise<PodRunResult> {
-    const { session } = this;
-    this.installInterceptor();
-    const systemPrompt = await session.ensureSystemPromptMaterialized();
-    await session.recorder.closeCrashedTurn(await session.ensureSessionHead(systemPrompt));
+    const { engine } = this;
+    if (!this.extensionPoints.frozen) {
+      engine.installInterceptor(this.extensionPoints.hooks);
+      this.extensionPoints.freeze();
+    }
+    const systemPrompt = await engine.ensureSystemPromptMaterialized();
+    await engine.recorder.closeCrashedTurn(await engine.ensureSessionHead(systemPrompt));
+    const report: CompactionReporting = {
+      emit: (event) => this.foundation.events.emit(event),
+      workerEvent: (event) => this.telemetry.onCompactionWorkerEvent(event),
+    };
     // A background job (memory extract) reads the segment a compaction replaces: let it finish first.
-    if (session.compaction.dueBeforeTurn(session.compactionHost()))
-      await this.extensionPoints.afterTurn.idle();
-    await session.compaction.compactBeforeTurn(session.compactionHost(), signal, emit);
+    if (engine.compactionDueBeforeTurn) await this.extensionPoints.afterTurn.idle();
+    await engine.compactBeforeTurn(signal, report);
     if (input !== undefined) {
       for (const hook of this.extensionPoints.hooks) {
         const decision = await hook.onPromptSubmit?.(Object.freeze({ text: input }));
         if (decision?.action === "cancel") throw new PromptCancelledError(decision.reason);
       }
     }
-    session.runSignal = signal;
     // Open from the turn's invoke to its terminal entry: background extension appends wait for it.
     const closeTurnGate = this.extensionPoints.turnGate.open();
     try {
-      return await runTurn(session.turnHost(), { trigger, input, signal, emit });
+      return await engine.runTurn({ trigger, input, signal, report });
     } finally {
-      session.runSignal = undefined;
       closeTurnGate();
     }
   }
 
-  private installInterceptor(): void {
-    if (this.extensionPoints.frozen) return;
-    this.session.installInterceptor(this.extensionPoints.hooks, () => this.takeNotifications());
-    this.extensionPoints.freeze();
-  }
-
   /** The context of an after-turn pass: the head segment as it is when the pass starts. */
   private afterTurnContext(): AfterTurnJobContext | undefined {
-    const log = this.session.log;
-    if (log === undefined || this.closed) return undefined;
+    const log = this.engine.log;
+    if (log === undefined) return undefined;
     const ref = { sessionId: log.state.sessionId, segmentId: log.state.segmentId };
-    const store = this.parts.store as Store<Item>;
+    const store = this.foundation.store as Store<Item>;
     return {
       ...ref,
       signal: this.extensionPoints.afterTurn.signal,
@@ -382,35 +372,23 @@ export class Pod {
       appendExtension: (domain, payload) => this.appendExtension(domain, payload),
       emit: (event) => {
         this.telemetry.onJobEvent(event);
-        this.extensionPoints.publish(event);
+        this.foundation.events.publish(event);
       },
       onWorkerEvent: (job, event) => this.telemetry.onJobWorkerEvent(job, event),
     };
   }
+}
 
-  private takeNotifications(): Item[] {
-    return this.queue.drain().map((message) => {
-      this.runs.emit({ type: "notification", message });
-      return this.session.recorder.systemMessage(
-        "notification",
-        this.catalog.render("notify_wrapper", { message }),
-      );
-    });
-  }
-
-  private warn(
-    code: "pod.notifications_dropped" | "pod.drift_fork" | "pod.context_section" | "pod.compaction_failed",
-    message: string,
-  ): void {
-    this.parts.warn({ code, message });
-    this.runs.emit({ type: "warning", message });
-  }
-
-  private driftForked(fork: DriftFork): void {
-    this.warn(
-      "pod.drift_fork",
-      `another writer changed segment ${fork.fromSegmentId} (${fork.actualCount} entries, expected ${fork.expectedCount}); continuing in ${fork.toSegmentId}`,
-    );
-    this.runs.emit({ type: "drift_fork", fork });
-  }
+/** What a run's trace reads from the pod's engine while the run goes on. */
+function runSourceOf(engine: PodEngine): RunSource {
+  return {
+    session: () => {
+      const log = engine.log;
+      return log === undefined
+        ? undefined
+        : { sessionId: log.state.sessionId, segmentId: log.state.segmentId };
+    },
+    history: () => engine.worker.history,
+    systemPrompt: () => engine.worker.systemPrompt,
+  };
 }

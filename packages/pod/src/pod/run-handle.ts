@@ -1,3 +1,4 @@
+import { PodUsageError } from "../errors.js";
 import type { PodEvent, PodRunResult } from "./events.js";
 
 /**
@@ -42,7 +43,11 @@ export class RunHandle implements AsyncIterable<PodEvent>, PromiseLike<PodRunRes
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<PodEvent> {
-    if (this.iterating) throw new TypeError("a run's events can be iterated once");
+    if (this.iterating) {
+      throw new PodUsageError("a run's events can be iterated once", {
+        hint: "iterate the handle in one place and pass the events on from there (or use pod.subscribe)",
+      });
+    }
     this.iterating = true;
     for (;;) {
       const event = this.buffered.shift();

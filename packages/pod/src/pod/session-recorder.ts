@@ -1,6 +1,8 @@
 import type { Item, UsageRecord, Worker } from "@podkit/llm-worker";
 import type { EntryInput, SessionLog, SystemItem } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
+import type { PodTrigger } from "./events.js";
+import type { UsageLedger } from "./usage-ledger.js";
 
 /** The `system_item` kinds the pod commits. */
 export type SystemItemKind = "notification" | "interrupt" | "context" | "attachment";
@@ -14,14 +16,29 @@ interface SystemMark {
 /**
  * Turns what the worker commits into session-log entries (§2). System items (notifications,
  * the interrupt note) are plain `system` messages to the worker; the pod marks the exact
- * objects it hands over, so the log records their kind while the model sees only `body`.
+ * objects it hands over, so the log records their kind while the model sees only `body`. It
+ * owns the count of model output in the current turn (what decides a rollback) and feeds the
+ * usage ledger from the worker's usage callback.
  */
 export class SessionRecorder {
   private readonly systemKinds = new WeakMap<object, SystemMark>();
-  /** Items from the model (or its tools) committed since the last `invoke`. */
-  modelOutputSinceInvoke = 0;
+  /** Items from the model (or its tools) committed since `startTurn`. */
+  private modelOutput = 0;
 
-  constructor(private readonly logOf: () => SessionLog<Item> | undefined) {}
+  constructor(
+    private readonly logOf: () => SessionLog<Item> | undefined,
+    private readonly usage: UsageLedger,
+  ) {}
+
+  /** The turn's own work starts (after its invoke and any interrupt closure): no model output yet. */
+  startTurn(): void {
+    this.modelOutput = 0;
+  }
+
+  /** True once the model (or a tool it called) committed anything since `startTurn`. */
+  get hasModelOutput(): boolean {
+    return this.modelOutput > 0;
+  }
 
   /**
    * A `system` message item the log will record as `system_item{kind, ...extra}`; `onCommitted`
@@ -47,7 +64,7 @@ export class SessionRecorder {
     if (item.type === "message" && item.role === "user") {
       return { kind: "user_input", text: item.content.map((part) => part.text).join("") };
     }
-    this.modelOutputSinceInvoke += 1;
+    this.modelOutput += 1;
     if (item.type === "tool_result") return { kind: "tool_result", item };
     return { kind: "assistant_item", item };
   }
@@ -58,7 +75,7 @@ export class SessionRecorder {
     this.systemKinds.get(item)?.onCommitted?.();
   };
 
-  /** The worker's `onUsage`: one `llm_usage` per model call (snake_case on disk). */
+  /** The worker's `onUsage`: one `llm_usage` per model call (snake_case on disk), then the ledger. */
   readonly onUsage = async (usage: UsageRecord): Promise<void> => {
     await this.require().append({
       kind: "llm_usage",
@@ -69,12 +86,18 @@ export class SessionRecorder {
       output_tokens: usage.outputTokens,
       ...(usage.reasoningTokens === undefined ? {} : { reasoning_tokens: usage.reasoningTokens }),
     } as EntryInput<Item>);
+    this.usage.record(usage);
   };
 
-  /** Orphan tool calls get the catalog's interrupt summary, then the interrupt note is committed. */
-  async recordInterrupt(worker: Worker, catalog: PromptCatalog): Promise<void> {
+  /**
+   * Orphan tool calls get the catalog's interrupt summary, then the interrupt note is committed,
+   * in its variant for what follows it (the user's message, a notification, or the resumed work).
+   */
+  async recordInterrupt(worker: Worker, catalog: PromptCatalog, trigger: PodTrigger): Promise<void> {
     await worker.closeUnansweredToolCalls(catalog.render("interrupt_tool_result_summary", {}));
-    await worker.append([this.systemMessage("interrupt", catalog.render("interrupt_system_note", {}))]);
+    await worker.append([
+      this.systemMessage("interrupt", catalog.render("interrupt_system_note", { trigger })),
+    ]);
   }
 
   /** A turn the previous process never closed (it crashed) is closed before anything else. */

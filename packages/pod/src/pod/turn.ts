@@ -1,34 +1,15 @@
-import { AbortedError, CancelledError, type Item, type UsageRecord, type Worker } from "@podkit/llm-worker";
-import type { SessionLog } from "@podkit/session-store";
-import type { PromptCatalog } from "../catalog/prompt-catalog.js";
-import type { WarningSink } from "../warnings.js";
+import { AbortedError, CancelledError } from "@podkit/llm-worker";
 import type { PodEvent, PodRunResult, PodTrigger } from "./events.js";
-import type { CompactionHost, PodCompaction } from "./pod-compaction.js";
-import type { SessionRecorder } from "./session-recorder.js";
+import type { CompactionReporting } from "./pod-compaction.js";
+import type { PodEngine } from "./pod-engine.js";
 
-/** Session counters a turn advances; the pod owns the object. */
-export interface TurnState {
-  /** Completed turns of the session. */
-  turns: number;
-  /** The last run ended paused or yielded, so `resume()` may run its open tool calls. */
-  resumable: boolean;
-}
-
-/** What one turn needs of its pod. */
-export interface TurnHost {
-  readonly worker: Worker;
-  readonly recorder: SessionRecorder;
-  readonly catalog: PromptCatalog;
-  readonly compaction: PodCompaction;
-  readonly state: TurnState;
-  /** Every usage record of the current segment (reset by compaction, cut by a rollback). */
-  readonly usageRecords: UsageRecord[];
-  readonly warn: WarningSink;
-  /** The segment written now (compaction moves it). */
-  log(): SessionLog<Item>;
-  compactionHost(): CompactionHost;
-  /** After a rollback: take the context key and prune boundary from what the log holds now. */
-  syncFromLog(): void;
+/** One turn as the pod starts it. */
+export interface Turn {
+  readonly trigger: PodTrigger;
+  readonly input: string | undefined;
+  readonly signal: AbortSignal;
+  /** Where the turn's events go, and a compaction's inside it (with its worker's telemetry). */
+  readonly report: CompactionReporting;
 }
 
 /**
@@ -36,36 +17,27 @@ export interface TurnHost {
  * request path's compactions (yield → compact → resume in the new segment), and the closing
  * entries — persisted and closed whatever happens.
  */
-export async function runTurn(
-  host: TurnHost,
-  turn: {
-    trigger: PodTrigger;
-    input: string | undefined;
-    signal: AbortSignal;
-    emit: (event: PodEvent) => void;
-  },
-): Promise<PodRunResult> {
-  const { worker, recorder, state } = host;
-  const { trigger, input, signal, emit } = turn;
-  await host.log().append({ kind: "invoke", trigger }, { signal });
-  const usage: UsageRecord[] = [];
-  const collect = worker.subscribe((event) => {
-    if (event.type === "usage") usage.push(event.usage);
-  });
-  emit({ type: "turn_start", turn: state.turns + 1, trigger });
+export async function runTurn(engine: PodEngine, turn: Turn): Promise<PodRunResult> {
+  const { worker, recorder, turns } = engine;
+  const { trigger, input, signal } = turn;
+  const emit = (event: PodEvent) => turn.report.emit(event);
+  await engine.requireHead().append({ kind: "invoke", trigger }, { signal });
+  engine.usage.startRun();
+  engine.notifications.startTurn();
+  emit({ type: "turn_start", turn: turns.turns + 1, trigger });
   try {
     // Only a paused or yielded turn is continued as it is; after an abort, an error or a crash
     // the open tool calls may have run already, so they are closed instead of run again.
-    const continuing = trigger === "resume" && state.resumable;
-    if (worker.lastRunInterrupted && !continuing) await recorder.recordInterrupt(worker, host.catalog);
-    recorder.modelOutputSinceInvoke = 0;
-    // Only a yield of this turn's own request check means "compact now" (a hook may yield too).
-    host.compaction.requested = false;
+    const continuing = trigger === "resume" && turns.resumable;
+    if (worker.lastRunInterrupted && !continuing)
+      await recorder.recordInterrupt(worker, engine.catalog, trigger);
+    recorder.startTurn();
+    engine.compaction.startTurn();
     let result = input === undefined ? await worker.resume({ signal }) : await worker.run(input, { signal });
     let requests = result.requests;
-    while (result.status === "yielded" && host.compaction.requested) {
-      state.resumable = true;
-      await host.compaction.compactMidTurn(host.compactionHost(), signal, emit);
+    while (result.status === "yielded" && engine.compaction.requested) {
+      turns.ended("yielded");
+      await engine.compactMidTurn(signal, turn.report);
       result = await worker.resume({ signal });
       requests += result.requests;
     }
@@ -75,50 +47,44 @@ export async function runTurn(
       interrupted: worker.lastRunInterrupted,
     } as const;
     if (result.status === "finished") {
-      state.turns += 1;
+      const count = turns.finish();
       // One write for both (after a crash mid-write each line still commits on its own).
-      await host.log().appendMany([{ kind: "turn_end", turn: state.turns }, completed]);
-      emit({ type: "turn_end", turn: state.turns });
+      await engine.requireHead().appendMany([{ kind: "turn_end", turn: count }, completed]);
+      emit({ type: "turn_end", turn: count });
     } else {
-      await host.log().append(completed);
+      await engine.requireHead().append(completed);
     }
-    state.resumable = result.status === "paused" || result.status === "yielded";
-    return { ...result, requests, usage };
+    turns.ended(result.status);
+    return { ...result, requests, usage: engine.usage.runRecords() };
   } catch (error) {
     try {
-      await recordFailure(host, error);
+      await recordFailure(engine, error);
     } catch (recording) {
       // The run's own error is what the caller must see; the failed write is reported beside it.
-      host.warn({
+      engine.warn({
         code: "pod.session_write",
         message: `could not record the end of the turn: ${String(recording)}`,
       });
     }
     throw error;
-  } finally {
-    collect();
   }
 }
 
 /**
  * A cancelled turn with no model output yet is rolled back (the log cut to before its `invoke`,
- * the worker reset to that state); any other failure closes the `invoke`.
+ * the pod's state back to that point); any other failure closes the `invoke`.
  */
-async function recordFailure(host: TurnHost, error: unknown): Promise<void> {
-  const log = host.log();
+async function recordFailure(engine: PodEngine, error: unknown): Promise<void> {
+  const log = engine.requireHead();
   const inFlight = log.state.inFlight;
   // Nothing is open (an abort during a compaction, after the old segment's turn was closed).
   if (inFlight == null) return;
   const cancelled = AbortedError.isInstance(error) || CancelledError.isInstance(error);
-  if (cancelled && host.recorder.modelOutputSinceInvoke === 0) {
-    await log.truncate(inFlight.entryIndex);
-    host.worker.setHistory([...log.state.history]);
-    host.worker.setInterrupted(log.state.interrupted);
-    host.usageRecords.splice(0, host.usageRecords.length, ...log.state.usage);
-    host.syncFromLog();
+  if (cancelled && !engine.recorder.hasModelOutput) {
+    await engine.rollBack(inFlight.entryIndex);
     return;
   }
-  host.state.resumable = false;
+  engine.turns.failed();
   const message = error instanceof Error ? error.message : String(error);
   await log.append({ kind: "run_errored", message, interrupted: true });
 }

@@ -232,7 +232,7 @@ export class PromptLoader {
     return { name: ref.ref, file, compiled, deps: new Map(), origin: originOf(ref) };
   }
 
-  // Breadth-first over the include graph; cycles are fine (each node resolves its own edges once).
+  // Depth-first over the include graph (a stack); cycles are fine (each node resolves its own edges once).
   private async completeGraph(root: Node): Promise<void> {
     const seen = new Set<Node>();
     const queue: Node[] = [root];

@@ -1,8 +1,7 @@
+import { PROMPT_PREFIXES, type PromptPrefix, spellPromptRef } from "@podkit/manifest";
 import { InvalidPromptRefError, type RefSite, UnknownPromptPrefixError } from "./errors.js";
 
-/** The prefixes of §4.2: builtin resources, the user config dir, the workspace. */
-export const PROMPT_PREFIXES = ["podkit", "user", "workspace"] as const;
-export type PromptPrefix = (typeof PROMPT_PREFIXES)[number];
+export { PROMPT_PREFIXES, type PromptPrefix };
 
 /** A syntactically valid reference: prefix plus path segments (never `.`, `..` or empty). */
 export interface PromptRef {
@@ -23,52 +22,40 @@ export function originOf(ref: PromptRef): PromptOrigin {
   return { prefix: ref.prefix, directory: ref.segments.slice(0, -1) };
 }
 
-const PREFIXED = /^\$([A-Za-z][A-Za-z0-9_-]*)\/(.*)$/s;
-
 /**
- * Parses `raw` as written in an include or a pack setting. `$prefix/path` is absolute within
- * the prefix; a bare name resolves against `from` (the including file's directory, same prefix)
- * and is an error at top level. `.md` is appended when the last segment has no extension.
+ * Parses `raw` as written in an include or a pack setting, with the spelling rules the manifest
+ * checks too (`spellPromptRef`). `$prefix/path` is absolute within the prefix; a bare name
+ * resolves against `from` (the including file's directory, same prefix) and is an error at top
+ * level. `.md` is appended when the last segment has no extension.
  */
 export function parsePromptRef(raw: string, from: PromptOrigin | undefined, site?: RefSite): PromptRef {
   const invalid = (why: string) =>
     new InvalidPromptRefError(`invalid prompt reference ${JSON.stringify(raw)}: ${why}`, raw, site, {
       hint: 'Write references as "$podkit/…", "$user/…" or "$workspace/…" with plain `/`-separated names.',
     });
-  if (raw.includes("\u0000")) throw invalid("it contains a NUL byte");
-  if (raw.includes("\\")) throw invalid("it contains a backslash (use `/`)");
-  let prefix: string;
+  const spelled = spellPromptRef(raw);
+  if (spelled.kind === "invalid") throw invalid(spelled.problem);
+  if (spelled.kind === "unknown_prefix") {
+    throw new UnknownPromptPrefixError(`${spelled.problem} (in ${JSON.stringify(raw)})`, raw, site);
+  }
+  let prefix: PromptPrefix;
   let segments: string[];
-  if (raw.startsWith("$")) {
-    const match = PREFIXED.exec(raw);
-    if (!match) throw invalid("expected `$prefix/path`");
-    prefix = match[1] as string;
-    segments = (match[2] as string).split("/");
-    if (!(PROMPT_PREFIXES as readonly string[]).includes(prefix)) {
-      throw new UnknownPromptPrefixError(
-        `unknown prompt prefix $${prefix} in ${JSON.stringify(raw)}; known prefixes: ${PROMPT_PREFIXES.map((p) => `$${p}`).join(", ")}`,
-        raw,
-        site,
-      );
-    }
+  if (spelled.kind === "prefixed") {
+    prefix = spelled.prefix;
+    segments = [...spelled.segments];
   } else {
-    if (raw.startsWith("/") || /^[A-Za-z]:/.test(raw)) throw invalid("absolute paths are not allowed");
     if (!from) {
       throw invalid(
         "a name without a $prefix only works inside a prompt file (it resolves next to that file); write $podkit/…, $user/… or $workspace/…",
       );
     }
     prefix = from.prefix;
-    segments = [...from.directory, ...raw.split("/")];
-  }
-  for (const segment of segments) {
-    if (segment === "") throw invalid("empty path segment");
-    if (segment === "." || segment === "..") throw invalid(`'${segment}' segments are not allowed`);
+    segments = [...from.directory, ...spelled.segments];
   }
   const last = segments.length - 1;
   if (!/\.[A-Za-z0-9]+$/.test(segments[last] as string)) segments[last] = `${segments[last]}.md`;
   return Object.freeze({
-    prefix: prefix as PromptPrefix,
+    prefix,
     segments: Object.freeze(segments),
     ref: `$${prefix}/${segments.join("/")}`,
   });

@@ -36,28 +36,33 @@ interface OpenJob {
   chats: ChatSpans | undefined;
 }
 
-/** A job whose worker events `onWorkerEvent` takes: the compaction, or a memory job by name. */
-export type JobName = "compaction" | "extract" | "consolidate";
-
 /**
  * Spans of the pod's own LLM jobs, driven by their events: `compaction <pod>` from
- * `compaction_start` to `compaction_done`/`compaction_failed`, and `memory_extract <pod>` /
- * `memory_consolidate <pod>` from a `memory_job` start to its done or failure. The requests of a
- * job's own worker are `chat <model>` children of its span.
+ * `compaction_start` to `compaction_done`/`compaction_failed`, and `<job> <pod>` for a background
+ * job from its `job_progress` start to its done or failure (memory's are `memory_extract` and
+ * `memory_consolidate`). The requests of a job's own worker are `chat <model>` children of its span.
  */
 export class JobSpans {
   private compaction: OpenJob | undefined;
-  private readonly memory = new Map<string, OpenJob>();
+  private readonly jobs = new Map<string, OpenJob>();
 
   constructor(
     private readonly init: JobSpansInit,
     private readonly parent: JobSpanParent,
   ) {}
 
-  /** A worker event of job `job`'s own worker; dropped when that job has no open span. */
-  onWorkerEvent(job: JobName, event: WorkerEvent): void {
-    const open = job === "compaction" ? this.compaction : this.memory.get(job);
-    if (open === undefined) return;
+  /** A worker event of the compaction worker; dropped when no compaction is open. */
+  onCompactionWorkerEvent(event: WorkerEvent): void {
+    if (this.compaction !== undefined) this.chatsOf(this.compaction).onWorkerEvent(event);
+  }
+
+  /** A worker event of background job `job`'s own worker; dropped when that job has no open span. */
+  onWorkerEvent(job: string, event: WorkerEvent): void {
+    const open = this.jobs.get(job);
+    if (open !== undefined) this.chatsOf(open).onWorkerEvent(event);
+  }
+
+  private chatsOf(open: OpenJob): ChatSpans {
     open.chats ??= new ChatSpans({
       tracer: this.init.tracer,
       instruments: this.init.instruments(),
@@ -68,7 +73,7 @@ export class JobSpans {
       // The job worker's history is its own and not in view here: no input messages.
       history: () => undefined,
     });
-    open.chats.onWorkerEvent(event);
+    return open.chats;
   }
 
   onPodEvent(event: PodEvent): void {
@@ -94,15 +99,15 @@ export class JobSpans {
           this.compaction = undefined;
         }
         break;
-      case "memory_job": {
-        const open = this.memory.get(event.job);
+      case "job_progress": {
+        const open = this.jobs.get(event.job);
         if (event.status === "start") {
           if (open !== undefined) ended(open);
-          this.memory.set(event.job, this.start(`memory_${event.job}`, {}));
+          this.jobs.set(event.job, this.start(event.job, {}));
           break;
         }
         if (open === undefined) break;
-        this.memory.delete(event.job);
+        this.jobs.delete(event.job);
         if (event.detail !== undefined) open.span.setAttribute(ATTR.jobDetail, event.detail);
         if (event.status === "failed")
           failed(open, event.error ?? new Error(event.detail ?? "the job failed"));

@@ -12,7 +12,7 @@ import type { LoadedManifest } from "@podkit/manifest";
 import type { PodEvent } from "../pod/events.js";
 import type { ModelOverride } from "../pod/model.js";
 import { ATTR, DURATION_BUCKETS, METRIC, providerNameOf, TOKEN_BUCKETS } from "./gen-ai-attributes.js";
-import { type JobName, JobSpans } from "./job-spans.js";
+import { JobSpans } from "./job-spans.js";
 import { RunTrace } from "./run-trace.js";
 
 /** How a pod reports to OpenTelemetry (`PodOptions.telemetry`). */
@@ -61,7 +61,7 @@ export class PodTelemetry {
   private readonly tracer: Tracer;
   /** The instruments and the meter provider they came from. */
   private metered: { provider: MeterProvider; instruments: GenAiInstruments } | undefined;
-  /** Compactions outside a run (`pod.compact()`) and memory jobs: each a trace of its own. */
+  /** Compactions outside a run (`pod.compact()`) and background jobs: each a trace of its own. */
   private readonly jobs: JobSpans;
   /** The trace of the run in progress (a compaction inside it is a child of its span). */
   private run: RunTrace | undefined;
@@ -108,19 +108,26 @@ export class PodTelemetry {
     return instruments;
   }
 
-  /** A compaction or memory job event from outside a run (inside one, the run's trace has it). */
+  /** A compaction or background job event from outside a run (inside one, the run's trace has it). */
   onJobEvent(event: PodEvent): void {
     this.jobs.onPodEvent(event);
   }
 
   /**
-   * An event of a job's own worker (the compaction worker, memory's extract and consolidation
-   * workers): its requests become `chat` spans under the job's span — the running trace's
-   * compaction while a run is in progress, else the job's own trace.
+   * An event of the compaction worker: its requests become `chat` spans under the compaction's
+   * span — the running trace's compaction while a run is in progress, else its own trace.
    */
-  onJobWorkerEvent(job: JobName, event: WorkerEvent): void {
-    if (job === "compaction" && this.run !== undefined) this.run.onJobWorkerEvent(event);
-    else this.jobs.onWorkerEvent(job, event);
+  onCompactionWorkerEvent(event: WorkerEvent): void {
+    if (this.run !== undefined) this.run.onJobWorkerEvent(event);
+    else this.jobs.onCompactionWorkerEvent(event);
+  }
+
+  /**
+   * An event of a background job's own worker (memory's extract and consolidation workers): its
+   * requests become `chat` spans under the span of job `job`.
+   */
+  onJobWorkerEvent(job: string, event: WorkerEvent): void {
+    this.jobs.onWorkerEvent(job, event);
   }
 
   /** Starts the `invoke_agent` span of one `run()`/`resume()`; the trace ends with its `run_end`. */

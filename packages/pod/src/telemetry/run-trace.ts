@@ -119,7 +119,7 @@ export class RunTrace {
 
   /** A compaction worker's event during this run: its requests are children of the compaction span. */
   onJobWorkerEvent(event: WorkerEvent): void {
-    this.jobs.onWorkerEvent("compaction", event);
+    this.jobs.onCompactionWorkerEvent(event);
   }
 
   onPodEvent(event: PodEvent): void {

@@ -3,14 +3,14 @@ import { CALL_STEPS } from "./budget.js";
 import { compileExpr, compileLenient } from "./compile-expressions.js";
 import { compileBlock } from "./compile-statements.js";
 import {
+  asRenderErrorAt,
   type Block,
   type CompilerContext,
   checkName,
   child,
   children,
-  describe,
   type Expr,
-  located,
+  expressionAsWritten,
   position,
 } from "./compile-support.js";
 import { TemplateValueError } from "./errors.js";
@@ -48,7 +48,7 @@ export function compileCall(node: AstNode, cx: CompilerContext): Expr {
   const callee = compileExpr(calleeNode, cx);
   const args = compileArgs(children(child(node, "args")), cx);
   const [line, column] = position(node);
-  const shown = describe(calleeNode);
+  const shown = expressionAsWritten(calleeNode);
   return (s) => {
     const fn = callee(s);
     if (!(fn instanceof TemplateCallable)) {
@@ -58,7 +58,7 @@ export function compileCall(node: AstNode, cx: CompilerContext): Expr {
     try {
       return fn.invoke(a, s.state.budget);
     } catch (error) {
-      throw located(error, s, line, column);
+      throw asRenderErrorAt(error, s, line, column);
     }
   };
 }
@@ -86,7 +86,7 @@ export function compileFilter(node: AstNode, cx: CompilerContext): Expr {
     try {
       return applyFilter(definition, name, v, r, state.budget);
     } catch (error) {
-      throw located(error, s, line, column);
+      throw asRenderErrorAt(error, s, line, column);
     }
   };
 }
@@ -115,7 +115,7 @@ export function compileIs(node: AstNode, cx: CompilerContext): Expr {
       });
       return definition.impl(bound, budget);
     } catch (error) {
-      throw located(error, s, line, column);
+      throw asRenderErrorAt(error, s, line, column);
     }
   };
 }

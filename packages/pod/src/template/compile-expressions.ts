@@ -2,13 +2,13 @@ import type { RenderBudget } from "./budget.js";
 import { compileCall, compileCallerBlock, compileFilter, compileIs } from "./compile-calls.js";
 import { compileBlock } from "./compile-statements.js";
 import {
+  asRenderErrorAt,
   type CompilerContext,
   checkName,
   child,
   children,
-  describe,
   type Expr,
-  located,
+  expressionAsWritten,
   position,
 } from "./compile-support.js";
 import type { AstNode } from "./nunjucks-parser.js";
@@ -148,8 +148,8 @@ function compileLookup(node: AstNode, cx: CompilerContext): Expr {
   const target = compileExpr(targetNode, cx);
   const key = compileKey(child(node, "val"), cx);
   const [line, column] = position(node);
-  const shown = describe(node);
-  const shownTarget = describe(targetNode);
+  const shown = expressionAsWritten(node);
+  const shownTarget = expressionAsWritten(targetNode);
   return (s) => {
     const object = target(s);
     const k = key(s);
@@ -157,7 +157,7 @@ function compileLookup(node: AstNode, cx: CompilerContext): Expr {
     try {
       value = getAttribute(object, k);
     } catch (error) {
-      throw located(error, s, line, column);
+      throw asRenderErrorAt(error, s, line, column);
     }
     if (value === undefined) {
       const why = object === null ? ` ('${shownTarget}' is none)` : "";
@@ -226,7 +226,7 @@ function compileIn(node: AstNode, cx: CompilerContext): Expr {
     try {
       return containsValue(haystack(s), needle(s), s.state.budget);
     } catch (error) {
-      throw located(error, s, line, column);
+      throw asRenderErrorAt(error, s, line, column);
     }
   };
 }
@@ -249,7 +249,7 @@ function compileCompare(node: AstNode, cx: CompilerContext): Expr {
         try {
           holds = compareOrdered(type, left, right, s.state.budget);
         } catch (error) {
-          throw located(error, s, line, column);
+          throw asRenderErrorAt(error, s, line, column);
         }
       }
       if (!holds) return false;
@@ -274,7 +274,7 @@ function compileBinary(
     try {
       return apply(a, b, s.state.budget);
     } catch (error) {
-      throw located(error, s, line, column);
+      throw asRenderErrorAt(error, s, line, column);
     }
   };
 }
@@ -302,7 +302,7 @@ function compileUnary(node: AstNode, cx: CompilerContext): Expr {
     try {
       value = toNumberOperand(op, target(s));
     } catch (error) {
-      throw located(error, s, line, column);
+      throw asRenderErrorAt(error, s, line, column);
     }
     return op === "-" ? -value : value;
   };

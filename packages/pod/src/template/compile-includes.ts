@@ -1,11 +1,11 @@
 import { CALL_STEPS } from "./budget.js";
 import {
+  asRenderErrorAt,
   type Block,
   type CompilerContext,
   checkName,
   child,
   children,
-  located,
   position,
 } from "./compile-support.js";
 import type { AstNode } from "./nunjucks-parser.js";
@@ -45,7 +45,7 @@ function runNested(s: Scope, target: LinkedTemplate, scope: Scope, line: number,
     budget.step(CALL_STEPS + target.compiled.weight);
     budget.enter("includes and imports", " (a cycle?)");
   } catch (error) {
-    throw located(error, s, line, column);
+    throw asRenderErrorAt(error, s, line, column);
   }
   try {
     return target.compiled.run(scope);

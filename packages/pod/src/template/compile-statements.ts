@@ -3,13 +3,13 @@ import { compileMacroDefinition } from "./compile-calls.js";
 import { compileExpr } from "./compile-expressions.js";
 import { compileFromImport, compileImport, compileInclude } from "./compile-includes.js";
 import {
+  asRenderErrorAt,
   type Block,
   type CompilerContext,
   checkName,
   child,
   children,
   type Expr,
-  located,
   position,
 } from "./compile-support.js";
 import { TemplateValueError } from "./errors.js";
@@ -59,7 +59,7 @@ export function compileBlock(node: AstNode | null | undefined, cx: CompilerConte
       out += typeof part === "string" ? part : part(s);
       if (out.length > max) {
         const [line, column] = at[i] as [number, number];
-        throw located(s.state.budget.outputExceeded(), s, line, column);
+        throw asRenderErrorAt(s.state.budget.outputExceeded(), s, line, column);
       }
     }
     return out;
@@ -104,7 +104,7 @@ function compileOutput(node: AstNode, cx: CompilerContext): Part {
     try {
       return toText(value, s.state.budget);
     } catch (error) {
-      throw located(error, s, line, column);
+      throw asRenderErrorAt(error, s, line, column);
     }
   };
 }
@@ -144,7 +144,7 @@ function compileFor(node: AstNode, cx: CompilerContext): Block {
     try {
       list = loopItems(value, names.length);
     } catch (error) {
-      throw located(error, s, line, column);
+      throw asRenderErrorAt(error, s, line, column);
     }
     const length = list.length;
     if (length === 0) return otherwise(s);
@@ -153,7 +153,7 @@ function compileFor(node: AstNode, cx: CompilerContext): Block {
       // The whole loop is paid for before it starts, so a runaway loop fails at once.
       budget.step(length * perIteration);
     } catch (error) {
-      throw located(error, s, line, column);
+      throw asRenderErrorAt(error, s, line, column);
     }
     const max = budget.limits.maxOutput;
     let out = "";
@@ -175,7 +175,7 @@ function compileFor(node: AstNode, cx: CompilerContext): Block {
         }),
       );
       out += body(iteration);
-      if (out.length > max) throw located(s.state.budget.outputExceeded(), s, line, column);
+      if (out.length > max) throw asRenderErrorAt(s.state.budget.outputExceeded(), s, line, column);
     }
     return out;
   };

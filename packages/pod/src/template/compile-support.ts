@@ -56,23 +56,23 @@ export function children(node: AstNode): readonly AstNode[] {
 }
 
 /** How an expression reads in an error message: `scope.ghost`, `tools[0]`, `m(…)`. */
-export function describe(node: AstNode): string {
+export function expressionAsWritten(node: AstNode): string {
   switch (node.typename) {
     case "Symbol":
       return String(node.value);
     case "Literal":
       return JSON.stringify(node.value) ?? String(node.value);
     case "LookupVal": {
-      const target = describe(child(node, "target"));
+      const target = expressionAsWritten(child(node, "target"));
       const key = child(node, "val");
       if (key.typename === "Literal" && typeof key.value === "string" && IDENTIFIER.test(key.value)) {
         return `${target}.${key.value}`;
       }
       if (key.typename === "Literal") return `${target}[${JSON.stringify(key.value)}]`;
-      return `${target}[${describe(key)}]`;
+      return `${target}[${expressionAsWritten(key)}]`;
     }
     case "FunCall":
-      return `${describe(child(node, "name"))}(…)`;
+      return `${expressionAsWritten(child(node, "name"))}(…)`;
     default:
       return "(expression)";
   }
@@ -87,7 +87,12 @@ export function position(node: AstNode): [line: number, column: number] {
  * Turns whatever a helper threw into a located `TemplateRenderError`. Render errors from
  * deeper templates pass through untouched (they already name their own template and line).
  */
-export function located(error: unknown, scope: Scope, line: number, column: number): TemplateRenderError {
+export function asRenderErrorAt(
+  error: unknown,
+  scope: Scope,
+  line: number,
+  column: number,
+): TemplateRenderError {
   if (TemplateRenderError.isInstance(error)) return error;
   if (error instanceof LimitExceeded) return scope.limitError(error.message, error.limit, line, column);
   if (error instanceof TemplateValueError) return scope.error(error.message, line, column);

@@ -1,6 +1,6 @@
 import { DEFAULT_RENDER_LIMITS, MAX_TEMPLATE_SOURCE, type RenderLimits } from "./budget.js";
 import { compileBlock } from "./compile-statements.js";
-import { CompilerContext, located } from "./compile-support.js";
+import { asRenderErrorAt, CompilerContext } from "./compile-support.js";
 import { TemplateRenderError, TemplateSyntaxError } from "./errors.js";
 import { TEMPLATE_GLOBALS } from "./globals.js";
 import { ParseFailure, parseTemplateSource } from "./nunjucks-parser.js";
@@ -90,7 +90,7 @@ export class TemplateEnvironment {
       state.budget.output(text.length);
     } catch (error) {
       if (TemplateRenderError.isInstance(error)) throw error;
-      throw located(error, root, 1, 1);
+      throw asRenderErrorAt(error, root, 1, 1);
     }
     return { text, watchedRead: state.watchHit };
   }

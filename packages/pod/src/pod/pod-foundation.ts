@@ -1,6 +1,6 @@
-import { type Item, ToolServer, Worker } from "@podkit/llm-worker";
+import { type Item, ToolServer, type UsageRecord, Worker } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
-import type { Store } from "@podkit/session-store";
+import type { SessionLogOptions, Store } from "@podkit/session-store";
 import { loadToolPackages, type ToolSet } from "@podkit/tools";
 import { loadPodResources, type PodResources } from "../resources/index.js";
 import { readAgentsMd } from "../system-prompt/agents-md.js";
@@ -8,51 +8,54 @@ import { buildSystemPromptContext } from "../system-prompt/system-prompt-context
 import type { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
 import { processWarningSink, type WarningSink } from "../warnings.js";
 import { podModelAdapter } from "./model.js";
+import { PodEventHub } from "./pod-events.js";
 import type { PodOptions } from "./pod-options.js";
-import type { SessionRecorder } from "./session-recorder.js";
 import { openSessionStore } from "./store-selection.js";
 
-/** What `fromManifest` and `restore` build alike, before any run. */
-export interface PodParts {
+/**
+ * What a pod stands on, built alike by `fromManifest` and `restore` before the pod exists: the
+ * loaded manifest, its prompt resources, its tools, the session store, the warning sink (the one
+ * channel of warnings) and the event hub (the one fan-out of events).
+ */
+export interface PodFoundation {
   readonly loaded: LoadedManifest;
   readonly resources: PodResources;
   readonly toolSet: ToolSet;
   readonly toolServer: ToolServer;
   readonly store: Store<Item>;
+  /** The pod opened the store itself (no `PodOptions.store`), so it closes it. */
+  readonly ownsStore: boolean;
   readonly warn: WarningSink;
-  /** Where a tool package's warnings also go while a run is in progress (its event stream). */
-  readonly toolWarnings: { relay?: (message: string) => void };
+  readonly events: PodEventHub;
 }
 
+/** The prompt resources of a pod: all four catalog layers on every path (construction and restore). */
 export async function loadResources(loaded: LoadedManifest, options: PodOptions): Promise<PodResources> {
-  // The one entry point: all four catalog layers on every path (construction and restore).
   return loadPodResources(loaded, {
     onWarning: options.onWarning ?? processWarningSink,
     ...(options.renderLimits === undefined ? {} : { renderLimits: options.renderLimits }),
   });
 }
 
-export async function loadParts(
+/**
+ * Opens the session store and loads the tool packages; a failure closes what was opened. The
+ * store comes first: a missing database URL fails before any tool package (or MCP server) starts.
+ */
+export async function loadFoundation(
   loaded: LoadedManifest,
   resources: PodResources,
   options: PodOptions,
-): Promise<PodParts> {
+): Promise<PodFoundation> {
   const warn = options.onWarning ?? processWarningSink;
-  const toolWarnings: PodParts["toolWarnings"] = {};
-  // The store first: a missing database URL fails before any tool package (or MCP server) starts.
-  const ownStore = options.store === undefined;
+  const ownsStore = options.store === undefined;
   const store = (options.store ??
     (await openSessionStore(loaded, { env: options.env ?? process.env }))) as Store<Item>;
   const toolSet = await loadToolPackages(loaded, {
-    warn: (w) => {
-      const message = `${w.source}: ${w.message}`;
-      warn({ code: "pod.tools", message });
-      toolWarnings.relay?.(message);
-    },
+    warn: (w) => warn({ code: "pod.tools", message: `${w.source}: ${w.message}` }),
     ...(options.toolPackages === undefined ? {} : { extraPackages: options.toolPackages }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   }).catch(async (error: unknown) => {
-    if (ownStore) await store.close();
+    if (ownsStore) await store.close();
     throw error;
   });
   const output = loaded.manifest.worker.tool_output;
@@ -60,7 +63,33 @@ export async function loadParts(
     outputLimits: { defaultMaxBytes: output.default_max_bytes, perTool: output.per_tool ?? {} },
   });
   toolSet.register(toolServer);
-  return { loaded, resources, toolSet, toolServer, store, warn, toolWarnings };
+  const events = new PodEventHub(warn);
+  return { loaded, resources, toolSet, toolServer, store, ownsStore, warn, events };
+}
+
+/** Closes the tools (MCP servers, package clean-ups), then the store when the pod opened it. */
+export async function closeFoundation(foundation: PodFoundation): Promise<void> {
+  try {
+    await foundation.toolSet.close();
+  } finally {
+    if (foundation.ownsStore) await foundation.store.close();
+  }
+}
+
+/**
+ * The options of every session log the pod opens or creates: another writer's drift fork is
+ * reported as a `pod.drift_fork` warning and a `drift_fork` event.
+ */
+export function sessionLogOptions(foundation: PodFoundation): SessionLogOptions<Item> {
+  return {
+    onDriftFork: (fork) => {
+      foundation.warn({
+        code: "pod.drift_fork",
+        message: `another writer changed segment ${fork.fromSegmentId} (${fork.actualCount} entries, expected ${fork.expectedCount}); continuing in ${fork.toSegmentId}`,
+      });
+      foundation.events.emit({ type: "drift_fork", fork });
+    },
+  };
 }
 
 /** The request config the worker and the log's `segment_start` carry, from `[worker]`. */
@@ -73,27 +102,36 @@ export function requestConfig(loaded: LoadedManifest): Record<string, unknown> {
   return config;
 }
 
+/** A worker's starting state: empty for a new pod, the head segment's folded state on restore. */
+export interface WorkerState {
+  systemPrompt?: string;
+  history?: Item[];
+  config?: Record<string, unknown>;
+  interrupted?: boolean;
+  /** The restored log's last `llm_usage.history_len`: keeps the cache breakpoints of a restore byte-stable. */
+  previousRequestLength?: number;
+}
+
+/** The worker's persistence callbacks: every committed item and every model call's usage. */
+export interface WorkerPersistence {
+  onHistoryAppend(item: Item): Promise<void>;
+  onUsage(usage: UsageRecord): Promise<void>;
+}
+
 export function createWorker(
-  parts: PodParts,
+  foundation: PodFoundation,
   options: PodOptions,
-  recorder: SessionRecorder,
-  state: {
-    systemPrompt?: string;
-    history?: Item[];
-    config?: Record<string, unknown>;
-    interrupted?: boolean;
-    /** The restored log's last `llm_usage.history_len`: keeps the cache breakpoints of a restore byte-stable. */
-    previousRequestLength?: number;
-  },
+  persistence: WorkerPersistence,
+  state: WorkerState,
 ): Worker {
-  const { loaded } = parts;
+  const { loaded } = foundation;
   return new Worker({
     model: podModelAdapter(loaded.manifest.model, options.model, options.env ?? process.env),
-    tools: parts.toolServer,
+    tools: foundation.toolServer,
     config: (state.config ?? requestConfig(loaded)) as never,
     maxRequests: loaded.manifest.worker.max_turns,
-    onHistoryAppend: recorder.onHistoryAppend,
-    onUsage: recorder.onUsage,
+    onHistoryAppend: persistence.onHistoryAppend,
+    onUsage: persistence.onUsage,
     ...(state.systemPrompt === undefined ? {} : { systemPrompt: state.systemPrompt }),
     ...(state.history === undefined ? {} : { history: state.history }),
     ...(state.interrupted === undefined ? {} : { interrupted: state.interrupted }),
@@ -108,13 +146,13 @@ export function createWorker(
  * reading, render the body and the catalog's trailing sections.
  */
 export async function renderSystemPrompt(
-  parts: PodParts,
+  foundation: PodFoundation,
   template: SystemPromptTemplate,
   clock: (() => Date) | undefined,
 ): Promise<string> {
-  const { loaded } = parts;
-  const tools = await parts.toolServer.flushPending();
-  const agentsMd = await readAgentsMd(loaded.workspace, { onWarning: parts.warn });
+  const { loaded } = foundation;
+  const tools = await foundation.toolServer.flushPending();
+  const agentsMd = await readAgentsMd(loaded.workspace, { onWarning: foundation.warn });
   const context = buildSystemPromptContext({
     ...(clock === undefined ? {} : { clock }),
     cwd: loaded.workspace,
@@ -123,5 +161,5 @@ export async function renderSystemPrompt(
     ...(agentsMd === undefined ? {} : { agentsMd }),
     language: loaded.manifest.worker.language,
   });
-  return template.render(context, parts.resources.catalog);
+  return template.render(context, foundation.resources.catalog);
 }

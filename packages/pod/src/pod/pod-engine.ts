@@ -1,0 +1,257 @@
+import type { Item, Worker } from "@podkit/llm-worker";
+import { SessionLog } from "@podkit/session-store";
+import type { PromptCatalog } from "../catalog/prompt-catalog.js";
+import type { ContextSectionState } from "../context/context-section.js";
+import { EMPTY_CONTEXT_KEY } from "../context/context-sections.js";
+import type { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
+import type { PodWarning } from "../warnings.js";
+import type { CompactionOutcome, CompactionReason, PodRunResult } from "./events.js";
+import { composeInterceptor, type PodHooks } from "./hooks.js";
+import { NotificationQueue } from "./notification-queue.js";
+import { type CompactionReporting, PodCompaction } from "./pod-compaction.js";
+import { PodContext } from "./pod-context.js";
+import { createWorker, type PodFoundation, renderSystemPrompt, sessionLogOptions } from "./pod-foundation.js";
+import { NOTIFICATION_CAPACITY, type PodOptions } from "./pod-options.js";
+import { workerStateOf } from "./pod-restore.js";
+import { SessionRecorder } from "./session-recorder.js";
+import { runTurn, type Turn } from "./turn.js";
+import { TurnState } from "./turn-state.js";
+import { UsageLedger } from "./usage-ledger.js";
+
+/** How a pod's engine starts: a template to render at the first run, or a restored head segment. */
+export type PodEngineStart =
+  | { readonly template: SystemPromptTemplate }
+  | { readonly restored: SessionLog<Item>; readonly resumable: boolean };
+
+/**
+ * What runs a pod's turns against its session log: the head segment it writes (moved by session
+ * creation and compaction), the worker, and the turn state folded from the log — each piece owned
+ * by one object and changed through its methods (turns, usage, notifications, context, compaction).
+ * It renders the system prompt once and creates the session right after it.
+ */
+export class PodEngine {
+  private template: SystemPromptTemplate | null;
+  /** The render in progress: concurrent callers share it, so the prompt is rendered once. */
+  private rendering: Promise<string> | undefined;
+  private head: SessionLog<Item> | undefined;
+  /** The signal of the turn in progress (context sections load under it). */
+  private turnSignal: AbortSignal | undefined;
+  readonly usage: UsageLedger;
+  readonly turns: TurnState;
+  readonly notifications: NotificationQueue;
+  /** Extension state by domain (restored from the log; features fold their own). */
+  readonly extensions: Map<string, unknown>;
+  readonly recorder: SessionRecorder;
+  readonly worker: Worker;
+  readonly context: PodContext;
+  readonly compaction: PodCompaction;
+
+  constructor(
+    private readonly foundation: PodFoundation,
+    private readonly options: PodOptions,
+    start: PodEngineStart,
+  ) {
+    const log = "restored" in start ? start.restored : undefined;
+    const state = log?.state;
+    this.template = "template" in start ? start.template : null;
+    this.head = log;
+    this.usage = new UsageLedger(state?.usage ?? []);
+    this.turns = new TurnState(state?.turn ?? 0, "resumable" in start && start.resumable);
+    this.notifications = new NotificationQueue(() =>
+      foundation.warn({
+        code: "pod.notifications_dropped",
+        message: `notification queue full (${NOTIFICATION_CAPACITY} waiting): the oldest are being dropped until the model has seen the queue`,
+      }),
+    );
+    this.extensions = new Map(state?.extensions ?? []);
+    this.recorder = new SessionRecorder(() => this.head, this.usage);
+    this.worker = createWorker(foundation, options, this.recorder, workerStateOf(log));
+    this.context = new PodContext(options.contextSections ?? [], this.recorder, this.catalog, (message) =>
+      foundation.warn({ code: "pod.context_section", message }),
+    );
+    this.compaction = new PodCompaction(foundation, options, this.worker, this.usage, this.turns);
+    this.syncFromLog();
+    if (state !== undefined) this.worker.setPromptCacheKey(state.sessionId);
+  }
+
+  get catalog(): PromptCatalog {
+    return this.foundation.resources.catalog;
+  }
+
+  /** The head segment: undefined until the first run creates the session (or restored). */
+  get log(): SessionLog<Item> | undefined {
+    return this.head;
+  }
+
+  /**
+   * Composes the worker's interceptor once, at the first run: queued notifications and the context
+   * block before each request, the compaction checks, then the registered hooks.
+   */
+  installInterceptor(hooks: readonly PodHooks[]): void {
+    this.worker.setInterceptor(
+      composeInterceptor(
+        {
+          pendingHistoryAppends: async () => [
+            ...this.takeNotifications(),
+            ...(await this.context.take(this.contextState(this.turnSignal))),
+          ],
+          preRequest: (context) => this.compaction.preRequest(context, this.head),
+        },
+        [...hooks],
+      ),
+    );
+    this.context.sections.freeze();
+  }
+
+  /**
+   * §4.1: flush tools, read AGENTS.md, one clock reading, render, trailing sections — once. Callers
+   * that overlap share the render in progress; a failed render keeps the template, so the next
+   * call fails the same way and nothing is ever sent without a prompt.
+   */
+  ensureSystemPromptMaterialized(): Promise<string> {
+    const template = this.template;
+    if (template === null) return Promise.resolve(this.worker.systemPrompt ?? "");
+    this.rendering ??= renderSystemPrompt(this.foundation, template, this.options.clock)
+      .then((rendered) => {
+        this.worker.setSystemPrompt(rendered);
+        this.template = null;
+        return rendered;
+      })
+      .finally(() => {
+        this.rendering = undefined;
+      });
+    return this.rendering;
+  }
+
+  /** Creates the session (its `segment_start` holds the rendered prompt) on the first run. */
+  async ensureSessionHead(systemPrompt: string): Promise<SessionLog<Item>> {
+    this.head ??= await SessionLog.create(
+      this.foundation.store,
+      { systemPrompt, config: { ...this.worker.config } },
+      sessionLogOptions(this.foundation),
+    );
+    this.worker.setPromptCacheKey(this.head.state.sessionId);
+    return this.head;
+  }
+
+  /** One turn with its signal: context sections load under it while it runs. */
+  async runTurn(turn: Turn): Promise<PodRunResult> {
+    this.turnSignal = turn.signal;
+    try {
+      return await runTurn(this, turn);
+    } finally {
+      this.turnSignal = undefined;
+    }
+  }
+
+  contextState(signal: AbortSignal | undefined): ContextSectionState {
+    return {
+      workspace: this.foundation.loaded.workspace,
+      sessionId: this.head?.state.sessionId,
+      segmentId: this.head?.state.segmentId,
+      turn: this.turns.turns,
+      extensions: this.extensions,
+      signal: signal ?? new AbortController().signal,
+    };
+  }
+
+  /** Appends an `extension` entry to the head segment and folds it into `extensions`. */
+  async appendExtension(domain: string, payload: unknown): Promise<void> {
+    // Synchronous from the caller's idle check to the queued write: no run can start in between.
+    const written = this.requireHead().append({ kind: "extension", domain, payload });
+    this.extensions.set(domain, payload);
+    await written;
+  }
+
+  /** The `threshold` check before a turn (prelude step 4). */
+  get compactionDueBeforeTurn(): boolean {
+    return this.compaction.dueBeforeTurn(this.head);
+  }
+
+  /** Prelude step 4: compacts when due; best-effort, a failure is reported and the turn runs. */
+  async compactBeforeTurn(signal: AbortSignal, reporting: CompactionReporting): Promise<void> {
+    if (!this.compactionDueBeforeTurn || this.head === undefined) return;
+    await this.compaction.compactOrWarn("threshold", this.compactionRequest(this.head, signal, reporting));
+  }
+
+  /**
+   * The request path: the turn yielded before a request, so it is closed with `run_completed{yielded}`
+   * in the old segment (never touched again), the history is compacted into a new segment, and the
+   * turn goes on there (`invoke{resume}`). A failed compaction is reported and the turn goes on in
+   * the same segment; the size check still runs before the next request, and the breaker ends retries.
+   */
+  async compactMidTurn(signal: AbortSignal, reporting: CompactionReporting): Promise<void> {
+    const log = this.requireHead();
+    await log.append({ kind: "run_completed", result: "yielded", interrupted: false });
+    await this.compaction.compactOrWarn("request_threshold", this.compactionRequest(log, signal, reporting));
+    await this.requireHead().append({ kind: "invoke", trigger: "resume" }, { signal });
+    // Notifications delivered before were carried into the new segment; a rollback now cuts only later ones.
+    this.notifications.startTurn();
+  }
+
+  /** `pod.compact()`: compacts now, with `[compaction]` or the manifest's defaults. */
+  async compact(
+    reason: CompactionReason,
+    signal: AbortSignal,
+    reporting: CompactionReporting,
+  ): Promise<CompactionOutcome> {
+    if (this.head === undefined) return { status: "skipped", reason: "no_session" };
+    return this.compaction.compact(reason, this.compactionRequest(this.head, signal, reporting));
+  }
+
+  /**
+   * Rolls back a turn cancelled before any model output: the log is cut to before its `invoke`,
+   * the worker, usage, context key and prune boundary follow the log, and the notifications the
+   * turn delivered are queued again (they are no longer in history).
+   */
+  async rollBack(entryIndex: number): Promise<void> {
+    const log = this.requireHead();
+    await log.truncate(entryIndex);
+    this.worker.setHistory([...log.state.history]);
+    this.worker.setInterrupted(log.state.interrupted);
+    this.usage.resetSegment(log.state.usage);
+    this.syncFromLog();
+    this.notifications.requeueDelivered();
+  }
+
+  /** Reports a warning through the pod's one warning channel. */
+  warn(warning: PodWarning): void {
+    this.foundation.warn(warning);
+  }
+
+  /** The head segment once the session exists (the run prelude created it). */
+  requireHead(): SessionLog<Item> {
+    if (this.head === undefined) throw new Error("internal: the session head is created in the run prelude");
+    return this.head;
+  }
+
+  /** Queued notifications as system items for the next request, each reported as a `notification` event. */
+  private takeNotifications(): Item[] {
+    return this.notifications.drain().map((message) => {
+      this.foundation.events.emit({ type: "notification", message });
+      return this.recorder.systemMessage("notification", this.catalog.render("notify_wrapper", { message }));
+    });
+  }
+
+  /** The committed context key and prune boundary of the segment the pod continues in. */
+  private syncFromLog(): void {
+    this.context.syncFromLog(this.head);
+    this.compaction.syncFromLog(this.head);
+  }
+
+  private compactionRequest(log: SessionLog<Item>, signal: AbortSignal, reporting: CompactionReporting) {
+    return {
+      log,
+      signal,
+      reporting,
+      contextBlock: () => this.context.current(this.contextState(signal)),
+      moveTo: (next: SessionLog<Item>, contextKey: string | undefined) => {
+        this.head = next;
+        this.worker.setHistory([...next.state.history]);
+        this.usage.resetSegment([]);
+        this.extensions.clear();
+        this.context.sections.markCommitted(contextKey ?? EMPTY_CONTEXT_KEY);
+      },
+    };
+  }
+}

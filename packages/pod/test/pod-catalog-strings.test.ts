@@ -1,0 +1,146 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { NOTES_MAX_BYTES } from "../src/context/notes-section.js";
+import { compactionTable, compactRequests, compactResponder } from "./compaction-harness.js";
+import { caught, collectWarnings } from "./helpers.js";
+import { sessionEntries, testTools, text, toolCall, usePodWorlds } from "./pod-harness.js";
+
+const world = usePodWorlds();
+
+// biome-ignore lint/suspicious/noExplicitAny: parsed JSON of the Anthropic request body.
+const sent = (request: any): string => JSON.stringify(request.body.messages);
+
+/** A workspace prompt pack (`.podkit/prompts.toml`) setting `values`. */
+const workspacePack = (values: Record<string, string>) => ({
+  "project/.podkit/prompts.toml": `[prompt]\n${Object.entries(values)
+    .map(([key, value]) => `${key} = ${JSON.stringify(value)}`)
+    .join("\n")}\n`,
+});
+
+/** A tool that runs until released, and a promise of its start. */
+function gate() {
+  let started!: () => void;
+  let release!: () => void;
+  const running = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return {
+    running,
+    release,
+    run: async (_args: Record<string, unknown>, signal: AbortSignal) => {
+      started();
+      await Promise.race([released, new Promise((resolve) => signal.addEventListener("abort", resolve))]);
+      return "done";
+    },
+  };
+}
+
+/** The body of the interrupt note the log holds. */
+async function interruptNote(workspace: string): Promise<string | undefined> {
+  const entry = (await sessionEntries(workspace)).find(
+    (e) => e.kind === "system_item" && e.item.kind === "interrupt",
+  );
+  return entry?.kind === "system_item" ? String(entry.item.body) : undefined;
+}
+
+describe("the interrupt note says what follows it", () => {
+  const userVariant = "The user's next message follows";
+
+  it("resume() after an interrupted turn: the resume variant, not the one announcing a user message", async () => {
+    const slow = gate();
+    const w = await world({ toolPackages: [testTools({ slow: slow.run })] });
+    const pod = await w.pod();
+    w.double.enqueue(toolCall("slow"));
+    const running = pod.run("start the long job");
+    await slow.running;
+    pod.interrupt();
+    await caught(running);
+    w.double.enqueue(text("carrying on"));
+    expect((await pod.resume()).status).toBe("finished");
+    const note = await interruptNote(w.workspace);
+    expect(note).toBe(pod.catalog.render("interrupt_system_note", { trigger: "resume" }));
+    expect(note).not.toContain(userVariant);
+    expect(sent(w.double.requests[1])).toContain("You are asked to continue that work now");
+  });
+
+  it("an autoRun turn for a notification after an interrupt: the notification variant", async () => {
+    const slow = gate();
+    const w = await world({ toolPackages: [testTools({ slow: slow.run })] });
+    const pod = await w.pod({ autoRun: true });
+    w.double.enqueue(toolCall("slow"));
+    const running = pod.run("start the long job");
+    await slow.running;
+    pod.interrupt();
+    await caught(running);
+    w.double.enqueue(text("seen"));
+    pod.notify("deploy finished");
+    await pod.whenIdle();
+    const note = await interruptNote(w.workspace);
+    expect(note).toBe(pod.catalog.render("interrupt_system_note", { trigger: "notify" }));
+    expect(note).not.toContain(userVariant);
+  });
+
+  it("run() after an interrupt keeps the note announcing the user's message, and a pack can word each variant", async () => {
+    const slow = gate();
+    const w = await world({
+      toolPackages: [testTools({ slow: slow.run })],
+      files: workspacePack({ interrupt_system_note: "[STOPPED; next: {{ trigger }}]" }),
+    });
+    const pod = await w.pod();
+    w.double.enqueue(toolCall("slow"));
+    const running = pod.run("start");
+    await slow.running;
+    pod.interrupt();
+    await caught(running);
+    w.double.enqueue(text("ok"));
+    await pod.run("something else");
+    expect(await interruptNote(w.workspace)).toBe("[STOPPED; next: user]");
+  });
+});
+
+describe("model-facing strings come from the catalog", () => {
+  it("the NOTES.md truncation notice is the catalog's notes_truncation_notice", async () => {
+    const w = await world({
+      files: workspacePack({
+        notes_truncation_notice: "[NOTES CUT: {{ file }} after {{ max_bytes }} bytes]",
+      }),
+    });
+    await writeFile(join(w.workspace, ".podkit/NOTES.md"), "n".repeat(NOTES_MAX_BYTES + 10));
+    const { warnings, sink } = collectWarnings();
+    const pod = await w.pod({ onWarning: sink });
+    w.double.enqueue(text("ok"));
+    await pod.run("hi");
+    expect(sent(w.double.requests[0])).toContain(
+      `[NOTES CUT: .podkit/NOTES.md after ${NOTES_MAX_BYTES} bytes]`,
+    );
+    expect(sent(w.double.requests[0])).not.toContain("continues: only its first");
+    // The key is known: no unknown-key warning for the pack, only the size warning.
+    expect(warnings.map((warning) => warning.code)).toEqual(["pod.context_section"]);
+  });
+
+  it("the compaction overview's gap line is the catalog's compact_overview_gap", async () => {
+    const w = await world({
+      manifestExtra: compactionTable({
+        threshold: 100000,
+        request_threshold: 100000,
+        retained_tokens: 10,
+        worker_context_max_tokens: 120,
+      }),
+      files: workspacePack({ compact_overview_gap: "[GAP: items {{ first }} to {{ last }} not shown]" }),
+      double: { respond: compactResponder({ summary: "the gist" }) },
+    });
+    const pod = await w.pod();
+    for (let turn = 1; turn <= 6; turn++) {
+      w.double.enqueue(text(`answer number ${turn} ${"words ".repeat(10)}`));
+      await pod.run(`question number ${turn} ${"words ".repeat(10)}`);
+    }
+    expect(await pod.compact()).toMatchObject({ status: "compacted" });
+    const input = sent(compactRequests(w.double.requests)[0]);
+    expect(input).toMatch(/\[GAP: items \d+ to \d+ not shown\]/);
+    expect(input).not.toContain("left out of this overview");
+  });
+});
