@@ -2,9 +2,20 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { NOTES_MAX_BYTES } from "../src/context/notes-section.js";
+import type { Pod } from "../src/pod/pod.js";
+import type { PodOptions } from "../src/pod/pod-options.js";
 import { compactionTable, compactRequests, compactResponder } from "./compaction-harness.js";
 import { caught, collectWarnings } from "./helpers.js";
-import { sessionEntries, testTools, text, toolCall, usePodWorlds } from "./pod-harness.js";
+import {
+  gate,
+  sessionEntries,
+  testTools,
+  text,
+  toolCall,
+  usePodWorlds,
+  type World,
+  type WorldSetup,
+} from "./pod-harness.js";
 
 const world = usePodWorlds();
 
@@ -18,25 +29,20 @@ const workspacePack = (values: Record<string, string>) => ({
     .join("\n")}\n`,
 });
 
-/** A tool that runs until released, and a promise of its start. */
-function gate() {
-  let started!: () => void;
-  let release!: () => void;
-  const running = new Promise<void>((resolve) => {
-    started = resolve;
-  });
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  return {
-    running,
-    release,
-    run: async (_args: Record<string, unknown>, signal: AbortSignal) => {
-      started();
-      await Promise.race([released, new Promise((resolve) => signal.addEventListener("abort", resolve))]);
-      return "done";
-    },
-  };
+/** A world and a pod whose first run was interrupted during a tool call (the next turn records it). */
+async function interruptedPod(
+  setup: WorldSetup = {},
+  options: PodOptions = {},
+): Promise<{ w: World; pod: Pod }> {
+  const slow = gate();
+  const w = await world({ ...setup, toolPackages: [testTools({ slow: slow.run })] });
+  const pod = await w.pod(options);
+  w.double.enqueue(toolCall("slow"));
+  const running = pod.run("start the long job");
+  await slow.running;
+  pod.interrupt();
+  await caught(running);
+  return { w, pod };
 }
 
 /** The body of the interrupt note the log holds. */
@@ -51,14 +57,7 @@ describe("the interrupt note says what follows it", () => {
   const userVariant = "The user's next message follows";
 
   it("resume() after an interrupted turn: the resume variant, not the one announcing a user message", async () => {
-    const slow = gate();
-    const w = await world({ toolPackages: [testTools({ slow: slow.run })] });
-    const pod = await w.pod();
-    w.double.enqueue(toolCall("slow"));
-    const running = pod.run("start the long job");
-    await slow.running;
-    pod.interrupt();
-    await caught(running);
+    const { w, pod } = await interruptedPod();
     w.double.enqueue(text("carrying on"));
     expect((await pod.resume()).status).toBe("finished");
     const note = await interruptNote(w.workspace);
@@ -68,14 +67,7 @@ describe("the interrupt note says what follows it", () => {
   });
 
   it("an autoRun turn for a notification after an interrupt: the notification variant", async () => {
-    const slow = gate();
-    const w = await world({ toolPackages: [testTools({ slow: slow.run })] });
-    const pod = await w.pod({ autoRun: true });
-    w.double.enqueue(toolCall("slow"));
-    const running = pod.run("start the long job");
-    await slow.running;
-    pod.interrupt();
-    await caught(running);
+    const { w, pod } = await interruptedPod({}, { autoRun: true });
     w.double.enqueue(text("seen"));
     pod.notify("deploy finished");
     await pod.whenIdle();
@@ -85,17 +77,9 @@ describe("the interrupt note says what follows it", () => {
   });
 
   it("run() after an interrupt keeps the note announcing the user's message, and a pack can word each variant", async () => {
-    const slow = gate();
-    const w = await world({
-      toolPackages: [testTools({ slow: slow.run })],
+    const { w, pod } = await interruptedPod({
       files: workspacePack({ interrupt_system_note: "[STOPPED; next: {{ trigger }}]" }),
     });
-    const pod = await w.pod();
-    w.double.enqueue(toolCall("slow"));
-    const running = pod.run("start");
-    await slow.running;
-    pod.interrupt();
-    await caught(running);
     w.double.enqueue(text("ok"));
     await pod.run("something else");
     expect(await interruptNote(w.workspace)).toBe("[STOPPED; next: user]");

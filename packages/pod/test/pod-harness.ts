@@ -221,3 +221,24 @@ export const toolCall = (
 /** The system prompt a captured Anthropic request carried. */
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON of the Anthropic request body.
 export const systemOf = (request: { body: any }): string => request.body.system?.[0]?.text;
+
+/**
+ * A tool that signals when it starts and finishes only when released (or when its call is
+ * aborted): `running` resolves at its start, `release()` lets it finish with "slow done".
+ */
+export function gate() {
+  let started!: () => void;
+  let release!: () => void;
+  const running = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const run = async (_args: Record<string, unknown>, signal: AbortSignal) => {
+    started();
+    await Promise.race([released, new Promise((resolve) => signal.addEventListener("abort", resolve))]);
+    return "slow done";
+  };
+  return { running, release, run };
+}

@@ -1,30 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { NOTIFICATION_CAPACITY } from "../src/pod/pod-options.js";
 import type { PodWarning } from "../src/warnings.js";
-import { kinds, sessionEntries, testTools, text, toolCall, usePodWorlds } from "./pod-harness.js";
+import { gate, kinds, sessionEntries, testTools, text, toolCall, usePodWorlds } from "./pod-harness.js";
 
 const world = usePodWorlds();
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON of the Anthropic request body.
 const sent = (request: any): string => JSON.stringify(request.body.messages);
-
-/** A tool that signals when it starts and finishes only when released. */
-function gate() {
-  let started!: () => void;
-  let release!: () => void;
-  const running = new Promise<void>((resolve) => {
-    started = resolve;
-  });
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const run = async () => {
-    started();
-    await released;
-    return "slow done";
-  };
-  return { running, release, run };
-}
 
 describe("notifications (SPEC §4.6)", () => {
   it("a notification pushed during a long tool call is committed as a system item before the next request", async () => {

@@ -38,10 +38,14 @@ export class PodEventHub {
         if (this.failed.has(listener)) continue;
         this.failed.add(listener);
         const message = error instanceof Error ? error.message : String(error);
-        this.warn({
-          code: "pod.listener",
-          message: `a pod.subscribe listener threw on a ${event.type} event (${message}); the pod went on, and further errors of this listener are not reported`,
-        });
+        try {
+          this.warn({
+            code: "pod.listener",
+            message: `a pod.subscribe listener threw on a ${event.type} event (${message}); the pod went on, and further errors of this listener are not reported`,
+          });
+        } catch {
+          // The sink is the last place a warning can go; a sink that throws must not reach the run either.
+        }
       }
     }
   }
