@@ -56,7 +56,7 @@ describe("memory files linked out of `.podkit`", () => {
     });
     await writeFiles(inside, { ".podkit/memory/.keep": "" });
     await symlink(join(inside, ".podkit/notes/summary.md"), join(inside, ".podkit/memory/summary.md"));
-    expect(await loadSection(inside)).toBe("Shared notes.");
+    expect(await loadSection(inside)).toEqual({ summary: "Shared notes.", knowledge: [] });
   });
 
   it("the summary section refuses a summary.md linked outside, naming the link and where it leads", async () => {

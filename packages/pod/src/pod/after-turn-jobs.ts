@@ -10,8 +10,11 @@ export interface AfterTurnJobContext {
   readonly signal: AbortSignal;
   /** The folded state of an `extension` domain (latest payload), undefined when none. */
   extension(domain: string): unknown;
-  /** The committed entries of the head segment, in order. */
-  readEntries(): AsyncIterable<Entry<Item>>;
+  /**
+   * The committed entries of the head segment, in order — or of another segment of the session
+   * (one compaction left behind: memory extracts its tail), by id.
+   */
+  readEntries(segmentId?: string): AsyncIterable<Entry<Item>>;
   /**
    * Appends an `extension` entry through the pod's own session writer (never a second writer on
    * the segment). Waits until no turn is running, so it never lands inside a turn.

@@ -378,7 +378,7 @@ export class Pod {
       ...ref,
       signal: this.extensionPoints.afterTurn.signal,
       extension: (domain) => this.extensions.get(domain),
-      readEntries: () => store.readAll(ref),
+      readEntries: (segmentId = ref.segmentId) => store.readAll({ sessionId: ref.sessionId, segmentId }),
       appendExtension: (domain, payload) => this.appendExtension(domain, payload),
       emit: (event) => {
         this.telemetry.onJobEvent(event);
