@@ -33,7 +33,10 @@ export class MemoryLintError extends MemoryError {
   constructor(diagnostics: readonly LintDiagnostic[]) {
     super(
       `memory write rejected by the linter, nothing was written:\n${diagnostics
-        .map((d) => `- ${d.record}${d.field === undefined ? "" : ` (${d.field})`}: ${d.message}`)
+        .map(
+          (d) =>
+            `- ${d.record}${d.line === undefined ? "" : `:${d.line}`}${d.field === undefined ? "" : ` (${d.field})`}: ${d.message}`,
+        )
         .join("\n")}\nFix what is listed and write again.`,
     );
     this.name = "MemoryLintError";

@@ -38,6 +38,9 @@ export interface ParsedRecord {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** True when `text` holds an unpaired surrogate (the linter reports it with its line). */
+export const hasLoneSurrogate = (text: string) => LONE_SURROGATE.test(text);
+
 /**
  * What keeps a file's text from being a record at all, checked before any parsing: bytes on disk
  * that are not UTF-8, a text too large for a memory file, or an unpaired UTF-16 surrogate (a

@@ -13,7 +13,7 @@ import {
   type RecordLint,
   recordKey,
 } from "../lint/lint-memory.js";
-import { lintRecord, type ParsedRecord } from "../lint/lint-record.js";
+import { hasLoneSurrogate, lintRecord, type ParsedRecord } from "../lint/lint-record.js";
 import { joinRecord, splitRecord } from "../records/frontmatter.js";
 import {
   type MemoryPaths,
@@ -264,8 +264,8 @@ export class MemoryStore {
     origin: ChangeOrigin,
     diagnostics: LintDiagnostic[],
   ): string {
-    // Unparseable text goes to the linter as it is (it reports why); nothing big is parsed twice.
-    if (text.length > MEMORY_FILE_MAX_BYTES) return text;
+    // Text that cannot be a record goes to the linter as it is, so its lines are the writer's.
+    if (text.length > MEMORY_FILE_MAX_BYTES || hasLoneSurrogate(text)) return text;
     const split = splitRecord(text);
     if (!split.ok) return text;
     const now = formatTimestamp(this.clock());
@@ -322,23 +322,22 @@ export class MemoryStore {
       throw new MemoryLintError(report.errors);
     }
     const undo = { text: beforeText, record: this.records.get(key) };
-    let text: string | null = null;
-    if (change.op === "delete") {
-      this.texts.delete(key);
-      this.records.delete(key);
-      audit.after_hash = null;
-    } else if (record !== undefined) {
-      // Canonical form: the validated frontmatter (alias rewritten, defaults filled) and the body.
-      text = joinRecord(change.kind, record.frontmatter, record.body);
-      this.texts.set(key, text);
-      this.records.set(key, { ...record, text });
-      audit.after_hash = contentHash(text);
-    }
+    // Canonical form: the validated frontmatter (alias rewritten, defaults filled) and the body.
+    const text = record === undefined ? null : joinRecord(change.kind, record.frontmatter, record.body);
+    audit.after_hash = contentHash(text ?? undefined);
     const pending: PendingChange = { kind: change.kind, slug, text, audit, key, undo };
     if (this.options.deferred === true) this.pending.push(pending);
     else {
+      // On disk first: a write refused there (a directory linked out of .podkit) leaves the index as it was.
       await persistRecordWrite(this.paths, pending);
       await bumpMemoryStamp(this.paths);
+    }
+    if (text === null) {
+      this.texts.delete(key);
+      this.records.delete(key);
+    } else if (record !== undefined) {
+      this.texts.set(key, text);
+      this.records.set(key, { ...record, text });
     }
     return { path: recordLabel(change.kind, slug), warnings: report.warnings, audit };
   }
