@@ -103,7 +103,7 @@ export interface JournalOutcome {
 export async function applyJournal(
   paths: MemoryPaths,
   journal: CommitJournal,
-  options: { resume?: boolean } = {},
+  options: { resume?: boolean; beforeStagingDeleted?: () => Promise<void> } = {},
 ): Promise<JournalOutcome> {
   // Only a resumed journal can have audit lines logged already; a fresh commit need not read the log.
   const logged = new Set(options.resume === true ? (await readAuditLog(paths)).map(auditKey) : []);
@@ -145,6 +145,7 @@ export async function applyJournal(
     run_id: journal.run_id,
     staging_ids: journal.staging_ids,
   });
+  await options.beforeStagingDeleted?.();
   await deleteStaging(paths, journal.staging_ids);
   return { runId: journal.run_id, stagingIds: journal.staging_ids, written, skipped, applied };
 }

@@ -74,9 +74,9 @@ export type MemoryConsolidationResult =
       git?: GitCommitOutcome;
     };
 
-/** Test seams of the crash tests: awaited at the named point of a run. */
+/** Test seams of the crash tests: awaited at the named point of a run (records written, staging not yet deleted). */
 export interface ConsolidationInternals {
-  readonly afterJournal?: () => Promise<void>;
+  readonly beforeStagingDeleted?: () => Promise<void>;
 }
 
 const isDue = (staging: readonly StagingFile[], options: RunMemoryConsolidationOptions) => {
@@ -194,12 +194,11 @@ export async function runMemoryConsolidation(
     const tidy = await tidyStep(options, store, worker);
 
     await writeJournal(paths, { run_id: runId, staging_ids: consumed, changes: [...store.pendingWrites] });
-    await internals.afterJournal?.();
-    const applied = await applyJournal(paths, {
-      run_id: runId,
-      staging_ids: consumed,
-      changes: [...store.pendingWrites],
-    });
+    const applied = await applyJournal(
+      paths,
+      { run_id: runId, staging_ids: consumed, changes: [...store.pendingWrites] },
+      internals.beforeStagingDeleted === undefined ? {} : { beforeStagingDeleted: internals.beforeStagingDeleted },
+    );
     await removeJournal(paths);
     await clearFailures(paths, consumed);
     const changes = [...applied.applied];
