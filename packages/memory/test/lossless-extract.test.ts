@@ -69,6 +69,26 @@ describe("a session that compacts below the extract threshold", () => {
   });
 });
 
+describe("a session closed cleanly and opened again", () => {
+  it("is not caught up at the next open (positive control of the killed session in crash-recovery)", async () => {
+    const w = await pods("[memory]\nextract_threshold = 1000000");
+    const first = await w.pod();
+    attachMemory(first, { clock });
+    w.double.enqueue(say("First answer."));
+    await first.run("First question.").result;
+    await first.whenJobsIdle();
+    const sessionId = first.sessionId ?? "";
+    await first.close();
+    const again = await w.restore(sessionId);
+    attachMemory(again, { clock });
+    w.double.enqueue(say("Second answer."));
+    await again.run("Second question.").result;
+    await again.whenJobsIdle();
+    expect(w.double.requests).toHaveLength(2);
+    expect(await stagingFiles(w.workspace)).toEqual([]);
+  });
+});
+
 describe("the chain of segments compaction made", () => {
   const entries = (segmentId: string, count: number, extra: Partial<Entry<Item>>[] = []) =>
     [

@@ -20,6 +20,8 @@ export interface PodWorld {
   events: PodEvent[];
   /** The entries of a pod's head segment. */
   entries(pod: Pod): Promise<Entry<Item>[]>;
+  /** A pod restored from session `sessionId`, against the double; closed after the test. */
+  restore(sessionId: string): Promise<Pod>;
 }
 
 /**
@@ -95,6 +97,17 @@ export function usePodWorlds(): (manifestExtra: string) => Promise<PodWorld> {
           clock,
           onWarning: () => {},
           ...options,
+        });
+        pod.subscribe((event) => events.push(event));
+        cleanups.push(() => pod.close());
+        return pod;
+      },
+      async restore(sessionId) {
+        const pod = await Pod.restore(loaded, sessionId, {
+          model: double.baseUrl,
+          env: { ANTHROPIC_API_KEY: "test-key" },
+          clock,
+          onWarning: () => {},
         });
         pod.subscribe((event) => events.push(event));
         cleanups.push(() => pod.close());

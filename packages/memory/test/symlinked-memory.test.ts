@@ -18,7 +18,7 @@ const tempDir = useTempDirs();
 const world = usePodWorlds();
 const SECRET = "SECRET-OUTSIDE-THE-WORKSPACE";
 const prompts = {
-  render: (_key: string, vars: Record<string, unknown>) => `MEMORY: ${String(vars.summary)}`,
+  render: (_key: string, vars: object) => `MEMORY: ${String((vars as { summary?: string }).summary)}`,
 };
 
 /** A workspace and, beside it, an outside directory holding secret files shaped like records. */

@@ -197,6 +197,19 @@ export const EXTRACT: ScriptedResponse[] = [
     usage: usage(1_400, 160),
   },
   { parts: [{ type: "text", text: "Recorded." }], usage: usage(1_600, 3, 1_400) },
+  // The session was compacted: the slice above is the old segment's, this one the new segment's
+  // (the restored turn), with nothing new worth remembering.
+  {
+    parts: [
+      {
+        type: "tool_call",
+        name: "write_extracted",
+        arguments: { decisions: [], discussions: [], attempts: [], requests: [] },
+      },
+    ],
+    usage: usage(600, 40),
+  },
+  { parts: [{ type: "text", text: "Recorded." }], usage: usage(700, 3, 600) },
 ];
 
 const NOW = "2026-01-01T00:00:00Z";
@@ -217,6 +230,7 @@ export const CONSOLIDATE: ScriptedResponse[] = [
             "`ticketNumber` throws a `RangeError` for ids that are not `TCK-<number>`.\n\nWhy: returning `NaN` let malformed ids sort silently to the wrong place.",
           ),
           reason: "settled in the session: the fix and its test landed",
+          staged: ["s1-d1"],
         },
       },
       {
@@ -230,6 +244,7 @@ export const CONSOLIDATE: ScriptedResponse[] = [
             "After changing code, run `node --test test/` and report the result seen.",
           ),
           reason: "a standing preference of the user (also in the house style)",
+          staged: ["s1-r1"],
         },
       },
       {
@@ -249,4 +264,6 @@ export const CONSOLIDATE: ScriptedResponse[] = [
     usage: usage(3_100, 420),
   },
   { parts: [{ type: "text", text: "Memory is up to date." }], usage: usage(3_700, 6, 3_100) },
+  // The tidy step, in the same conversation: nothing to tidy in a first consolidation.
+  { parts: [{ type: "text", text: "Nothing to tidy." }], usage: usage(3_800, 5, 3_700) },
 ];

@@ -197,7 +197,9 @@ export async function runMemoryConsolidation(
     const applied = await applyJournal(
       paths,
       { run_id: runId, staging_ids: consumed, changes: [...store.pendingWrites] },
-      internals.beforeStagingDeleted === undefined ? {} : { beforeStagingDeleted: internals.beforeStagingDeleted },
+      internals.beforeStagingDeleted === undefined
+        ? {}
+        : { beforeStagingDeleted: internals.beforeStagingDeleted },
     );
     await removeJournal(paths);
     await clearFailures(paths, consumed);

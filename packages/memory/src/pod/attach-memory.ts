@@ -28,8 +28,6 @@ export interface MemoryHost {
   readonly manifest: LoadedManifest;
   readonly catalog: MemoryPrompts;
   readonly modelAdapter: ModelAdapter;
-  /** Set when the pod was restored (its session exists before the first run). */
-  readonly sessionId?: string | undefined;
   addContextSection(section: ContextSectionLike<MemorySectionData>): void;
   addAfterTurnJob(job: AfterTurnJobLike): void;
   registerTool(tool: Tool): void;
@@ -94,7 +92,6 @@ export function attachMemory(pod: MemoryHost, options: AttachMemoryOptions = {})
       ...(options.config === undefined ? {} : { config: options.config }),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.onJob === undefined ? {} : { onJob: options.onJob }),
-      restored: pod.sessionId !== undefined,
     }),
   );
   const tools = [knowledgeReadTool(workspace, knowledge, options.clock)];

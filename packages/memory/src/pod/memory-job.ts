@@ -3,6 +3,8 @@ import type { MemoryConfig } from "@podkit/manifest";
 import type { Entry } from "@podkit/session-store";
 import { runMemoryConsolidation } from "../consolidate/run-consolidation.js";
 import { type ExtractPassResult, runExtractPass } from "../extract/extract-pass.js";
+import { clearSessionMark, leftByDeadProcess, markSessionOpen } from "../extract/open-sessions.js";
+import { memoryPaths } from "../records/layout.js";
 import type { MemoryPrompts } from "../worker/memory-model.js";
 import { sessionOfContext } from "./job-session.js";
 
@@ -49,11 +51,6 @@ interface MemoryJobSetup {
   config?: RequestConfig;
   clock?: () => Date;
   onJob?: (event: MemoryJobEvent) => void;
-  /**
-   * The pod was restored: its session may end in a tail a dead process never extracted, so the
-   * first pass extracts whatever the threshold.
-   */
-  restored?: boolean;
 }
 
 /**
@@ -65,8 +62,25 @@ interface MemoryJobSetup {
  * never touches the turn.
  */
 export function createMemoryJob(setup: MemoryJobSetup) {
-  // The first pass of a restored pod also takes the tail a process that died left behind.
-  let catchUp = setup.restored === true;
+  const paths = memoryPaths(setup.workspace);
+  /** Sessions this job marked open (see `open-sessions.ts`). */
+  const opened = new Set<string>();
+  /**
+   * On the first pass over a session: whether a process that died left it (its tail is then
+   * extracted whatever the threshold), and the mark that this process has it open — removed
+   * when the pod closes (its signal fires) or by `runOnClose`.
+   */
+  const firstPass = async (ctx: AfterTurnJobContext): Promise<boolean> => {
+    if (opened.has(ctx.sessionId)) return false;
+    opened.add(ctx.sessionId);
+    const catchUp = await leftByDeadProcess(paths, ctx.sessionId);
+    await markSessionOpen(paths, ctx.sessionId);
+    const clear = () => void clearSessionMark(paths, ctx.sessionId).catch(() => {});
+    // A pod closed while this pass started: its signal fired already and fires no more.
+    if (ctx.signal.aborted) clear();
+    else ctx.signal.addEventListener("abort", clear, { once: true });
+    return catchUp;
+  };
   const emitter = (ctx: AfterTurnJobContext) => (event: Omit<MemoryJobEvent, "type">) => {
     const full: MemoryJobEvent = { type: "memory_job", ...event };
     ctx.emit(full);
@@ -108,8 +122,7 @@ export function createMemoryJob(setup: MemoryJobSetup) {
     name: "memory",
     async run(ctx: AfterTurnJobContext): Promise<void> {
       const emit = emitter(ctx);
-      await extract(ctx, catchUp);
-      catchUp = false;
+      await extract(ctx, await firstPass(ctx));
       try {
         const result = await runMemoryConsolidation({
           ...withWorkerEvents(optionsOf(ctx), ctx, "consolidate"),
@@ -128,6 +141,7 @@ export function createMemoryJob(setup: MemoryJobSetup) {
     /** The final pass of a closing pod: the session's tail is extracted whatever its size. */
     async runOnClose(ctx: AfterTurnJobContext): Promise<void> {
       await extract(ctx, true);
+      await clearSessionMark(paths, ctx.sessionId);
     },
   };
 }
