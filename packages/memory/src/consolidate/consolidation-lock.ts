@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import { basename, dirname } from "node:path";
 import { z } from "zod";
 import { type ContainedDir, withContainedDir } from "../store/contained-dir.js";
+import { processAlive } from "../store/process-alive.js";
 
 /** What `.consolidation.lock` holds: who runs, since when, and which staging files it consumes. */
 export const LockInfoSchema = z.object({
@@ -15,18 +16,6 @@ export const LockInfoSchema = z.object({
 export type LockInfo = z.infer<typeof LockInfoSchema>;
 
 export type LockAttempt = { acquired: true; lock: ConsolidationLock } | { acquired: false; holder: LockInfo };
-
-function processAlive(pid: number): boolean {
-  // 0 and negative pids address process groups, never one process.
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /**
  * How long an unreadable (empty, torn, garbage) lock file counts as held. Locks are linked into

@@ -7,7 +7,7 @@ import { readExtractMarker, removeExtractMarker, wasStaged, writeExtractMarker }
 import { estimateSliceTokens, flattenEntries } from "./flat-lines.js";
 import type { ExtractPointer } from "./pointer.js";
 import { type ExtractOutcome, extractSlice } from "./run-extract.js";
-import { type PendingSegment, pendingSegments, type SegmentReader } from "./segment-chain.js";
+import { collect, type PendingSegment, pendingSegments, type SegmentReader } from "./segment-chain.js";
 
 /** A session as an extract pass sees it: its segments, its head's pointer, and the writer of pointers. */
 export interface ExtractSession extends SegmentReader {
@@ -129,10 +129,4 @@ async function settleInterrupted(
   }
   await removeExtractMarker(paths, session.sessionId);
   return recovered;
-}
-
-async function collect(iterable: AsyncIterable<Entry<Item>>): Promise<Entry<Item>[]> {
-  const out: Entry<Item>[] = [];
-  for await (const entry of iterable) out.push(entry);
-  return out;
 }

@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import { z } from "zod";
 import type { MemoryPaths } from "../records/layout.js";
 import { withContainedDir, withExistingDir } from "../store/contained-dir.js";
+import { processAlive } from "../store/process-alive.js";
 
 /**
  * `_staging/.open-<session>.json`: a pod with memory has this session open (its pid and host).
@@ -14,16 +15,6 @@ const OpenSessionSchema = z.object({ session_id: z.string(), pid: z.int(), host:
 
 const markName = (sessionId: string) =>
   `.open-${createHash("sha256").update(sessionId).digest("hex").slice(0, 24)}.json`;
-
-function alive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** True when a process on this host had the session open and died without closing it. */
 export async function leftByDeadProcess(paths: MemoryPaths, sessionId: string): Promise<boolean> {
@@ -38,7 +29,7 @@ export async function leftByDeadProcess(paths: MemoryPaths, sessionId: string): 
       mark.session_id === sessionId &&
       mark.host === hostname() &&
       mark.pid !== process.pid &&
-      !alive(mark.pid)
+      !processAlive(mark.pid)
     );
   } catch {
     return false;

@@ -18,7 +18,8 @@ export interface PendingSegment {
 /** Compactions followed back at most (a longer chain is extracted from this far back). */
 const MAX_CHAIN = 64;
 
-async function collect(iterable: AsyncIterable<Entry<Item>>): Promise<Entry<Item>[]> {
+/** Every entry of `iterable`, in order. */
+export async function collect(iterable: AsyncIterable<Entry<Item>>): Promise<Entry<Item>[]> {
   const out: Entry<Item>[] = [];
   for await (const entry of iterable) out.push(entry);
   return out;

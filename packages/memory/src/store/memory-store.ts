@@ -46,8 +46,8 @@ export interface MemoryStoreOptions {
   /** A consolidation's staged items: the tools then write `sources` / `last_sources` from them. */
   provenance?: Provenance;
   /**
-   * Buffer changes until `commit()` (a consolidation run): the index and the tools see them at
-   * once, the disk only on commit, so a failed run leaves no partial records behind.
+   * Buffer changes (a consolidation run): the index and the tools see them at once, the disk only
+   * when the run journals and writes `pendingWrites`, so a failed run leaves no partial records.
    */
   deferred?: boolean;
 }
@@ -342,11 +342,6 @@ export class MemoryStore {
     return { path: recordLabel(change.kind, slug), warnings: report.warnings, audit };
   }
 
-  /** Changes buffered by a deferred store (in order), with their audit records. */
-  get pendingChanges(): readonly AuditRecord[] {
-    return this.pending.map((p) => p.audit);
-  }
-
   /** The buffered changes as they would reach the disk (a consolidation journals them first). */
   get pendingWrites(): readonly RecordWrite[] {
     return this.pending.map(({ kind, slug, text, audit }) => ({ kind, slug, text, audit }));
@@ -367,14 +362,5 @@ export class MemoryStore {
       if (change.undo.record === undefined) this.records.delete(change.key);
       else this.records.set(change.key, change.undo.record);
     }
-  }
-
-  /** Writes the buffered changes of a deferred store, each atomically, in order; returns their audit records. */
-  async commit(): Promise<AuditRecord[]> {
-    const changes = this.pending;
-    this.pending = [];
-    for (const change of changes) await persistRecordWrite(this.paths, change);
-    if (changes.length > 0) await bumpMemoryStamp(this.paths);
-    return changes.map((c) => c.audit);
   }
 }
