@@ -11,21 +11,22 @@
 //   BENCH memory.consolidate.max_loop_gap_ms the longest event-loop stall during that consolidation
 // The tree: 2,000 decisions (1 in 10 replaced, chains of two), 1,500 requests, 1,499 knowledge
 // entries and the summary; bodies of 400–1,600 characters with #slug references, 1–12 sources.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createModelAdapter } from "../packages/llm-worker/dist/index.js";
+import { loadManifest } from "../packages/manifest/dist/index.js";
 import {
   attachMemory,
-  joinRecord,
   lintMemory,
-  loadMemoryFiles,
-  memoryPaths,
-  recordLabel,
   runMemoryConsolidation,
   runMemoryExtract,
 } from "../packages/memory/dist/index.js";
+import { joinRecord } from "../packages/memory/dist/records/frontmatter.js";
+import { memoryPaths, recordLabel } from "../packages/memory/dist/records/layout.js";
+import { loadMemoryFiles } from "../packages/memory/dist/store/load-memory-files.js";
+import { loadPodResources } from "../packages/pod/dist/index.js";
 import { FsStore, SessionLog, sessionsRoot } from "../packages/session-store/dist/index.js";
 import { startProviderDouble } from "../packages/testkit/dist/index.js";
 import { writeFileAtomicForBench } from "./lib/memory-tree.mjs";
@@ -102,7 +103,16 @@ try {
   const double = await startProviderDouble({ wire: "anthropic" });
   try {
     const model = createModelAdapter("anthropic/claude-sonnet-4-5", { baseUrl: double.baseUrl, apiKey: "k" });
-    const prompts = { render: (key) => `system prompt of ${key}` };
+    // The real catalog: the consolidation input (every record in full) is rendered through it.
+    await writeFile(
+      join(root, "manifest.toml"),
+      '[pod]\nname = "bench"\n[model]\nref = "anthropic/claude-sonnet-4-5"\n',
+    );
+    const loaded = await loadManifest({
+      file: join(root, "manifest.toml"),
+      env: { cwd: workspace, home: root, env: {} },
+    });
+    const { catalog: prompts } = await loadPodResources(loaded, { onWarning: () => {} });
     const job = { workspace, model, prompts, language: "English", retry: { maxAttempts: 1 } };
     const sessions = new FsStore({ root: sessionsRoot(workspace) });
     const extractTimes = [];
@@ -154,12 +164,14 @@ try {
     const write = {
       kind: "request",
       slug: "bench-request-new",
-      content: "---\nsources: []\n---\n\nKeep the bench small.\n",
+      content: "---\n---\n\nKeep the bench small.\n",
       reason: "bench",
+      staged: ["s1-d1"],
     };
     double.enqueue(
       { parts: [{ type: "tool_call", name: "memory_write", arguments: write }], finishReason: "tool_calls" },
       { parts: [{ type: "text", text: "done" }] },
+      { parts: [{ type: "text", text: "nothing to tidy" }] },
     );
     let consolidateMs = 0;
     const consolidateGap = await maxLoopGap(async () => {
@@ -171,7 +183,7 @@ try {
     });
     print("memory.consolidate.wall_ms", consolidateMs);
     print("memory.consolidate.max_loop_gap_ms", consolidateGap);
-    const inputBytes = Buffer.byteLength(double.requests.at(-2).rawBody);
+    const inputBytes = Buffer.byteLength(double.requests.at(-3).rawBody);
     console.log(
       `# consolidation request body: ${(inputBytes / 1e6).toFixed(2)} MB (full decisions and requests, SPEC §5)`,
     );

@@ -145,6 +145,38 @@ try {
     memory_extract_system: { language: "English" },
     memory_consolidation_system: { language: "English" },
     resident_memory_section: { summary: "Decisions: use pnpm; keep PRs small." },
+    memory_knowledge_section: {
+      knowledge: [{ slug: "release-steps", description: "How to cut a release; use when releasing." }],
+    },
+    memory_consolidation_tidy: { protection_threshold: 3 },
+    memory_consolidation_input: {
+      staging: [
+        {
+          id: "s1",
+          session_id: "session-1",
+          created_at: "2026-04-15T09:00:00Z",
+          items: [
+            {
+              id: "s1-d1",
+              kind: "decision",
+              topic: "pnpm layout",
+              decision: "Use pnpm.",
+              reason: "Hoisting.",
+            },
+            { id: "s1-q1", kind: "discussion", topic: "releases", summary: "Weekly?", settled: false },
+            { id: "s1-a1", kind: "attempt", topic: "npm", tried: "npm workspaces", observed: "broke" },
+            { id: "s1-r1", kind: "request", topic: "language", request: "Answer in English." },
+          ],
+        },
+      ],
+      summary: "",
+      decisions: { full: [{ slug: "use-pnpm", text: "---\nstatus: open\n---\n\nUse pnpm." }], listed: [] },
+      requests: { full: [], listed: [{ slug: "answer-in-english", first_line: "Answer in English." }] },
+      protection_threshold: 3,
+      usage: [{ kind: "decision", slug: "use-pnpm", used: 3, shown: 1, protected: true }],
+      hints: { replaced_chains: [], sources_overflow: [], similar_slugs: [], lint_warnings: [] },
+      candidates: [],
+    },
     compact_rewrite_oversize_summary: { summary_tokens: 5200, summary_max_tokens: 4000 },
     compact_overview: {
       overview: "#0 [User] Fix the failing test\n#1 [ToolCall bash] npm test\n#2 [ToolResult c1] 1 failed",
@@ -173,6 +205,7 @@ try {
     "interrupt_system_note",
     "memory_extract_system",
     "memory_consolidation_system",
+    "memory_consolidation_input",
   ]) {
     const linked = await loader.load(`$podkit/internal/${name}`);
     stockSources[`$podkit/internal/${name}`] = normalizeTemplateSource(linked.compiled.source);

@@ -222,11 +222,13 @@ describe("podkit memory", () => {
               content:
                 "---\ncreated_at: 2026-01-01T00:00:00Z\nupdated_at: 2026-01-01T00:00:00Z\nsources: []\n---\n\nNever renumber tickets.\n",
               reason: "the user asked for it",
+              staged: ["s1-r1"],
             },
           },
         ],
       },
       { parts: [{ type: "text", text: "Done." }] },
+      { parts: [{ type: "text", text: "Nothing to tidy." }] },
     );
     const consolidated = await podkit(["memory", "consolidate"]);
     expect(consolidated.code).toBe(0);

@@ -79,7 +79,20 @@ describe("podkit demo", () => {
     expect(shown.stdout).toMatch(/compacted segment \(→ \S+\)/);
     expect(shown.stdout).toContain('5. "Remind me what we did today." → finished');
 
-    double.enqueue({ parts: [{ type: "text", text: "Continuing the demo session." }] });
+    double.enqueue(
+      { parts: [{ type: "text", text: "Continuing the demo session." }] },
+      // Memory's final pass when the one-shot pod closes: the new turn, nothing worth keeping.
+      {
+        parts: [
+          {
+            type: "tool_call",
+            name: "write_extracted",
+            arguments: { decisions: [], discussions: [], attempts: [], requests: [] },
+          },
+        ],
+      },
+      { parts: [{ type: "text", text: "Recorded." }] },
+    );
     const resumed = await runBin(
       ["resume", sessionId, "what next?", "--set", `model.base_url=${double.baseUrl}`],
       { cwd: workspace, env: { HOME: join(root, "home"), ANTHROPIC_API_KEY: "test-key" } },

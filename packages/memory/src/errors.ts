@@ -33,7 +33,10 @@ export class MemoryLintError extends MemoryError {
   constructor(diagnostics: readonly LintDiagnostic[]) {
     super(
       `memory write rejected by the linter, nothing was written:\n${diagnostics
-        .map((d) => `- ${d.record}${d.field === undefined ? "" : ` (${d.field})`}: ${d.message}`)
+        .map(
+          (d) =>
+            `- ${d.record}${d.line === undefined ? "" : `:${d.line}`}${d.field === undefined ? "" : ` (${d.field})`}: ${d.message}`,
+        )
         .join("\n")}\nFix what is listed and write again.`,
     );
     this.name = "MemoryLintError";
@@ -121,14 +124,17 @@ export class MemoryUsageError extends MemoryError {
 const REFUSED_MARKER = Symbol.for("podkit.memory.error.file-refused");
 
 /**
- * A memory file that was not read: it resolves outside `<workspace>/.podkit` (a symbolic link) or
- * is larger than a memory file may be. The message names the file, where it leads and what to do.
+ * A memory file that was not read or not written: it resolves outside `<workspace>/.podkit` (a
+ * symbolic link), is larger than a memory file may be, or is not a plain file. The message names
+ * the file, where it leads and what to do. `op` says which way was refused.
  */
 export class MemoryFileRefusedError extends MemoryError {
   readonly [REFUSED_MARKER] = true;
+  readonly op: "read" | "write";
 
-  constructor(problem: string) {
-    super(`memory file not read: ${problem}`);
+  constructor(problem: string, op: "read" | "write" = "read") {
+    super(`memory file not ${op === "read" ? "read" : "written"}: ${problem}`);
+    this.op = op;
     this.name = "MemoryFileRefusedError";
   }
 

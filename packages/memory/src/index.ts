@@ -1,17 +1,15 @@
-// The public surface of @podkit/memory (SPEC §5): the CLI-level jobs, the pure linter and query,
-// the record formats, the memory tools, and the pod integration. Worker plumbing, the lock and
-// the input builders stay inside.
+// The public surface of @podkit/memory (SPEC §5): what apps and the CLI call — memory for a pod
+// (`attachMemory`), the jobs, the workspace linter and query, the pure linter — and the errors.
+// Record formats, the store, the tools, the lock and the input builders stay inside.
 
-export {
-  type KnowledgeCandidate,
-  knowledgeCandidates,
-} from "./consolidate/candidate-report.js";
+export type { KnowledgeCandidate } from "./consolidate/candidate-report.js";
 export type { LockInfo } from "./consolidate/consolidation-lock.js";
 export type { GitCommitOutcome } from "./consolidate/git-commit.js";
 export {
   type MemoryConsolidationResult,
   type RunMemoryConsolidationOptions,
   runMemoryConsolidation,
+  type TidyOutcome,
 } from "./consolidate/run-consolidation.js";
 export {
   MemoryEditError,
@@ -22,15 +20,7 @@ export {
   MemoryUsageError,
   MemoryWorkerError,
 } from "./errors.js";
-export {
-  type Extracted,
-  type StagingEntry,
-  StagingEntrySchema,
-  WriteExtractedSchema,
-} from "./extract/extract-schema.js";
-export { estimateTokens, flattenEntries } from "./extract/flat-lines.js";
-export { EXTRACT_POINTER_DOMAIN, type ExtractPointer, extractStart } from "./extract/pointer.js";
-export { type ExtractOutcome, type ExtractSlice, extractSlice } from "./extract/run-extract.js";
+export type { StagingEntry } from "./extract/extract-schema.js";
 export {
   type MemoryExtractResult,
   type RunMemoryExtractOptions,
@@ -38,72 +28,23 @@ export {
 } from "./extract/run-memory-extract.js";
 export {
   formatDiagnostics,
-  LINT_CODES,
   type LintCode,
   type LintDiagnostic,
   type LintReport,
 } from "./lint/diagnostics.js";
+export { lintMemory } from "./lint/lint-memory.js";
+export type { MemoryFile } from "./lint/lint-record.js";
 export {
-  lintChange,
-  lintMemory,
-  lintTree,
-  type MemoryChange,
-  type RecordLint,
-  type SourceRules,
-} from "./lint/lint-memory.js";
-export type { MemoryFile, ParsedRecord } from "./lint/lint-record.js";
-export {
+  type AfterTurnJobLike,
   type AttachMemoryOptions,
   attachMemory,
   type MemoryAttachment,
   type MemoryHost,
 } from "./pod/attach-memory.js";
-export { type ContextSectionLike, memoryContextSection } from "./pod/memory-section.js";
-export { joinRecord, splitRecord } from "./records/frontmatter.js";
-export {
-  type MemoryPaths,
-  memoryPaths,
-  RECORD_KINDS,
-  type RecordKind,
-  recordLabel,
-} from "./records/layout.js";
-export {
-  BODY_MAX_CHARS,
-  DECISION_STATUSES,
-  DESCRIPTION_MAX_CHARS,
-  type DecisionFrontmatter,
-  formatTimestamp,
-  KNOWLEDGE_KINDS,
-  type KnowledgeFrontmatter,
-  type RequestFrontmatter,
-  type Source,
-  SUMMARY_MAX_CHARS,
-  type SummaryFrontmatter,
-} from "./records/record-schema.js";
-export { SLUG_PATTERN, similarSlugs, slugProblem } from "./records/slug.js";
-export { type AuditRecord, readAuditLog } from "./store/audit-log.js";
-export { MEMORY_FILE_MAX_BYTES } from "./store/contained-read.js";
-export { loadMemoryFiles } from "./store/load-memory-files.js";
-export { type ChangeResult, MemoryStore, type MemoryStoreOptions } from "./store/memory-store.js";
-export {
-  type KnowledgeHit,
-  type QueryHit,
-  type QueryMatch,
-  type QueryOptions,
-  queryKnowledge,
-  queryMemory,
-} from "./store/query-memory.js";
-export { type UsageCount, type UsageEvent, usageReport } from "./store/usage-log.js";
-export {
-  consolidationTools,
-  knowledgeQueryTool,
-  mainWorkerMemoryTools,
-  memoryDeleteTool,
-  memoryEditTool,
-  memoryQueryTool,
-  memoryReadTool,
-  memoryWriteTool,
-  type StoreSource,
-} from "./tools/memory-tools.js";
+export type { AfterTurnJobContext, MemoryJobEvent } from "./pod/memory-job.js";
+export type { ContextSectionLike, MemorySectionData } from "./pod/memory-section.js";
+export { RECORD_KINDS, type RecordKind } from "./records/layout.js";
+export type { AuditRecord } from "./store/audit-log.js";
+export type { QueryHit, QueryMatch, QueryOptions } from "./store/query-memory.js";
 export type { MemoryJobOptions, MemoryPrompts } from "./worker/memory-model.js";
 export { lintWorkspaceMemory, queryWorkspaceMemory } from "./workspace-api.js";

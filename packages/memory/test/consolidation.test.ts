@@ -63,12 +63,14 @@ describe("consolidation (SPEC §5)", () => {
         slug: "use-pnpm-workspaces",
         content: decisionContent("done"),
         reason: "new decision",
+        staged: ["s1-d1"],
       }),
       callTool("memory_write", {
         kind: "decision",
         slug: "use-pnpm-workspaces",
         content: decisionContent("resolved"),
         reason: "new decision",
+        staged: ["s1-d1"],
       }),
       say("Integrated."),
     );
@@ -80,7 +82,7 @@ describe("consolidation (SPEC §5)", () => {
     expect(JSON.stringify(toolResult.content)).toContain("(status): Invalid option");
     const text = await readFile(join(w.workspace, ".podkit/memory/decisions/use-pnpm-workspaces.md"), "utf8");
     expect(text).toContain("status: resolved");
-    const audit = await readAuditLog(memoryPaths(w.workspace).auditLog);
+    const audit = await readAuditLog(memoryPaths(w.workspace));
     expect(audit.map((a) => [a.status, a.after_hash === null])).toEqual([
       ["rejected", true],
       ["applied", false],
@@ -95,6 +97,7 @@ describe("consolidation (SPEC §5)", () => {
         slug: "use-pnpm",
         content: decisionContent(),
         reason: "r",
+        staged: ["s1-d1"],
       }),
       say("done"),
     );
@@ -143,6 +146,7 @@ describe("consolidation (SPEC §5)", () => {
         slug: "use-pnpm",
         content: decisionContent(),
         reason: "r",
+        staged: ["s1-d1"],
       }),
       { fault: { kind: "status", status: 500 } },
     );
@@ -163,7 +167,7 @@ describe("consolidation (SPEC §5)", () => {
   it("gives decisions and requests in full up to the input budget, newest first, and lists the rest by slug", async () => {
     const decisionAt = (day: string, body: string) =>
       record(
-        `created_at: 2026-04-01T10:00:00Z\nupdated_at: 2026-04-${day}T10:00:00Z\nstatus: open\nsources: []`,
+        `created_at: 2026-04-01T10:00:00Z\nupdated_at: 2026-04-${day}T10:00:00Z\nstatus: open\nsources: [{segment_id: seg-0, range: [1, 2]}]`,
         body,
       );
     const w = await world({
@@ -196,6 +200,7 @@ describe("consolidation (SPEC §5)", () => {
         slug: "use-pnpm",
         content: decisionContent(),
         reason: "durable build policy",
+        staged: ["s1-d1"],
       }),
       say("done"),
     );

@@ -73,20 +73,18 @@ it("three sessions → staging with sources → one consolidation → linted rec
   );
   const [s1, s2, s3] = staged.map((s) => s.source) as unknown[];
 
-  // The consolidation worker, scripted as a model following memory_consolidation_system.
+  // The consolidation worker, scripted as a model following memory_consolidation_system: it
+  // names staged items by id (s1-d1: the first decision of the first staging entry) and never
+  // writes a source; the tools write them from the staging data.
   const decision = record(
-    `status: resolved\nsources:\n${yamlSources([s1])}`,
+    "status: resolved",
     "Use pnpm workspaces with one package per folder: npm hoisting broke builds.",
   );
-  const request = record(
-    `sources:\n${yamlSources([s2])}`,
-    "Answer in English, also when the user writes another language.",
+  const request = record("", "Answer in English, also when the user writes another language.");
+  const knowledge = record(
+    "kind: howto\ndescription: How packages are laid out in this repository; use when adding or moving a package.\nmodel_invocation: false",
+    "One package per folder under a pnpm workspace; npm workspaces break on hoisting (see #use-pnpm-workspaces).",
   );
-  const knowledge = (sources: unknown[]) =>
-    record(
-      `kind: howto\ndescription: How packages are laid out in this repository; use when adding or moving a package.\nmodel_invocation: false\nlast_sources:\n${yamlSources(sources)}`,
-      "One package per folder under a pnpm workspace; npm workspaces break on hoisting (see #use-pnpm-workspaces).",
-    );
   const summary = record(
     "",
     "The repository is a pnpm workspace (#use-pnpm-workspaces). Answers are in English.\nTrend: npm workspaces keep breaking on hoisting.",
@@ -98,28 +96,33 @@ it("three sessions → staging with sources → one consolidation → linted rec
       slug: "use-pnpm-workspaces",
       content: decision,
       reason: "settled layout decision from staging",
+      staged: ["s1-d1"],
     }),
     callTool("memory_write", {
       kind: "request",
       slug: "answer-in-english",
       content: request,
       reason: "standing user request",
+      staged: ["s2-r1"],
     }),
-    // Not in the candidate report: refused, the model then uses the report's sources.
+    // Not in the candidate report: refused, the model then names the report's items.
     callTool("memory_write", {
       kind: "knowledge",
       slug: "pnpm-workspace-layout",
-      content: knowledge([s2]),
+      content: knowledge,
       reason: "recurring topic",
+      staged: ["s2-r1"],
     }),
     callTool("memory_write", {
       kind: "knowledge",
       slug: "pnpm-workspace-layout",
-      content: knowledge([s1, s3]),
+      content: knowledge,
       reason: "topic recurs in two sessions",
+      staged: ["s1-d1", "s3-a1"],
     }),
     callTool("memory_write", { kind: "summary", slug: "summary", content: summary, reason: "first summary" }),
     say("Integrated three staging entries."),
+    say("Nothing to tidy."),
   );
   const requestsBefore = w.double.requests.length;
   const result = await runMemoryConsolidation({
@@ -143,7 +146,7 @@ it("three sessions → staging with sources → one consolidation → linted rec
   const input = w.double.requests[requestsBefore]?.body.messages[0].content[0].text as string;
   expect(input).toContain("# Knowledge candidate report");
   expect(input.slice(input.indexOf("# Knowledge candidate report"))).toContain(
-    '"topic": "pnpm workspace layout"',
+    '## "pnpm workspace layout" (sessions: ',
   );
   const refused = JSON.stringify(w.double.requests[requestsBefore + 4]?.body.messages.at(-1));
   expect(refused).toContain("candidate report");
@@ -153,15 +156,19 @@ it("three sessions → staging with sources → one consolidation → linted rec
   const paths = memoryPaths(w.workspace);
   const knowledgeText = await readFile(join(paths.knowledgeDir, "pnpm-workspace-layout.md"), "utf8");
   expect(knowledgeText).toContain("model_invocation: false");
-  expect(existsSync(join(paths.memoryDir, "decisions/use-pnpm-workspaces.md"))).toBe(true);
-  expect(existsSync(join(paths.memoryDir, "requests/answer-in-english.md"))).toBe(true);
+  expect(knowledgeText).toContain(`last_sources:\n${yamlSources([s1, s3])}\n`);
+  // Provenance by code: each record cites exactly the sources of the items it named.
+  const decisionText = await readFile(join(paths.memoryDir, "decisions/use-pnpm-workspaces.md"), "utf8");
+  expect(decisionText).toContain(`sources:\n${yamlSources([s1])}\n---`);
+  const requestText = await readFile(join(paths.memoryDir, "requests/answer-in-english.md"), "utf8");
+  expect(requestText).toContain(`sources:\n${yamlSources([s2])}\n---`);
   expect(await readFile(paths.summaryFile, "utf8")).toContain("pnpm workspace");
 
   // Consumed staging and the lock are gone; one audit record per change, with hashes of what is on disk.
   expect(result.consumed.sort()).toEqual(staged.map((s) => s.id).sort());
   expect(await stagingFiles(w.workspace)).toEqual([]);
   expect(existsSync(paths.lockFile)).toBe(false);
-  const audit = await readAuditLog(paths.auditLog);
+  const audit = await readAuditLog(paths);
   const applied = audit.filter((a) => a.status === "applied");
   expect(applied.map((a) => [a.op, a.kind, a.slug])).toEqual([
     ["create", "decision", "use-pnpm-workspaces"],

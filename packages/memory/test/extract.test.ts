@@ -3,7 +3,7 @@ import { type Entry, FsStore, SessionLog, sessionsRoot } from "@podkit/session-s
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryWorkerError } from "../src/errors.js";
 import { flattenEntries } from "../src/extract/flat-lines.js";
-import { EXTRACT_POINTER_DOMAIN, extractStart } from "../src/extract/pointer.js";
+import { EXTRACT_POINTER_DOMAIN } from "../src/extract/pointer.js";
 import { runMemoryExtract } from "../src/extract/run-memory-extract.js";
 import { callTool, say, stagingFiles, useMemoryWorlds } from "./helpers.js";
 
@@ -192,14 +192,7 @@ describe("extract (SPEC §5)", () => {
   });
 });
 
-describe("the extract pointer", () => {
-  it("starts after segment_start, follows its own segment, and resets on a new segment", () => {
-    expect(extractStart(undefined, "seg-a")).toBe(1);
-    expect(extractStart({ segment_id: "seg-a", next_entry: 12 }, "seg-a")).toBe(12);
-    expect(extractStart({ segment_id: "seg-a", next_entry: 12 }, "seg-b")).toBe(1);
-    expect(extractStart({ bogus: true }, "seg-a")).toBe(1);
-  });
-
+describe("the extract input", () => {
   it("flattenEntries leaves out context blocks (which carry memory itself) and keeps notifications", () => {
     const text = flattenEntries([
       { kind: "system_item", ts: 1, item: { kind: "context", body: "[Context update] memory summary" } },

@@ -51,12 +51,17 @@ export function record(frontmatter: string, body = "Body."): string {
 }
 
 export const decision = (extra = "status: open", body = "We decided this.") =>
-  record(`created_at: 2026-04-01T10:00:00Z\nupdated_at: 2026-04-01T10:00:00Z\n${extra}\nsources: []`, body);
+  record(
+    `created_at: 2026-04-01T10:00:00Z\nupdated_at: 2026-04-01T10:00:00Z\n${extra}\nsources: [{segment_id: seg-0, range: [1, 2]}]`,
+    body,
+  );
 
 /** Files of a staging directory, parsed. */
 export async function stagingFiles(workspace: string): Promise<Record<string, unknown>[]> {
   const dir = join(workspace, ".podkit/memory/_staging");
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith(".json")).sort();
+  const names = (await readdir(dir).catch(() => [] as string[]))
+    .filter((n) => n.endsWith(".json") && !n.startsWith("."))
+    .sort();
   return Promise.all(
     names.map(async (n) => JSON.parse(await readFile(join(dir, n), "utf8")) as Record<string, unknown>),
   );

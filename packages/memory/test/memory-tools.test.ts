@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Tool } from "@podkit/llm-worker";
 import { describe, expect, it } from "vitest";
+import { memoryPaths } from "../src/records/layout.js";
 import { readAuditLog } from "../src/store/audit-log.js";
 import { MemoryStore } from "../src/store/memory-store.js";
 import { usageReport } from "../src/store/usage-log.js";
@@ -22,12 +23,12 @@ async function setup(files: Record<string, string> = {}) {
     workspace,
     store,
     call,
-    audit: () => readAuditLog(join(workspace, ".podkit/memory/_logs/audit.jsonl")),
+    audit: () => readAuditLog(memoryPaths(workspace)),
   };
 }
 
 const DECISIONS = ".podkit/memory/decisions";
-const requestText = record("sources: []", "Answer in English.");
+const requestText = record("sources: [{segment_id: seg-0, range: [1, 2]}]", "Answer in English.");
 
 describe("memory tools, addressed by kind and slug", () => {
   it("memory_read numbers lines and pages with offset/limit; a read is a `used` event", async () => {
@@ -44,7 +45,7 @@ describe("memory tools, addressed by kind and slug", () => {
       is_error: true,
       summary: expect.stringContaining('no decision record "d-ghost"'),
     });
-    expect(await usageReport(join(workspace, ".podkit/memory/_usage/events.jsonl"))).toEqual([
+    expect(await usageReport(memoryPaths(workspace))).toEqual([
       { kind: "decision", slug: "d-one", used: 2, shown: 0 },
     ]);
   });
@@ -60,7 +61,7 @@ describe("memory tools, addressed by kind and slug", () => {
     expect(out).toEqual({ summary: "created .podkit/memory/requests/answer-in-english.md" });
     const text = await readFile(join(workspace, ".podkit/memory/requests/answer-in-english.md"), "utf8");
     expect(text).toBe(
-      "---\ncreated_at: 2026-04-15T09:30:00Z\nupdated_at: 2026-04-15T09:30:00Z\nsources: []\n---\n\nAnswer in English.\n",
+      "---\ncreated_at: 2026-04-15T09:30:00Z\nupdated_at: 2026-04-15T09:30:00Z\nsources:\n  - segment_id: seg-0\n    range: [1, 2]\n---\n\nAnswer in English.\n",
     );
     expect(await audit()).toEqual([
       expect.objectContaining({
@@ -185,7 +186,7 @@ describe("memory tools, addressed by kind and slug", () => {
       [`${DECISIONS}/d-one.md`]: decision("status: open", "one\nUse PNPM here\nthree"),
       [`${DECISIONS}/d-two.md`]: decision("status: open", "pnpm again"),
       ".podkit/memory/requests/r-one.md": record(
-        "created_at: 2026-04-01T10:00:00Z\nupdated_at: 2026-04-01T10:00:00Z\nsources: []",
+        "created_at: 2026-04-01T10:00:00Z\nupdated_at: 2026-04-01T10:00:00Z\nsources: [{segment_id: seg-0, range: [1, 2]}]",
         "pnpm please",
       ),
     });

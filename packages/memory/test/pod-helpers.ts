@@ -22,6 +22,8 @@ export interface PodWorld {
   warnings: PodWarning[];
   /** The entries of a pod's head segment. */
   entries(pod: Pod): Promise<Entry<Item>[]>;
+  /** A pod restored from session `sessionId`, against the double; closed after the test. */
+  restore(sessionId: string): Promise<Pod>;
 }
 
 /**
@@ -99,6 +101,17 @@ export function usePodWorlds(): (manifestExtra: string) => Promise<PodWorld> {
           clock,
           onWarning: (warning) => warnings.push(warning),
           ...options,
+        });
+        pod.subscribe((event) => events.push(event));
+        cleanups.push(() => pod.close());
+        return pod;
+      },
+      async restore(sessionId) {
+        const pod = await Pod.restore(loaded, sessionId, {
+          model: double.baseUrl,
+          env: { ANTHROPIC_API_KEY: "test-key" },
+          clock,
+          onWarning: () => {},
         });
         pod.subscribe((event) => events.push(event));
         cleanups.push(() => pod.close());

@@ -208,10 +208,15 @@ describe("memory in a pod (SPEC §5, use by pods)", () => {
     const w = await world("[memory]\nextract_threshold = 1000000\ntools = true");
     const pod = await w.pod();
     const attached = attachMemory(pod, { clock });
-    expect(attached.tools).toEqual(["memory_query", "memory_read"]);
+    expect(attached.tools).toEqual(["knowledge_read", "memory_query", "memory_read"]);
     // Written after the pod was built: the tools see it.
     const store = await MemoryStore.open(w.workspace, { clock });
-    await store.write("request", "answer-in-english", record("sources: []", "Answer in English."), "r");
+    await store.write(
+      "request",
+      "answer-in-english",
+      record("sources: [{segment_id: seg-0, range: [1, 2]}]", "Answer in English."),
+      "r",
+    );
     w.double.enqueue(callTool("memory_query", { query: "english" }), say("I will answer in English."));
     await turn(pod, "what language?");
     const tools = w.double.requests[0]?.body.tools.map((t: { name: string }) => t.name);
@@ -220,7 +225,7 @@ describe("memory in a pod (SPEC §5, use by pods)", () => {
 
     const off = await world("[memory]\nextract_threshold = 1000000");
     const plain = await off.pod();
-    expect(attachMemory(plain).tools).toEqual([]);
+    expect(attachMemory(plain).tools).toEqual(["knowledge_read"]);
   });
 
   it("with [memory] on, the generic write tools cannot write the memory trees (positive control without it)", async () => {

@@ -18,7 +18,7 @@ const tempDir = useTempDirs();
 const world = usePodWorlds();
 const SECRET = "SECRET-OUTSIDE-THE-WORKSPACE";
 const prompts = {
-  render: (_key: string, vars: Record<string, unknown>) => `MEMORY: ${String(vars.summary)}`,
+  render: (_key: string, vars: object) => `MEMORY: ${String((vars as { summary?: string }).summary)}`,
 };
 
 /** A workspace and, beside it, an outside directory holding secret files shaped like records. */
@@ -56,7 +56,7 @@ describe("memory files linked out of `.podkit`", () => {
     });
     await writeFiles(inside, { ".podkit/memory/.keep": "" });
     await symlink(join(inside, ".podkit/notes/summary.md"), join(inside, ".podkit/memory/summary.md"));
-    expect(await loadSection(inside)).toBe("Shared notes.");
+    expect(await loadSection(inside)).toEqual({ summary: "Shared notes.", knowledge: [] });
   });
 
   it("the summary section refuses a summary.md linked outside, naming the link and where it leads", async () => {

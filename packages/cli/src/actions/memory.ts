@@ -90,11 +90,13 @@ export async function consolidate(input: CommandInput, ctx: CommandContext): Pro
         `no staging file could be read (${result.invalidStaging.length}); the first: ${first?.file ?? "?"}: ${first?.problem ?? "?"}`,
         { hint: "the files are left in place: fix or delete them, then run podkit memory consolidate again" },
       );
-    } else {
+    } else if (result.status === "consolidated") {
       progress?.done(`${result.changes.length} change(s) from ${result.consumed.length} staging file(s)`);
       for (const change of result.changes) {
         ctx.io.stdout.write(`${change.op} ${change.kind}/${change.slug}: ${change.reason}\n`);
       }
+      if (result.tidy.status === "incomplete")
+        ctx.io.stderr.write(`tidy step incomplete, its changes were dropped: ${result.tidy.reason}\n`);
     }
     return 0;
   } catch (error) {

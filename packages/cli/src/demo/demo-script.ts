@@ -162,8 +162,11 @@ export const COMPACT: ScriptedResponse[] = [
   { parts: [{ type: "text", text: "Summary written." }], usage: usage(5_500, 5, 5_200) },
 ];
 
-/** `runMemoryExtract`: what this session is worth remembering, as schema data only. */
-export const EXTRACT: ScriptedResponse[] = [
+/**
+ * Memory's final pass when the compacted pod closes: the old segment's slice, what this session is
+ * worth remembering, as schema data only (the new segment holds nothing new yet).
+ */
+export const EXTRACT_AT_CLOSE: ScriptedResponse[] = [
   {
     parts: [
       {
@@ -199,6 +202,21 @@ export const EXTRACT: ScriptedResponse[] = [
   { parts: [{ type: "text", text: "Recorded." }], usage: usage(1_600, 3, 1_400) },
 ];
 
+/** Memory's final pass when the restored pod closes: the restored turn, nothing new worth remembering. */
+export const EXTRACT_AFTER_RESTORE: ScriptedResponse[] = [
+  {
+    parts: [
+      {
+        type: "tool_call",
+        name: "write_extracted",
+        arguments: { decisions: [], discussions: [], attempts: [], requests: [] },
+      },
+    ],
+    usage: usage(600, 40),
+  },
+  { parts: [{ type: "text", text: "Recorded." }], usage: usage(700, 3, 600) },
+];
+
 const NOW = "2026-01-01T00:00:00Z";
 const recordText = (frontmatter: string, body: string) => `---\n${frontmatter}\n---\n\n${body}\n`;
 
@@ -217,6 +235,7 @@ export const CONSOLIDATE: ScriptedResponse[] = [
             "`ticketNumber` throws a `RangeError` for ids that are not `TCK-<number>`.\n\nWhy: returning `NaN` let malformed ids sort silently to the wrong place.",
           ),
           reason: "settled in the session: the fix and its test landed",
+          staged: ["s1-d1"],
         },
       },
       {
@@ -230,6 +249,7 @@ export const CONSOLIDATE: ScriptedResponse[] = [
             "After changing code, run `node --test test/` and report the result seen.",
           ),
           reason: "a standing preference of the user (also in the house style)",
+          staged: ["s1-r1"],
         },
       },
       {
@@ -249,4 +269,6 @@ export const CONSOLIDATE: ScriptedResponse[] = [
     usage: usage(3_100, 420),
   },
   { parts: [{ type: "text", text: "Memory is up to date." }], usage: usage(3_700, 6, 3_100) },
+  // The tidy step, in the same conversation: nothing to tidy in a first consolidation.
+  { parts: [{ type: "text", text: "Nothing to tidy." }], usage: usage(3_800, 5, 3_700) },
 ];

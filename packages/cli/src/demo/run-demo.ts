@@ -4,8 +4,8 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createModelAdapter } from "@podkit/llm-worker";
 import { type LoadedManifest, loadManifest, type PodkitEnv } from "@podkit/manifest";
-import { attachMemory, runMemoryConsolidation, runMemoryExtract } from "@podkit/memory";
-import { loadPodResources, openSessionStore, Pod, type PodOptions, type PodWarning } from "@podkit/pod";
+import { attachMemory, runMemoryConsolidation } from "@podkit/memory";
+import { loadPodResources, Pod, type PodOptions, type PodWarning } from "@podkit/pod";
 import { type ProviderDouble, type ScriptedResponse, startProviderDouble } from "@podkit/testkit";
 import type { CommandContext } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
@@ -47,7 +47,7 @@ export async function runDemo(ctx: CommandContext, dir: string | undefined): Pro
       "compaction, restore and memory.",
       "",
       "Plan: 1 scratch workspace · 2 system prompt · 3 tool turns · 4 notification · 5 interrupt and",
-      "recovery · 6 compaction · 7 restore · 8 memory extract and consolidation · 9 where the files are",
+      "recovery · 6 compaction · 7 restore · 8 memory consolidation · 9 where the files are",
       "",
     ].join("\n"),
   );
@@ -80,7 +80,7 @@ export async function runDemo(ctx: CommandContext, dir: string | undefined): Pro
     };
     const sessionId = await firstSession(demo);
     await restoreAndContinue(demo, sessionId);
-    await memory(demo, sessionId);
+    await memory(demo);
     await closing(demo, workspace, sessionId);
     return 0;
   } finally {
@@ -92,7 +92,8 @@ export async function runDemo(ctx: CommandContext, dir: string | undefined): Pro
 async function newPod(demo: Demo, pod: Promise<Pod>): Promise<Pod> {
   const ready = await pod;
   // The memory section (the resident summary) and the after-turn job; the demo's extract
-  // threshold is high, so extraction and consolidation run only where step 8 runs them.
+  // threshold is high, so extraction runs only in the job's final pass when a pod closes, and
+  // consolidation where step 8 runs it.
   if (demo.loaded.manifest.memory !== undefined) attachMemory(ready);
   ready.addHooks(
     approvalHook({
@@ -207,7 +208,7 @@ async function firstSession(demo: Demo): Promise<string> {
 
   const sessionId = pod.sessionId;
   if (sessionId === undefined) throw new Error("the demo pod has no session");
-  await pod.close();
+  await closeWithMemory(demo, pod, script.EXTRACT_AT_CLOSE);
   return sessionId;
 }
 
@@ -247,16 +248,34 @@ async function restoreAndContinue(demo: Demo, sessionId: string): Promise<void> 
   say.show(
     `system prompt sent after the restore is byte-identical to the first request's: ${same ? "yes" : "NO"}`,
   );
-  await restored.close();
+  await closeWithMemory(demo, restored, script.EXTRACT_AFTER_RESTORE);
 }
 
-async function memory(demo: Demo, sessionId: string): Promise<void> {
+/**
+ * Closes a pod: memory's after-turn job takes its final pass and extracts the session's tail into
+ * staging, below the extract threshold too (nothing a session said is left unextracted).
+ */
+async function closeWithMemory(demo: Demo, pod: Pod, extract: readonly ScriptedResponse[]): Promise<void> {
+  demo.say.say("Closing the pod: memory's final pass extracts the session's tail into staging.");
+  demo.double.enqueue(...extract);
+  const unsubscribe = pod.subscribe((event) => {
+    if (event.type === "job_progress") demo.printer.print(event);
+  });
+  try {
+    await pod.close();
+  } finally {
+    unsubscribe();
+  }
+  expectScriptUsed(demo);
+}
+
+async function memory(demo: Demo): Promise<void> {
   const { say, loaded } = demo;
   say.heading(
-    "Memory: extract, then consolidation",
-    "What a pod's after-turn job does past [memory] thresholds, run explicitly here (`podkit memory",
-    "extract` and `podkit memory consolidate`). Extract turns the session into staging data (the source",
-    "is attached by code, not the model); consolidation writes durable records, each linted and audited.",
+    "Memory: consolidation",
+    "The pods' final passes staged what the session is worth remembering (the source is attached by",
+    "code, not the model). Consolidation, which a pod's after-turn job runs past the [memory] thresholds,",
+    "runs explicitly here (`podkit memory consolidate`): it writes durable records, each linted and audited.",
   );
   const model = createModelAdapter(loaded.manifest.model.ref, {
     baseUrl: demo.double.baseUrl,
@@ -269,20 +288,6 @@ async function memory(demo: Demo, sessionId: string): Promise<void> {
     prompts: catalog,
     language: loaded.manifest.worker.language,
   };
-  const sessions = await openSessionStore(loaded, { env: {} });
-  try {
-    demo.double.enqueue(...script.EXTRACT);
-    const extracted = await runMemoryExtract({ ...job, sessions, sessionId });
-    expectScriptUsed(demo);
-    if (extracted.status === "extracted") {
-      const { staging } = extracted;
-      say.show(
-        `staged ${staging.decisions.length} decision(s), ${staging.attempts.length} attempt(s), ${staging.requests.length} request(s) from segment ${staging.source.segment_id} entries ${staging.source.range.join("–")}`,
-      );
-    } else say.show(`extract: ${extracted.status}`);
-  } finally {
-    await sessions.close();
-  }
   demo.double.enqueue(...script.CONSOLIDATE);
   const progress = startProgress(demo.ctx.io.stdout, "consolidating memory");
   const consolidated = await runMemoryConsolidation({ ...job, force: true });

@@ -60,8 +60,10 @@ export async function turnCommand(
       ...(terminal ? { ask: (question) => askApproval(openLines(), printer, question) } : {}),
     }),
   );
+  // Background jobs (memory's) report on stderr in text mode: stdout is the answer.
+  const jobPrinter = json ? printer : textEventPrinter(io.stderr);
   const unsubscribeJobs = pod.subscribe((event) => {
-    if (event.type === "job_progress") printer.print(event);
+    if (event.type === "job_progress") jobPrinter.print(event);
   });
   let code = 0;
   try {

@@ -1,23 +1,14 @@
-import type { StagingEntry } from "../extract/extract-schema.js";
 import type { Source } from "../records/record-schema.js";
+import type { StagedItem } from "./staged-items.js";
 
-/** One staging item with where it came from. */
-interface TopicItem {
-  field: "decisions" | "discussions" | "attempts" | "requests";
-  topic: string;
-  text: string;
-  sessionId: string;
-  source: Source;
-  terms: Set<string>;
-}
-
-/** A topic that recurs across at least two sessions: knowledge may be created from these sources only. */
+/** A topic that recurs across at least two sessions: knowledge may be created from these items only. */
 export interface KnowledgeCandidate {
   /** The topic phrase used most often in the group (the first on a tie). */
   readonly topic: string;
   readonly sessions: readonly string[];
   readonly sources: readonly Source[];
-  readonly items: readonly { field: TopicItem["field"]; topic: string; text: string; session_id: string }[];
+  /** The staged items of the group, by their ids in the consolidation input. */
+  readonly items: readonly StagedItem[];
 }
 
 const STOPWORDS = new Set(
@@ -56,31 +47,13 @@ function similarity(a: Set<string>, b: Set<string>): number {
 /** Topics at least this similar (Jaccard over their terms) are the same topic. */
 export const TOPIC_SIMILARITY = 0.5;
 
-function itemsOf(entry: StagingEntry): TopicItem[] {
-  const base = { sessionId: entry.session_id, source: entry.source };
-  return [
-    ...entry.decisions.map((d) => ({
-      field: "decisions" as const,
-      topic: d.topic,
-      text: `${d.decision} (because ${d.reason})`,
-    })),
-    ...entry.discussions.map((d) => ({ field: "discussions" as const, topic: d.topic, text: d.summary })),
-    ...entry.attempts.map((a) => ({
-      field: "attempts" as const,
-      topic: a.topic,
-      text: `${a.tried} -> ${a.observed}`,
-    })),
-    ...entry.requests.map((r) => ({ field: "requests" as const, topic: r.topic, text: r.request })),
-  ].map((item) => ({ ...item, ...base, terms: topicTerms(item.topic) }));
-}
-
 /**
  * The knowledge candidate report (SPEC §5): staging topics grouped by a deterministic similarity
  * (Jaccard ≥ 0.5 over their terms, grouped transitively), keeping the groups that span at least
  * two distinct sessions. Same input, same report.
  */
-export function knowledgeCandidates(entries: readonly StagingEntry[]): KnowledgeCandidate[] {
-  const items = entries.flatMap(itemsOf);
+export function knowledgeCandidates(staged: readonly StagedItem[]): KnowledgeCandidate[] {
+  const items = staged.map((item) => ({ item, terms: topicTerms(item.topic) }));
   const parent = items.map((_, i) => i);
   const find = (i: number): number => {
     while (parent[i] !== i) {
@@ -97,8 +70,8 @@ export function knowledgeCandidates(entries: readonly StagingEntry[]): Knowledge
         parent[find(j)] = find(i);
     }
   }
-  const groups = new Map<number, TopicItem[]>();
-  items.forEach((item, i) => {
+  const groups = new Map<number, StagedItem[]>();
+  items.forEach(({ item }, i) => {
     const root = find(i);
     groups.set(root, [...(groups.get(root) ?? []), item]);
   });
@@ -112,17 +85,7 @@ export function knowledgeCandidates(entries: readonly StagingEntry[]): Knowledge
     const sources = new Map<string, Source>();
     for (const item of group)
       sources.set(`${item.source.segment_id}:${item.source.range.join("-")}`, item.source);
-    candidates.push({
-      topic,
-      sessions,
-      sources: [...sources.values()],
-      items: group.map((item) => ({
-        field: item.field,
-        topic: item.topic,
-        text: item.text,
-        session_id: item.sessionId,
-      })),
-    });
+    candidates.push({ topic, sessions, sources: [...sources.values()], items: group });
   }
   return candidates;
 }

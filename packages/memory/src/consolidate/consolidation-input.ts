@@ -1,12 +1,15 @@
 import type { StagingEntry } from "../extract/extract-schema.js";
 import type { ParsedRecord } from "../lint/lint-record.js";
 import { PROTECTION_THRESHOLD, type UsageCount } from "../store/usage-log.js";
+import type { ConsolidationInputContext, MemoryPrompts } from "../worker/memory-model.js";
 import type { KnowledgeCandidate } from "./candidate-report.js";
+import type { StagedItem } from "./staged-items.js";
 import type { TidyHints } from "./tidy-hints.js";
 
 /** Everything the consolidation worker is given in its one input message. */
 export interface ConsolidationInput {
   readonly staging: readonly StagingEntry[];
+  readonly items: readonly StagedItem[];
   readonly summary: ParsedRecord | undefined;
   readonly decisions: readonly ParsedRecord[];
   readonly requests: readonly ParsedRecord[];
@@ -24,94 +27,78 @@ export interface ConsolidationInput {
  */
 export const FULL_TEXT_BUDGET = 400_000;
 
-const json = (value: unknown) => JSON.stringify(value, null, 2);
-
-/** Splits records into those shown in full (newest first, within the budget) and the rest. */
-function withinBudget(
-  records: readonly ParsedRecord[],
-  budget: number,
-): { full: Set<ParsedRecord>; rest: ParsedRecord[] } {
+/** The records shown in full (newest first, within the budget); the rest are listed. */
+function withinBudget(records: readonly ParsedRecord[], budget: number): Set<ParsedRecord> {
   const byRecent = [...records].sort((a, b) =>
     String(b.frontmatter.updated_at ?? "").localeCompare(String(a.frontmatter.updated_at ?? "")),
   );
   const full = new Set<ParsedRecord>();
-  const rest: ParsedRecord[] = [];
   let used = 0;
   for (const record of byRecent) {
-    if (used + record.text.length <= budget) {
-      full.add(record);
-      used += record.text.length;
-    } else {
-      rest.push(record);
-    }
+    if (used + record.text.length > budget) continue;
+    full.add(record);
+    used += record.text.length;
   }
-  return { full, rest };
+  return full;
 }
 
-function fullText(records: readonly ParsedRecord[], full: ReadonlySet<ParsedRecord>, empty: string): string {
-  if (records.length === 0) return empty;
-  const shown = records.filter((r) => full.has(r)).map((r) => `### ${r.slug}\n\n${r.text.trimEnd()}`);
-  const listed = records.filter((r) => !full.has(r));
-  if (listed.length > 0) {
-    shown.push(
-      `${listed.length} more not shown in full (over the input budget); read them with memory_read when a staging entry concerns them:`,
-      listed.map((r) => `- ${r.slug}: ${r.body.split("\n", 1)[0]?.slice(0, 120) ?? ""}`).join("\n"),
-    );
-  }
-  return shown.join("\n\n");
+function recordsContext(records: readonly ParsedRecord[], full: ReadonlySet<ParsedRecord>) {
+  return {
+    full: records.filter((r) => full.has(r)).map((r) => ({ slug: r.slug, text: r.text.trimEnd() })),
+    listed: records
+      .filter((r) => !full.has(r))
+      .map((r) => ({ slug: r.slug, first_line: r.body.split("\n", 1)[0]?.slice(0, 120) ?? "" })),
+  };
 }
 
 /**
- * The input message in fixed sections: staging entries (with their code-attached sources), the
- * full summary, decisions and requests, the usage report, tidy hints and the knowledge candidate
- * report. Existing knowledge is not included; the worker looks it up with `knowledge_query`.
+ * The data of the input message, in the shape the catalog's `memory_consolidation_input`
+ * renders: staged items by id (their sources stay with code), the summary, decisions and
+ * requests, the usage report, tidy hints and the knowledge candidate report.
  */
-export function renderConsolidationInput(input: ConsolidationInput): string {
-  const usage =
-    input.usage.length === 0
-      ? "(no usage recorded yet)"
-      : [
-          `Records used (memory_read) at least ${PROTECTION_THRESHOLD} times are protected: do not drop them or compress them heavily.`,
-          ...input.usage.map(
-            (u) =>
-              `- ${u.kind} ${u.slug}: used ${u.used}, shown ${u.shown}${u.used >= PROTECTION_THRESHOLD ? " (protected)" : ""}`,
-          ),
-        ].join("\n");
-  const h = input.hints;
-  const { full } = withinBudget(
+export function consolidationInputContext(input: ConsolidationInput): ConsolidationInputContext {
+  const full = withinBudget(
     [...input.decisions, ...input.requests],
     input.fullTextBudget ?? FULL_TEXT_BUDGET,
   );
-  const hints = [
-    `Replaced chains (oldest -> newest): ${h.replacedChains.length === 0 ? "none" : ""}`,
-    ...h.replacedChains.map((c) => `- ${c.join(" -> ")}`),
-    `Records with more than 10 sources: ${h.sourcesOverflow.length === 0 ? "none" : ""}`,
-    ...h.sourcesOverflow.map((r) => `- ${r.kind} ${r.slug}: ${r.sources} sources`),
-    `Similar slugs: ${h.similarSlugs.length === 0 ? "none" : ""}`,
-    ...h.similarSlugs.map((s) => `- ${s.kind}: ${s.slugs.join(" / ")}`),
-    `Linter warnings: ${h.lintWarnings.length === 0 ? "none" : ""}`,
-    ...h.lintWarnings.map(
-      (w) => `- ${w.record}${w.field === undefined ? "" : ` (${w.field})`}: ${w.message}`,
-    ),
-  ].join("\n");
-  const candidates =
-    input.candidates.length === 0
-      ? "No topic recurs across two sessions: create no new knowledge in this run (updating existing knowledge is allowed)."
-      : json(input.candidates);
-  return [
-    "# Staging entries to integrate",
-    json(input.staging),
-    "# memory/summary.md",
-    input.summary === undefined ? "(no summary yet)" : input.summary.text.trimEnd(),
-    "# Decisions (memory/decisions/)",
-    fullText(input.decisions, full, "(none)"),
-    "# Requests (memory/requests/)",
-    fullText(input.requests, full, "(none)"),
-    "# Usage report",
-    usage,
-    "# Tidy hints",
-    hints,
-    "# Knowledge candidate report",
-    candidates,
-  ].join("\n\n");
+  const itemView = (item: StagedItem) => ({
+    id: item.id,
+    kind: item.kind,
+    topic: item.topic,
+    ...item.fields,
+  });
+  const h = input.hints;
+  return {
+    staging: input.staging.map((entry) => ({
+      id: `s${input.staging.indexOf(entry) + 1}`,
+      session_id: entry.session_id,
+      created_at: entry.created_at,
+      items: input.items.filter((item) => item.entryId === entry.id).map(itemView),
+    })),
+    summary: input.summary === undefined ? "" : input.summary.text.trimEnd(),
+    decisions: recordsContext(input.decisions, full),
+    requests: recordsContext(input.requests, full),
+    protection_threshold: PROTECTION_THRESHOLD,
+    usage: input.usage.map((u) => ({ ...u, protected: u.used >= PROTECTION_THRESHOLD })),
+    hints: {
+      replaced_chains: h.replacedChains.map((chain) => [...chain]),
+      sources_overflow: h.sourcesOverflow.map((r) => ({ ...r })),
+      similar_slugs: h.similarSlugs.map((s) => ({ kind: s.kind, slugs: [...s.slugs] })),
+      lint_warnings: h.lintWarnings.map((w) => ({
+        record: w.record,
+        field: w.field ?? "",
+        message: w.message,
+      })),
+    },
+    candidates: input.candidates.map((c) => ({
+      topic: c.topic,
+      sessions: [...c.sessions],
+      items: c.items.map((item) => ({ ...itemView(item), session_id: item.sessionId })),
+    })),
+  };
+}
+
+/** The input message, rendered through the catalog (every word the model reads is a catalog value). */
+export function renderConsolidationInput(prompts: MemoryPrompts, input: ConsolidationInput): string {
+  return prompts.render("memory_consolidation_input", consolidationInputContext(input));
 }

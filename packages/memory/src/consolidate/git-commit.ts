@@ -29,7 +29,13 @@ export async function commitMemoryChanges(
     return { status: "skipped", reason: "the workspace is not a git repository" };
   }
   const trees = [".podkit/memory", ".podkit/knowledge"].filter((tree) => existsSync(join(workspace, tree)));
-  const paths = [...trees, ":(exclude).podkit/memory/_staging"];
+  // Records and their audit log; not staging, nor the bookkeeping of caches and extract recovery.
+  const paths = [
+    ...trees,
+    ":(exclude).podkit/memory/_staging",
+    ":(exclude).podkit/memory/.stamp",
+    ":(exclude).podkit/memory/_logs/consumed.jsonl",
+  ];
   await git("add", "-A", "--", ...paths);
   const staged = await git("diff", "--cached", "--name-only", "--", ...paths);
   if (staged.stdout.trim() === "") return { status: "skipped", reason: "nothing changed" };

@@ -43,8 +43,12 @@ export function flattenEntries(entries: readonly Entry<Item>[]): string {
   return lines.join("\n");
 }
 
-/** Tokens a slice adds to a context, estimated as serialized bytes / 4 (the §4.5 fallback). */
-export function estimateTokens(entries: readonly Entry<Item>[]): number {
+/**
+ * The size of a session slice for the extract threshold: its serialized entries (bookkeeping left
+ * out) in bytes / 4. Not the pod's `estimateTokens`, which estimates a whole request's context
+ * from usage records; this measures what was added to the log.
+ */
+export function estimateSliceTokens(entries: readonly Entry<Item>[]): number {
   let bytes = 0;
   for (const entry of entries) {
     if (entry.kind === "extension" || entry.kind === "llm_usage") continue;

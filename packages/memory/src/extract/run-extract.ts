@@ -34,7 +34,11 @@ const EXTRACT_MAX_REQUESTS = 4;
  * staging file with the source attached by code; an empty one writes nothing. Either way the
  * caller advances the pointer; on any failure (`MemoryWorkerError`) it must not.
  */
-export async function extractSlice(options: MemoryJobOptions, slice: ExtractSlice): Promise<ExtractOutcome> {
+export async function extractSlice(
+  options: MemoryJobOptions,
+  slice: ExtractSlice,
+  stagingId?: string,
+): Promise<ExtractOutcome> {
   const end = slice.start + slice.entries.length - 1;
   const pointer: ExtractPointer = { segment_id: slice.segmentId, next_entry: end + 1 };
   const input = flattenEntries(slice.entries);
@@ -65,11 +69,15 @@ export async function extractSlice(options: MemoryJobOptions, slice: ExtractSlic
   }
   const range: [number, number] = [slice.start, end];
   if (isEmptyExtract(extracted)) return { status: "empty", range, pointer };
-  const staging = await writeStagingEntry(memoryPaths(options.workspace), {
-    created_at: formatTimestamp((options.clock ?? (() => new Date()))()),
-    session_id: slice.sessionId,
-    source: { segment_id: slice.segmentId, range },
-    ...extracted,
-  });
+  const staging = await writeStagingEntry(
+    memoryPaths(options.workspace),
+    {
+      created_at: formatTimestamp((options.clock ?? (() => new Date()))()),
+      session_id: slice.sessionId,
+      source: { segment_id: slice.segmentId, range },
+      ...extracted,
+    },
+    stagingId,
+  );
   return { status: "extracted", staging, pointer };
 }

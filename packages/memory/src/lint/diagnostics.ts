@@ -20,6 +20,9 @@ export const LINT_CODES = [
   "dangling_replaced_by",
   "source_not_given",
   "refused",
+  "encoding",
+  "too_large",
+  "protected",
 ] as const;
 export type LintCode = (typeof LINT_CODES)[number];
 

@@ -1,5 +1,4 @@
 import { type RecordKind, recordLabel, SUMMARY_SLUG } from "../records/layout.js";
-import type { Source } from "../records/record-schema.js";
 import { similarSlugPairs, similarSlugs } from "../records/slug.js";
 import { type LintDiagnostic, type LintReport, toReport } from "./diagnostics.js";
 import { bodyReferences, lintRecord, type MemoryFile, type ParsedRecord } from "./lint-record.js";
@@ -158,26 +157,15 @@ export type MemoryChange =
   | { op: "create" | "write"; kind: RecordKind; slug: string; text: string }
   | { op: "delete"; kind: RecordKind; slug: string };
 
-/** Extra rules of a consolidation run: which sources records may cite (provenance comes from code). */
-export interface SourceRules {
-  /** Sources of the consumed staging entries; decisions and requests may cite only these (plus what they already cite). */
-  readonly given: readonly Source[];
-  /** Sources of the knowledge candidate report; a new knowledge record may cite only these. */
-  readonly knowledgeCandidates: readonly Source[];
-}
-
-const sourceKey = (source: Source) => `${source.segment_id}:${source.range[0]}-${source.range[1]}`;
-
 /**
  * The linter for one proposed change against the current records (pure): the record's own checks,
  * create-over-existing (steer to edit), `replaced_by` existence and cycles with the change
- * applied, `#slug` references, similar slugs (warning), a delete that would leave a dangling
- * `replaced_by`, and — in a consolidation run — sources that were not given in the input.
+ * applied, `#slug` references, similar slugs (warning), and a delete that would leave a dangling
+ * `replaced_by`.
  */
 export function lintChange(
   current: ReadonlyMap<string, ParsedRecord>,
   change: MemoryChange,
-  rules?: SourceRules,
 ): { report: LintReport; record?: ParsedRecord } {
   const path = recordLabel(change.kind, change.slug);
   const before = current.get(key(change.kind, change.slug));
@@ -226,7 +214,6 @@ export function lintChange(
       );
       if (similar !== undefined) diagnostics.push(similarWarning(record.kind, record.slug, similar.slug));
     }
-    if (rules !== undefined) diagnostics.push(...sourceChecks(record, before, rules));
   }
   const report = toReport(diagnostics);
   return report.errors.length === 0 && record !== undefined ? { report, record } : { report };
@@ -250,40 +237,6 @@ function cycleThrough(current: ReadonlyMap<string, ParsedRecord>, record: Parsed
       slug: record.slug,
       field: "replaced_by",
       message: `replaced_by forms a cycle (${[...seen, record.slug].join(" -> ")}); the newest decision of a chain must not be replaced`,
-    },
-  ];
-}
-
-function sourceChecks(
-  record: ParsedRecord,
-  before: ParsedRecord | undefined,
-  rules: SourceRules,
-): LintDiagnostic[] {
-  const field = record.kind === "knowledge" ? "last_sources" : "sources";
-  const cited = (record.frontmatter[field] ?? []) as Source[];
-  const kept = new Set(((before?.frontmatter[field] ?? []) as Source[]).map(sourceKey));
-  const allowed = new Set(
-    (record.kind === "knowledge" && before === undefined ? rules.knowledgeCandidates : rules.given).map(
-      sourceKey,
-    ),
-  );
-  if (record.kind === "knowledge")
-    for (const s of rules.given) if (before !== undefined) allowed.add(sourceKey(s));
-  const foreign = cited.filter((s) => !kept.has(sourceKey(s)) && !allowed.has(sourceKey(s)));
-  if (foreign.length === 0) return [];
-  const what =
-    record.kind === "knowledge" && before === undefined
-      ? "new knowledge may only cite sources listed in the knowledge candidate report"
-      : "copy sources exactly from the staging entries in your input; never compose them";
-  return [
-    {
-      severity: "error",
-      code: "source_not_given",
-      record: record.path,
-      kind: record.kind,
-      slug: record.slug,
-      field,
-      message: `${foreign.map((s) => `${s.segment_id} [${s.range.join(", ")}]`).join("; ")} ${foreign.length > 1 ? "were" : "was"} not given in the input: ${what}`,
     },
   ];
 }

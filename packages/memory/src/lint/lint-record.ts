@@ -9,6 +9,7 @@ import {
   SUMMARY_MAX_CHARS,
 } from "../records/record-schema.js";
 import { slugProblem } from "../records/slug.js";
+import { MEMORY_FILE_MAX_BYTES } from "../store/contained-read.js";
 import type { LintCode, LintDiagnostic } from "./diagnostics.js";
 
 /** A record file as the linter sees it: where it is and its text. */
@@ -21,6 +22,8 @@ export interface MemoryFile {
   readonly path: string;
   /** Why the file was not read (a link out of `.podkit`, too large); its `text` is then empty. */
   readonly problem?: string;
+  /** The line of the first byte that is not UTF-8, when the file on disk is not UTF-8 text. */
+  readonly invalidUtf8Line?: number;
 }
 
 /** A record that passed the per-record checks: its validated frontmatter and body. */
@@ -31,6 +34,45 @@ export interface ParsedRecord {
   readonly frontmatter: Record<string, unknown>;
   readonly body: string;
   readonly text: string;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** True when `text` holds an unpaired surrogate (the linter reports it with its line). */
+export const hasLoneSurrogate = (text: string) => LONE_SURROGATE.test(text);
+
+/**
+ * What keeps a file's text from being a record at all, checked before any parsing: bytes on disk
+ * that are not UTF-8, a text too large for a memory file, or an unpaired UTF-16 surrogate (a
+ * string a tool call can carry that UTF-8 cannot hold: writing it would silently change it).
+ */
+function encodingProblem(
+  file: MemoryFile,
+): { code: "encoding" | "too_large"; message: string; line?: number } | undefined {
+  if (file.invalidUtf8Line !== undefined) {
+    return {
+      code: "encoding",
+      line: file.invalidUtf8Line,
+      message: "the file is not UTF-8 text from this line on; memory files are UTF-8: save it as UTF-8",
+    };
+  }
+  const bytes = Buffer.byteLength(file.text, "utf8");
+  if (bytes > MEMORY_FILE_MAX_BYTES) {
+    return {
+      code: "too_large",
+      message: `the record is ${bytes} bytes, more than the ${MEMORY_FILE_MAX_BYTES} a memory file may hold; shorten it or split it into several records`,
+    };
+  }
+  const lone = LONE_SURROGATE.exec(file.text);
+  if (lone !== null) {
+    const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
+    return {
+      code: "encoding",
+      line: file.text.slice(0, lone.index).split("\n").length,
+      message: `an unpaired UTF-16 surrogate (U+${unit}) cannot be written as UTF-8; remove it or write the whole character`,
+    };
+  }
+  return undefined;
 }
 
 /** The slugs `#slug` names in a body, outside code spans and fenced blocks; all-digit names are not slugs. */
@@ -113,11 +155,17 @@ export function lintRecord(file: MemoryFile): { diagnostics: LintDiagnostic[]; r
     at("slug", badSlug);
     return { diagnostics };
   }
+  const encoding = encodingProblem(file);
+  if (encoding !== undefined) {
+    at(encoding.code, encoding.message, encoding.line === undefined ? {} : { line: encoding.line });
+    return { diagnostics };
+  }
   const split = splitRecord(file.text);
   if (!split.ok) {
     at("frontmatter", split.problem, split.line === undefined ? {} : { line: split.line });
     return { diagnostics };
   }
+  for (const note of split.notes) at("encoding", note.message, { line: note.line, severity: "warning" });
   const raw = { ...split.frontmatter };
   if (kind === "knowledge" && MODEL_INVOCATION_ALIAS in raw) {
     if ("model_invocation" in raw) {

@@ -17,6 +17,8 @@ export interface MemoryPaths {
   readonly lockFile: string;
   readonly usageLog: string;
   readonly auditLog: string;
+  /** One line per consolidation: the staging ids it consumed (extract recovery asks it). */
+  readonly consumedLog: string;
 }
 
 /** The §5 layout under `<workspace>/.podkit/`. */
@@ -33,6 +35,7 @@ export function memoryPaths(workspace: string): MemoryPaths {
     lockFile: join(stagingDir, ".consolidation.lock"),
     usageLog: join(memoryDir, "_usage", "events.jsonl"),
     auditLog: join(memoryDir, "_logs", "audit.jsonl"),
+    consumedLog: join(memoryDir, "_logs", "consumed.jsonl"),
   };
 }
 

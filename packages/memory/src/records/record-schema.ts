@@ -45,6 +45,11 @@ export const SourceSchema = z
 export type Source = z.infer<typeof SourceSchema>;
 
 const sources = z.array(SourceSchema);
+/** Decisions and requests always say where they came from (seed 004: they keep their staging source). */
+const requiredSources = sources.min(1, {
+  error:
+    "sources must name at least one source (the session range the record comes from); in a consolidation, name the staged items in `staged` and the tools write them",
+});
 
 export const DECISION_STATUSES = ["open", "resolved", "replaced"] as const;
 export const KNOWLEDGE_KINDS = ["term", "policy", "rule", "fact", "howto"] as const;
@@ -59,13 +64,13 @@ export const DecisionFrontmatterSchema = z.strictObject({
   updated_at: timestamp,
   status: z.enum(DECISION_STATUSES),
   replaced_by: z.string().optional(),
-  sources,
+  sources: requiredSources,
 });
 
 export const RequestFrontmatterSchema = z.strictObject({
   created_at: timestamp,
   updated_at: timestamp,
-  sources,
+  sources: requiredSources,
 });
 
 export const KnowledgeFrontmatterSchema = z.strictObject({

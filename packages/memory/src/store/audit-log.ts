@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { RecordKind } from "../records/layout.js";
+import type { MemoryPaths, RecordKind } from "../records/layout.js";
 import { appendJsonLine, readJsonLines } from "./jsonl-log.js";
 
 /** One line of `memory/_logs/audit.jsonl`: what changed (hashes), and why (the writer's reason). */
@@ -23,11 +23,11 @@ export function contentHash(text: string | undefined): string | null {
   return text === undefined ? null : createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-export function appendAudit(file: string, record: AuditRecord): Promise<void> {
-  return appendJsonLine(file, record);
+export function appendAudit(paths: MemoryPaths, record: AuditRecord): Promise<void> {
+  return appendJsonLine(paths.workspace, paths.auditLog, record);
 }
 
 /** Every audit record, oldest first. */
-export async function readAuditLog(file: string): Promise<AuditRecord[]> {
-  return (await readJsonLines(file)) as AuditRecord[];
+export async function readAuditLog(paths: MemoryPaths): Promise<AuditRecord[]> {
+  return (await readJsonLines(paths.workspace, paths.auditLog)) as AuditRecord[];
 }

@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { open, realpath } from "node:fs/promises";
 import { join, sep } from "node:path";
 
@@ -5,7 +6,32 @@ import { join, sep } from "node:path";
 export const MEMORY_FILE_MAX_BYTES = 1024 * 1024;
 
 /** A memory file read, refused (with why and what to do), or absent. */
-export type ContainedRead = { ok: true; text: string } | { ok: false; problem: string } | undefined;
+export type ContainedRead =
+  | { ok: true; text: string; invalidUtf8?: InvalidUtf8 }
+  | { ok: false; problem: string }
+  | undefined;
+
+/** Where a file stops being UTF-8: the line of the first byte that is not. */
+export interface InvalidUtf8 {
+  readonly line: number;
+}
+
+/**
+ * Decodes UTF-8, noting the line of the first invalid byte sequence (the text then holds U+FFFD
+ * there): a memory file is UTF-8 text, and a file that is not must be reported, not silently
+ * altered. A byte order mark is kept in the text (the record parser notes it).
+ */
+export function decodeUtf8(bytes: Buffer): { text: string; invalidUtf8?: InvalidUtf8 } {
+  const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+  if (isUtf8(bytes)) return { text };
+  // Valid sequences round-trip byte for byte: the first difference is the first invalid byte.
+  const again = Buffer.from(text, "utf8");
+  let at = 0;
+  while (at < bytes.length && bytes[at] === again[at]) at += 1;
+  let line = 1;
+  for (let i = bytes.indexOf(10); i !== -1 && i < at; i = bytes.indexOf(10, i + 1)) line += 1;
+  return { text, invalidUtf8: { line } };
+}
 
 /**
  * `<workspace>/.podkit` as it must resolve: inside the workspace's real path. Memory files are
@@ -67,7 +93,7 @@ export async function readCapped(
         problem: `${label} is ${stats.size} bytes, more than the ${maxBytes} a memory file may hold; shorten or split it`,
       };
     }
-    return { ok: true, text: await handle.readFile("utf8") };
+    return { ok: true, ...decodeUtf8(await handle.readFile()) };
   } finally {
     await handle.close();
   }

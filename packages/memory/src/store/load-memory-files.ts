@@ -2,8 +2,15 @@ import type { Dirent } from "node:fs";
 import { readdir, realpath } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import type { MemoryFile } from "../lint/lint-record.js";
-import { kindDir, type MemoryPaths, type RecordKind, recordLabel, SUMMARY_SLUG } from "../records/layout.js";
-import { isInside, podkitRoot, readCapped, readContained } from "./contained-read.js";
+import {
+  kindDir,
+  type MemoryPaths,
+  RECORD_KINDS,
+  type RecordKind,
+  recordLabel,
+  SUMMARY_SLUG,
+} from "../records/layout.js";
+import { type ContainedRead, isInside, podkitRoot, readCapped, readContained } from "./contained-read.js";
 import { FILE_BATCH, mapInBatches } from "./loop-yield.js";
 
 async function entriesOf(dir: string) {
@@ -26,7 +33,7 @@ async function readEntries(
   entries: readonly Dirent[],
   root: string,
   labelOf: (entry: Dirent) => string,
-): Promise<({ ok: true; text: string } | { ok: false; problem: string } | undefined)[]> {
+): Promise<ContainedRead[]> {
   const realDir = await realpath(dir).catch(() => undefined);
   const dirInside = realDir !== undefined && isInside(realDir, root);
   return mapInBatches(entries, FILE_BATCH, async (entry) => {
@@ -53,15 +60,25 @@ async function readKind(
     isRecord(e) ? recordLabel(kind, e.name.slice(0, -3)) : label(paths, join(dir, e.name));
   const reads = await readEntries(dir, entries, root, labelOf);
   entries.forEach((entry, i) => {
-    const read = reads[i];
-    const problem = read?.ok === false ? { problem: read.problem } : {};
-    const text = read?.ok === true ? read.text : "";
-    if (!isRecord(entry)) {
-      out.push({ kind: undefined, slug: entry.name, text, path: labelOf(entry), ...problem });
-    } else {
-      out.push({ kind, slug: entry.name.slice(0, -3), text, path: labelOf(entry), ...problem });
-    }
+    out.push(
+      isRecord(entry)
+        ? memoryFile(kind, entry.name.slice(0, -3), labelOf(entry), reads[i])
+        : memoryFile(undefined, entry.name, labelOf(entry), reads[i]),
+    );
   });
+}
+
+/** A file as the linter sees it, from what reading it gave. */
+function memoryFile(
+  kind: RecordKind | undefined,
+  slug: string,
+  path: string,
+  read: ContainedRead,
+): MemoryFile {
+  if (read?.ok === false) return { kind, slug, text: "", path, problem: read.problem };
+  const text = read?.ok === true ? read.text : "";
+  const invalid = read?.ok === true ? read.invalidUtf8 : undefined;
+  return { kind, slug, text, path, ...(invalid === undefined ? {} : { invalidUtf8Line: invalid.line }) };
 }
 
 /**
@@ -71,10 +88,15 @@ async function readKind(
  * resolves outside `<workspace>/.podkit` (a symbolic link) or is larger than
  * `MEMORY_FILE_MAX_BYTES` is not read: it comes with a `problem` the linter reports.
  */
-export async function loadMemoryFiles(paths: MemoryPaths): Promise<MemoryFile[]> {
+export async function loadMemoryFiles(
+  paths: MemoryPaths,
+  kinds: readonly RecordKind[] = RECORD_KINDS,
+): Promise<MemoryFile[]> {
   const root = await podkitRoot(paths.workspace);
   const out: MemoryFile[] = [];
-  for (const kind of ["decision", "request", "knowledge"] as const) await readKind(paths, root, kind, out);
+  for (const kind of ["decision", "request", "knowledge"] as const)
+    if (kinds.includes(kind)) await readKind(paths, root, kind, out);
+  if (!kinds.includes("summary")) return out;
   const entries = (await entriesOf(paths.memoryDir)).filter(
     (e) => !e.name.startsWith(".") && !e.name.startsWith("_") && !e.isDirectory(),
   );
@@ -83,12 +105,11 @@ export async function loadMemoryFiles(paths: MemoryPaths): Promise<MemoryFile[]>
     isSummary(e) ? recordLabel("summary", SUMMARY_SLUG) : label(paths, join(paths.memoryDir, e.name));
   const reads = await readEntries(paths.memoryDir, entries, root, labelOf);
   entries.forEach((entry, i) => {
-    const read = reads[i];
-    const problem = read?.ok === false ? { problem: read.problem } : {};
-    const text = read?.ok === true ? read.text : "";
-    if (isSummary(entry))
-      out.push({ kind: "summary", slug: SUMMARY_SLUG, text, path: labelOf(entry), ...problem });
-    else out.push({ kind: undefined, slug: entry.name, text, path: labelOf(entry), ...problem });
+    out.push(
+      isSummary(entry)
+        ? memoryFile("summary", SUMMARY_SLUG, labelOf(entry), reads[i])
+        : memoryFile(undefined, entry.name, labelOf(entry), reads[i]),
+    );
   });
   return out;
 }

@@ -1,36 +1,38 @@
-import { unlink } from "node:fs/promises";
 import {
   MemoryEditError,
+  MemoryError,
   MemoryFileRefusedError,
   MemoryLintError,
   MemoryRecordNotFoundError,
 } from "../errors.js";
-import type { LintReport } from "../lint/diagnostics.js";
+import { type LintDiagnostic, type LintReport, toReport } from "../lint/diagnostics.js";
 import {
   lintChange,
   lintTreeYielding,
   type MemoryChange,
   type RecordLint,
   recordKey,
-  type SourceRules,
 } from "../lint/lint-memory.js";
-import { lintRecord, type ParsedRecord } from "../lint/lint-record.js";
+import { hasLoneSurrogate, lintRecord, type ParsedRecord } from "../lint/lint-record.js";
 import { joinRecord, splitRecord } from "../records/frontmatter.js";
 import {
   type MemoryPaths,
   memoryPaths,
   type RecordKind,
-  recordFile,
+  recordLabel,
   SUMMARY_SLUG,
 } from "../records/layout.js";
 import { formatTimestamp, isRfc3339Utc } from "../records/record-schema.js";
-import { writeFileAtomic } from "./atomic-write.js";
 import { type AuditRecord, appendAudit, contentHash } from "./audit-log.js";
+import { MEMORY_FILE_MAX_BYTES } from "./contained-read.js";
 import { loadMemoryFiles } from "./load-memory-files.js";
 import { loopYielder } from "./loop-yield.js";
-import { appendUsage } from "./usage-log.js";
+import { protectionProblem, type UsedCounts } from "./protection.js";
+import { attachProvenance, type ChangeOrigin, type Provenance } from "./provenance.js";
+import { bumpMemoryStamp, persistRecordWrite, type RecordWrite } from "./record-writes.js";
+import { appendUsage, usageReport } from "./usage-log.js";
 
-/** Options of a memory store: the clock of timestamps, who is writing, and consolidation's source rules. */
+/** Options of a memory store: the clock of timestamps, who is writing, and consolidation's provenance. */
 export interface MemoryStoreOptions {
   clock?: () => Date;
   /** Recorded in the audit log (`run_id`) and usage log (`by`). */
@@ -41,18 +43,19 @@ export interface MemoryStoreOptions {
    * reads to maintain memory, not to use it, so its reads must not make records look used.
    */
   recordUsage?: boolean;
-  sourceRules?: SourceRules;
+  /** A consolidation's staged items: the tools then write `sources` / `last_sources` from them. */
+  provenance?: Provenance;
   /**
-   * Buffer changes until `commit()` (a consolidation run): the index and the tools see them at
-   * once, the disk only on commit, so a failed run leaves no partial records behind.
+   * Buffer changes (a consolidation run): the index and the tools see them at once, the disk only
+   * when the run journals and writes `pendingWrites`, so a failed run leaves no partial records.
    */
   deferred?: boolean;
 }
 
-interface PendingChange {
-  file: string;
-  text: string | null;
-  audit: AuditRecord;
+/** A buffered change, with what the index held before it (to roll it back). */
+interface PendingChange extends RecordWrite {
+  readonly key: string;
+  readonly undo: { text: string | undefined; record: ParsedRecord | undefined };
 }
 
 /** What a successful change did. */
@@ -64,8 +67,8 @@ export interface ChangeResult {
 
 /**
  * The memory records of one workspace, addressed by kind and slug, with every change linted
- * first (nothing is written on an error), written atomically and audited. It loads the tree once
- * and keeps its index current with its own writes.
+ * first (nothing is written on an error), written atomically inside `.podkit` and audited. It
+ * loads the tree once and keeps its index current with its own writes.
  */
 export class MemoryStore {
   readonly paths: MemoryPaths;
@@ -73,11 +76,14 @@ export class MemoryStore {
   private readonly records = new Map<string, ParsedRecord>();
   /** Raw text of every well-placed record file, parsed or not (edit works on broken ones too). */
   private readonly texts = new Map<string, string>();
-  /** Record files not read (a link out of `.podkit`, too large), with why. */
+  /** Record files not read or not editable (a link out of `.podkit`, too large, not UTF-8), with why. */
   private readonly refused = new Map<string, string>();
   private pending: PendingChange[] = [];
   /** Per-record lint results of the files as they were when the store was opened. */
   private opened: RecordLint[] = [];
+  private used: Promise<UsedCounts> | undefined;
+  /** The tidy step of a consolidation: protected records may then not be compressed heavily. */
+  tidying = false;
 
   private constructor(
     paths: MemoryPaths,
@@ -87,7 +93,10 @@ export class MemoryStore {
     this.clock = options.clock ?? (() => new Date());
   }
 
-  /** Loads the memory of `workspace` (an absent tree is an empty memory). */
+  /**
+   * Loads the memory of `workspace` (an absent tree is an empty memory). A file that cannot be a
+   * record — refused, not UTF-8, unparseable — is left out with its lint error; the rest loads.
+   */
   static async open(workspace: string, options: MemoryStoreOptions = {}): Promise<MemoryStore> {
     const store = new MemoryStore(memoryPaths(workspace), options);
     const checkpoint = loopYielder();
@@ -97,12 +106,17 @@ export class MemoryStore {
       const result = { file, ...lintRecord(file) };
       store.opened.push(result);
       if (file.kind === undefined) continue;
-      if (file.problem !== undefined) {
-        store.refused.set(recordKey(file.kind, file.slug), file.problem);
+      const key = recordKey(file.kind, file.slug);
+      if (file.problem !== undefined || file.invalidUtf8Line !== undefined) {
+        store.refused.set(
+          key,
+          file.problem ??
+            `${file.path} is not UTF-8 text from line ${file.invalidUtf8Line}; save it as UTF-8`,
+        );
         continue;
       }
-      store.texts.set(recordKey(file.kind, file.slug), file.text);
-      if (result.record !== undefined) store.records.set(recordKey(file.kind, file.slug), result.record);
+      store.texts.set(key, file.text);
+      if (result.record !== undefined) store.records.set(key, result.record);
     }
     return store;
   }
@@ -142,22 +156,31 @@ export class MemoryStore {
     return text;
   }
 
-  /** Records that the model asked for a record (`used`) or was shown one (`shown`). */
-  async noteUsage(event: "shown" | "used", kind: RecordKind, slug: string): Promise<void> {
-    if (this.options.recordUsage === false) return;
-    await appendUsage(this.paths.usageLog, {
-      ts: formatTimestamp(this.clock()),
-      event,
-      kind,
-      slug,
-      ...(this.options.by === undefined ? {} : { by: this.options.by }),
-    });
+  /**
+   * Records that the model asked for a record (`used`) or was shown one (`shown`). Returns a
+   * warning instead of failing when the usage log cannot be written (linked outside `.podkit`).
+   */
+  async noteUsage(event: "shown" | "used", kind: RecordKind, slug: string): Promise<string | undefined> {
+    if (this.options.recordUsage === false) return undefined;
+    try {
+      await appendUsage(this.paths, {
+        ts: formatTimestamp(this.clock()),
+        event,
+        kind,
+        slug,
+        ...(this.options.by === undefined ? {} : { by: this.options.by }),
+      });
+      return undefined;
+    } catch (error) {
+      if (!MemoryError.isInstance(error)) throw error;
+      return `usage not recorded: ${error.message}`;
+    }
   }
 
   /**
    * Creates (`create`: refused over an existing slug) or overwrites (`write`) a record. Code
-   * stamps `updated_at` (and `created_at` when missing); the text is re-written in canonical
-   * form (field order, `model_invocation` spelling).
+   * stamps `updated_at` (and `created_at` when missing), writes the provenance of a consolidation
+   * (`origin`), and re-writes the text in canonical form (field order, `model_invocation` spelling).
    */
   write(
     kind: RecordKind,
@@ -165,8 +188,9 @@ export class MemoryStore {
     text: string,
     reason: string,
     op: "create" | "write" = "write",
+    origin: ChangeOrigin = {},
   ): Promise<ChangeResult> {
-    return this.apply({ op, kind, slug, text: this.stamp(kind, slug, text) }, reason, op);
+    return this.change(op, kind, slug, text, reason, op, origin);
   }
 
   /** Replaces `oldText` (exactly once, or everywhere with `replaceAll`) and lints the result. */
@@ -177,6 +201,7 @@ export class MemoryStore {
     newText: string,
     reason: string,
     replaceAll = false,
+    origin: ChangeOrigin = {},
   ): Promise<ChangeResult> {
     const current = this.read(kind, slug);
     if (oldText === "") throw new MemoryEditError("old_text is empty; quote the exact text to replace");
@@ -192,16 +217,55 @@ export class MemoryStore {
       );
     }
     const next = replaceAll ? current.split(oldText).join(newText) : current.replace(oldText, () => newText);
-    return this.apply({ op: "write", kind, slug, text: this.stamp(kind, slug, next) }, reason, "edit");
+    return this.change("write", kind, slug, next, reason, "edit", origin);
   }
 
-  /** Deletes a record; refused when a decision would be left with a dangling `replaced_by`. */
-  delete(kind: RecordKind, slug: string, reason: string): Promise<ChangeResult> {
+  /**
+   * Deletes a record; refused when a decision would be left with a dangling `replaced_by`, and
+   * when the record is protected by its usage (see `protectionProblem`).
+   */
+  async delete(kind: RecordKind, slug: string, reason: string): Promise<ChangeResult> {
     this.read(kind, slug);
-    return this.apply({ op: "delete", kind, slug }, reason, "delete");
+    const problem = protectionProblem(await this.usedCounts(), { op: "delete", kind, slug });
+    return this.apply({ op: "delete", kind, slug }, reason, "delete", problem === undefined ? [] : [problem]);
   }
 
-  private stamp(kind: RecordKind, slug: string, text: string): string {
+  /** How often each record was used, read once per store from the usage log. */
+  private usedCounts(): Promise<UsedCounts> {
+    this.used ??= usageReport(this.paths).then(
+      (counts) => new Map(counts.map((c) => [`${c.kind}/${c.slug}`, c.used])),
+    );
+    return this.used;
+  }
+
+  /** Stamps, attaches provenance, and applies a create/write. */
+  private async change(
+    op: "create" | "write",
+    kind: RecordKind,
+    slug: string,
+    text: string,
+    reason: string,
+    auditOp: AuditRecord["op"],
+    origin: ChangeOrigin,
+  ): Promise<ChangeResult> {
+    const extra: LintDiagnostic[] = [];
+    const stamped = this.stamp(kind, slug, text, origin, extra);
+    const before = this.get(kind, slug);
+    const used = await this.usedCounts();
+    return this.apply({ op, kind, slug, text: stamped }, reason, auditOp, extra, (record) =>
+      protectionProblem(used, { op: "write", kind, slug, before, after: record, tidy: this.tidying }),
+    );
+  }
+
+  private stamp(
+    kind: RecordKind,
+    slug: string,
+    text: string,
+    origin: ChangeOrigin,
+    diagnostics: LintDiagnostic[],
+  ): string {
+    // Text that cannot be a record goes to the linter as it is, so its lines are the writer's.
+    if (text.length > MEMORY_FILE_MAX_BYTES || hasLoneSurrogate(text)) return text;
     const split = splitRecord(text);
     if (!split.ok) return text;
     const now = formatTimestamp(this.clock());
@@ -213,15 +277,35 @@ export class MemoryStore {
       frontmatter.created_at = before?.frontmatter.created_at ?? now;
     }
     if (valid(frontmatter.updated_at)) frontmatter.updated_at = now;
+    if (this.options.provenance !== undefined) {
+      diagnostics.push(
+        ...attachProvenance(this.options.provenance, { kind, slug, before }, frontmatter, origin, (k, s) =>
+          this.get(k, s),
+        ),
+      );
+    }
     return joinRecord(kind, frontmatter, split.body);
   }
 
-  private async apply(change: MemoryChange, reason: string, op: AuditRecord["op"]): Promise<ChangeResult> {
+  private async apply(
+    change: MemoryChange,
+    reason: string,
+    op: AuditRecord["op"],
+    extra: readonly LintDiagnostic[] = [],
+    recordCheck?: (record: ParsedRecord) => LintDiagnostic | undefined,
+  ): Promise<ChangeResult> {
     const slug = change.kind === "summary" ? SUMMARY_SLUG : change.slug;
     const key = recordKey(change.kind, slug);
-    const file = recordFile(this.paths, change.kind, slug);
     const beforeText = this.texts.get(key);
-    const { report, record } = lintChange(this.records, { ...change, slug }, this.options.sourceRules);
+    const linted = lintChange(this.records, { ...change, slug });
+    const checked = linted.record === undefined ? undefined : recordCheck?.(linted.record);
+    const report = toReport([
+      ...extra,
+      ...linted.report.errors,
+      ...linted.report.warnings,
+      ...(checked === undefined ? [] : [checked]),
+    ]);
+    const record = report.errors.length === 0 ? linted.record : undefined;
     const audit: AuditRecord = {
       ts: formatTimestamp(this.clock()),
       op: beforeText === undefined && op !== "delete" ? "create" : op,
@@ -234,46 +318,49 @@ export class MemoryStore {
       ...(this.options.runId === undefined ? {} : { run_id: this.options.runId }),
     };
     if (report.errors.length > 0) {
-      await appendAudit(this.paths.auditLog, audit);
+      await appendAudit(this.paths, audit);
       throw new MemoryLintError(report.errors);
     }
-    let text: string | null = null;
-    if (change.op === "delete") {
+    const undo = { text: beforeText, record: this.records.get(key) };
+    // Canonical form: the validated frontmatter (alias rewritten, defaults filled) and the body.
+    const text = record === undefined ? null : joinRecord(change.kind, record.frontmatter, record.body);
+    audit.after_hash = contentHash(text ?? undefined);
+    const pending: PendingChange = { kind: change.kind, slug, text, audit, key, undo };
+    if (this.options.deferred === true) this.pending.push(pending);
+    else {
+      // On disk first: a write refused there (a directory linked out of .podkit) leaves the index as it was.
+      await persistRecordWrite(this.paths, pending);
+      await bumpMemoryStamp(this.paths);
+    }
+    if (text === null) {
       this.texts.delete(key);
       this.records.delete(key);
-      audit.after_hash = null;
     } else if (record !== undefined) {
-      // Canonical form: the validated frontmatter (alias rewritten, defaults filled) and the body.
-      text = joinRecord(change.kind, record.frontmatter, record.body);
       this.texts.set(key, text);
       this.records.set(key, { ...record, text });
-      audit.after_hash = contentHash(text);
     }
-    const pending = { file, text, audit };
-    if (this.options.deferred === true) this.pending.push(pending);
-    else await this.persist(pending);
-    return { path: record?.path ?? file, warnings: report.warnings, audit };
+    return { path: recordLabel(change.kind, slug), warnings: report.warnings, audit };
   }
 
-  private async persist(change: PendingChange): Promise<void> {
-    if (change.text === null)
-      await unlink(change.file).catch((e: NodeJS.ErrnoException) => {
-        if (e.code !== "ENOENT") throw e;
-      });
-    else await writeFileAtomic(change.file, change.text);
-    await appendAudit(this.paths.auditLog, change.audit);
+  /** The buffered changes as they would reach the disk (a consolidation journals them first). */
+  get pendingWrites(): readonly RecordWrite[] {
+    return this.pending.map(({ kind, slug, text, audit }) => ({ kind, slug, text, audit }));
   }
 
-  /** Changes buffered by a deferred store (in order), with their audit records. */
-  get pendingChanges(): readonly AuditRecord[] {
-    return this.pending.map((p) => p.audit);
+  /** A mark to roll back to (`rollbackTo`): the number of buffered changes now. */
+  checkpoint(): number {
+    return this.pending.length;
   }
 
-  /** Writes the buffered changes of a deferred store, each atomically, in order; returns their audit records. */
-  async commit(): Promise<AuditRecord[]> {
-    const changes = this.pending;
-    this.pending = [];
-    for (const change of changes) await this.persist(change);
-    return changes.map((c) => c.audit);
+  /** Drops the buffered changes made after `mark`, restoring what the index held before them. */
+  rollbackTo(mark: number): void {
+    while (this.pending.length > mark) {
+      const change = this.pending.pop();
+      if (change === undefined) break;
+      if (change.undo.text === undefined) this.texts.delete(change.key);
+      else this.texts.set(change.key, change.undo.text);
+      if (change.undo.record === undefined) this.records.delete(change.key);
+      else this.records.set(change.key, change.undo.record);
+    }
   }
 }

@@ -1,4 +1,4 @@
-import type { RecordKind } from "../records/layout.js";
+import type { MemoryPaths, RecordKind } from "../records/layout.js";
 import { appendJsonLine, readJsonLines } from "./jsonl-log.js";
 
 /**
@@ -14,8 +14,8 @@ export interface UsageEvent {
   by?: string;
 }
 
-export function appendUsage(file: string, event: UsageEvent): Promise<void> {
-  return appendJsonLine(file, event);
+export function appendUsage(paths: MemoryPaths, event: UsageEvent): Promise<void> {
+  return appendJsonLine(paths.workspace, paths.usageLog, event);
 }
 
 /** Counts per record: how often it was shown, how often used. */
@@ -30,9 +30,9 @@ export interface UsageCount {
 export const PROTECTION_THRESHOLD = 3;
 
 /** Shown/used counts per record, most used first. */
-export async function usageReport(file: string): Promise<UsageCount[]> {
+export async function usageReport(paths: MemoryPaths): Promise<UsageCount[]> {
   const counts = new Map<string, UsageCount>();
-  for (const raw of await readJsonLines(file)) {
+  for (const raw of await readJsonLines(paths.workspace, paths.usageLog)) {
     const event = raw as Partial<UsageEvent>;
     if (typeof event.kind !== "string" || typeof event.slug !== "string") continue;
     const key = `${event.kind}/${event.slug}`;

@@ -15,8 +15,24 @@ const reason = z
   .min(1)
   .describe("Why this change is made; recorded in the audit log next to the diff");
 
-/** Runs a memory operation; a memory error (linter, not found, edit mismatch) becomes a tool error the model can act on. */
+const staged = z
+  .array(z.string())
+  .optional()
+  .describe(
+    "Ids of the staged items this change integrates, as your input shows them (e.g. s1-d1). The record's sources are written from them by the tool; never write sources yourself",
+  );
+const mergedFrom = z
+  .array(z.string())
+  .optional()
+  .describe("Slugs of records of the same kind merged into this one (their sources are carried over)");
+
+/**
+ * Runs a memory operation. A memory error (linter, not found, edit mismatch, a refused file)
+ * becomes a tool error the model can act on; any other failure (a file-system error) becomes one
+ * too, naming the tool — nothing a record file does may throw out of a memory tool.
+ */
 async function guarded(
+  tool: string,
   source: StoreSource,
   action: (store: MemoryStore) => Promise<ToolOutput> | ToolOutput,
 ): Promise<ToolOutput> {
@@ -24,9 +40,14 @@ async function guarded(
     return await action(typeof source === "function" ? await source() : source);
   } catch (error) {
     if (MemoryError.isInstance(error)) return { summary: error.message, is_error: true };
-    throw error;
+    const message = String((error as Error)?.message ?? error).split("\n")[0];
+    return { summary: `${tool} failed: ${message}; nothing was changed by this call`, is_error: true };
   }
 }
+
+/** A summary with the warning of an unrecorded usage event after it, when there is one. */
+const withNote = (summary: string, note: string | undefined) =>
+  note === undefined ? summary : `${summary}\nwarning: ${note}`;
 
 /**
  * The store the tools work on: one store (a consolidation run, which keeps its index current with
@@ -50,9 +71,9 @@ export function memoryReadTool(source: StoreSource): Tool {
       limit: z.int().min(1).optional().describe("Lines to show at most (default 400)"),
     }),
     execute: (args) =>
-      guarded(source, async (store) => {
+      guarded("memory_read", source, async (store) => {
         const text = store.read(args.kind, args.slug);
-        await store.noteUsage("used", args.kind, args.slug);
+        const note = await store.noteUsage("used", args.kind, args.slug);
         const lines = text.split("\n");
         if (lines.at(-1) === "") lines.pop();
         const start = (args.offset ?? 1) - 1;
@@ -63,7 +84,10 @@ export function memoryReadTool(source: StoreSource): Tool {
             ? `\n(${lines.length - start - shown.length} more lines; use offset)`
             : "";
         return {
-          summary: `${recordLabel(args.kind, args.slug)}: lines ${start + 1}-${start + shown.length} of ${lines.length}`,
+          summary: withNote(
+            `${recordLabel(args.kind, args.slug)}: lines ${start + 1}-${start + shown.length} of ${lines.length}`,
+            note,
+          ),
           content: numbered + more,
         };
       }),
@@ -74,7 +98,7 @@ export function memoryWriteTool(source: StoreSource): Tool {
   return defineTool({
     name: "memory_write",
     description:
-      "Create a memory record, or overwrite one with overwrite: true. content is the whole file: YAML frontmatter between --- lines, then the Markdown body. The linter checks it first; on an error nothing is written and the problems come back. updated_at (and a missing created_at) are set for you.",
+      "Create a memory record, or overwrite one with overwrite: true. content is the whole file: YAML frontmatter between --- lines, then the Markdown body. The linter checks it first; on an error nothing is written and the problems come back. updated_at (and a missing created_at) are set for you, and so are sources / last_sources, from the staged items you name.",
     inputSchema: z.strictObject({
       kind,
       slug,
@@ -86,15 +110,18 @@ export function memoryWriteTool(source: StoreSource): Tool {
         .describe(
           "Replace an existing record of this slug (default false: creating over an existing slug is refused)",
         ),
+      staged,
+      merged_from: mergedFrom,
     }),
     execute: (args) =>
-      guarded(source, async (store) => {
+      guarded("memory_write", source, async (store) => {
         const result = await store.write(
           args.kind,
           args.slug,
           args.content,
           args.reason,
           args.overwrite === true ? "write" : "create",
+          originOf(args),
         );
         return {
           summary: withWarnings(
@@ -118,9 +145,10 @@ export function memoryEditTool(source: StoreSource): Tool {
       new_text: z.string(),
       replace_all: z.boolean().optional(),
       reason,
+      staged,
     }),
     execute: (args) =>
-      guarded(source, async (store) => {
+      guarded("memory_edit", source, async (store) => {
         const result = await store.edit(
           args.kind,
           args.slug,
@@ -128,6 +156,7 @@ export function memoryEditTool(source: StoreSource): Tool {
           args.new_text,
           args.reason,
           args.replace_all === true,
+          originOf(args),
         );
         return { summary: withWarnings(`edited ${result.path}`, result.warnings) };
       }),
@@ -138,10 +167,10 @@ export function memoryDeleteTool(source: StoreSource): Tool {
   return defineTool({
     name: "memory_delete",
     description:
-      "Delete a memory record. Refused while another decision names it in replaced_by. Prefer status: replaced for a superseded decision.",
+      "Delete a memory record. Refused while another decision names it in replaced_by, and for a record used at or above the protection threshold. Prefer status: replaced for a superseded decision.",
     inputSchema: z.strictObject({ kind, slug, reason }),
     execute: (args) =>
-      guarded(source, async (store) => {
+      guarded("memory_delete", source, async (store) => {
         const result = await store.delete(args.kind, args.slug, args.reason);
         return { summary: `deleted ${result.path}` };
       }),
@@ -160,14 +189,15 @@ export function memoryQueryTool(source: StoreSource): Tool {
       context: z.int().min(0).max(10).optional().describe("Lines of context around each match (default 1)"),
     }),
     execute: (args) =>
-      guarded(source, async (store) => {
+      guarded("memory_query", source, async (store) => {
         const hits = queryMemory(store.list(), {
           query: args.query,
           ...(args.kind === undefined ? {} : { kind: args.kind }),
           ...(args.limit === undefined ? {} : { limit: args.limit }),
           ...(args.context === undefined ? {} : { context: args.context }),
         });
-        for (const hit of hits) await store.noteUsage("shown", hit.kind, hit.slug);
+        let note: string | undefined;
+        for (const hit of hits) note ??= await store.noteUsage("shown", hit.kind, hit.slug);
         if (hits.length === 0) return { summary: `no record contains "${args.query}"` };
         const content = hits
           .map((hit) =>
@@ -184,7 +214,10 @@ export function memoryQueryTool(source: StoreSource): Tool {
           )
           .join("\n\n");
         return {
-          summary: `${hits.length} record${hits.length === 1 ? " matches" : "s match"} "${args.query}"`,
+          summary: withNote(
+            `${hits.length} record${hits.length === 1 ? " matches" : "s match"} "${args.query}"`,
+            note,
+          ),
           content,
         };
       }),
@@ -201,17 +234,26 @@ export function knowledgeQueryTool(source: StoreSource): Tool {
       limit: z.int().min(1).max(50).optional().describe("Entries at most (default 10)"),
     }),
     execute: (args) =>
-      guarded(source, async (store) => {
+      guarded("knowledge_query", source, async (store) => {
         const hits = queryKnowledge(store.list("knowledge"), args.query, args.limit ?? 10);
-        for (const hit of hits) await store.noteUsage("shown", "knowledge", hit.slug);
+        let note: string | undefined;
+        for (const hit of hits) note ??= await store.noteUsage("shown", "knowledge", hit.slug);
         if (hits.length === 0) return { summary: `no knowledge entry matches "${args.query}"` };
         return {
-          summary: `${hits.length} knowledge entr${hits.length === 1 ? "y matches" : "ies match"} "${args.query}"`,
+          summary: withNote(
+            `${hits.length} knowledge entr${hits.length === 1 ? "y matches" : "ies match"} "${args.query}"`,
+            note,
+          ),
           content: JSON.stringify(hits, null, 2),
         };
       }),
   });
 }
+
+const originOf = (args: { staged?: string[] | undefined; merged_from?: string[] | undefined }) => ({
+  ...(args.staged === undefined ? {} : { staged: args.staged }),
+  ...(args.merged_from === undefined ? {} : { mergedFrom: args.merged_from }),
+});
 
 /** The six tools of a consolidation worker (SPEC §5). */
 export function consolidationTools(store: StoreSource): Tool[] {

@@ -21,7 +21,10 @@ export const POD_PROMPTS = [
   "notes_truncation_notice",
   "memory_extract_system",
   "memory_consolidation_system",
+  "memory_consolidation_input",
+  "memory_consolidation_tidy",
   "resident_memory_section",
+  "memory_knowledge_section",
 ] as const;
 
 /** A key of the prompt catalog. */
@@ -85,8 +88,71 @@ export interface PodPromptContexts {
   memory_extract_system: { readonly language: string };
   /** System prompt of the memory consolidation worker (seed 004). */
   memory_consolidation_system: { readonly language: string };
+  /** The consolidation worker's input: staged items by id, the records, usage, tidy hints, candidates. */
+  memory_consolidation_input: MemoryConsolidationInputContext;
+  /** Sent to the consolidation worker once its integration step is done: the tidy step. */
+  memory_consolidation_tidy: { readonly protection_threshold: number };
   /** The `memory` context section: the resident memory summary. */
   resident_memory_section: { readonly summary: string };
+  /** The `memory` context section: knowledge the model may call up (`model_invocation: true`). */
+  memory_knowledge_section: {
+    readonly knowledge: readonly { readonly slug: string; readonly description: string }[];
+  };
+}
+
+/** One staged item in the consolidation input: its id, kind, topic and its own fields. */
+export interface MemoryStagedItemView {
+  readonly id: string;
+  readonly kind: string;
+  readonly topic: string;
+  readonly [field: string]: string | boolean;
+}
+
+/** Records of one kind in the consolidation input: in full, or listed by slug and first line. */
+export interface MemoryRecordsView {
+  readonly full: readonly { readonly slug: string; readonly text: string }[];
+  readonly listed: readonly { readonly slug: string; readonly first_line: string }[];
+}
+
+/** What `memory_consolidation_input` is rendered with (built by `@podkit/memory`). */
+export interface MemoryConsolidationInputContext {
+  readonly staging: readonly {
+    readonly id: string;
+    readonly session_id: string;
+    readonly created_at: string;
+    readonly items: readonly MemoryStagedItemView[];
+  }[];
+  /** The summary record's text, "" when there is none. */
+  readonly summary: string;
+  readonly decisions: MemoryRecordsView;
+  readonly requests: MemoryRecordsView;
+  readonly protection_threshold: number;
+  readonly usage: readonly {
+    readonly kind: string;
+    readonly slug: string;
+    readonly used: number;
+    readonly shown: number;
+    readonly protected: boolean;
+  }[];
+  readonly hints: {
+    readonly replaced_chains: readonly (readonly string[])[];
+    readonly sources_overflow: readonly {
+      readonly kind: string;
+      readonly slug: string;
+      readonly sources: number;
+    }[];
+    readonly similar_slugs: readonly { readonly kind: string; readonly slugs: readonly string[] }[];
+    readonly lint_warnings: readonly {
+      readonly record: string;
+      readonly field: string;
+      readonly message: string;
+    }[];
+  };
+  readonly candidates: readonly {
+    readonly topic: string;
+    readonly sessions: readonly string[];
+    readonly items: readonly MemoryStagedItemView[];
+  }[];
 }
 
 /** The context type of one key. */

@@ -8,10 +8,15 @@ export interface AfterTurnJobContext {
   readonly segmentId: string;
   /** Fires when the pod closes (or the final pass at close runs out of time); a job must stop promptly. */
   readonly signal: AbortSignal;
+  /** True in the final pass `pod.close()` runs for `runOnClose` jobs (take in the session's tail). */
+  readonly final: boolean;
   /** The folded state of an `extension` domain (latest payload), undefined when none. */
   extension(domain: string): unknown;
-  /** The committed entries of the head segment, in order. */
-  readEntries(): AsyncIterable<Entry<Item>>;
+  /**
+   * The committed entries of the head segment, in order — or of another segment of the session
+   * (one compaction left behind: memory extracts its tail), by id.
+   */
+  readEntries(segmentId?: string): AsyncIterable<Entry<Item>>;
   /**
    * Appends an `extension` entry through the pod's own session writer (never a second writer on
    * the segment). Waits until no turn is running, so it never lands inside a turn.

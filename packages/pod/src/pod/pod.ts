@@ -303,7 +303,7 @@ export class Pod {
     this.closed = true;
     this.interrupt("the pod was closed");
     await this.whenIdle();
-    await this.extensionPoints.afterTurn.close(() => this.afterTurnContext(), {
+    await this.extensionPoints.afterTurn.close(() => this.afterTurnContext(true), {
       timeoutMs: options.timeoutMs ?? CLOSE_PASS_TIMEOUT_MS,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
@@ -358,8 +358,8 @@ export class Pod {
     }
   }
 
-  /** The context of an after-turn pass: the head segment as it is when the pass starts. */
-  private afterTurnContext(): AfterTurnJobContext | undefined {
+  /** The context of an after-turn pass (`final`: the pass at close): the head segment as it is when the pass starts. */
+  private afterTurnContext(final = false): AfterTurnJobContext | undefined {
     const log = this.engine.log;
     if (log === undefined) return undefined;
     const ref = { sessionId: log.state.sessionId, segmentId: log.state.segmentId };
@@ -367,8 +367,9 @@ export class Pod {
     return {
       ...ref,
       signal: this.extensionPoints.afterTurn.signal,
+      final,
       extension: (domain) => this.extensions.get(domain),
-      readEntries: () => store.readAll(ref),
+      readEntries: (segmentId = ref.segmentId) => store.readAll({ sessionId: ref.sessionId, segmentId }),
       appendExtension: (domain, payload) => this.appendExtension(domain, payload),
       emit: (event) => {
         this.telemetry.onJobEvent(event);
