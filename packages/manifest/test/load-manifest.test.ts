@@ -1,7 +1,8 @@
 import { symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_SYSTEM_PROMPT, findWorkspace, loadManifest, userConfigDir } from "../src/index.js";
+import { DEFAULT_SYSTEM_PROMPT } from "../src/defaults.js";
+import { findWorkspace, loadManifest, userConfigDir } from "../src/index.js";
 import { makeTempRoot, type TempRoot } from "./temp-root.js";
 
 const MINIMAL = `[pod]\nname = "reviewer"\n[model]\nref = "anthropic/claude-sonnet-4-5"\n`;

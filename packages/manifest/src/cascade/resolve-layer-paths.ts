@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import type { ManifestIssue } from "../errors.js";
 import { manifestError } from "../format-issue.js";
-import { type IssueOrigin, located } from "../schema/describe-issues.js";
+import { type IssueOrigin, issueAtKey } from "../schema/describe-issues.js";
 import type { ManifestLayerData, ScopeRuleLayer } from "../schema/layer-schema.js";
 import { SCHEMA_HINT } from "./validate-layer.js";
 
@@ -22,7 +22,7 @@ export function resolveLayerPaths(
   cwd: string,
 ): ManifestLayerData {
   const issues: ManifestIssue[] = [];
-  const fail = (path: (string | number)[], problem: string) => issues.push(located(origin, path, problem));
+  const fail = (path: (string | number)[], problem: string) => issues.push(issueAtKey(origin, path, problem));
   const out: ManifestLayerData = structuredClone(data);
 
   const rules = (list: ScopeRuleLayer[] | undefined, kind: "allow" | "deny") => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseModelRef } from "../model-ref.js";
+import { safeParseModelRef } from "../model-ref.js";
 
 // One manifest layer (a single TOML file or `--set` overlay) before the cascade: every table is
 // strict and every field optional, because any field may come from another layer. Requiredness
@@ -31,7 +31,7 @@ export const modelLayerSchema = z.strictObject({
   ref: z
     .string()
     .superRefine((ref, ctx) => {
-      const parsed = parseModelRef(ref);
+      const parsed = safeParseModelRef(ref);
       if ("problem" in parsed) ctx.addIssue({ code: "custom", message: parsed.problem });
     })
     .optional(),
