@@ -77,3 +77,69 @@ describe("the error scheme of @podkit/llm-worker", () => {
     for (const marker of markers) expect(marker).toMatch(/^podkit\.llm-worker\.error(\.[a-z-]+)?$/);
   });
 });
+
+describe("the hints llm-worker errors carry for the person who sees them", () => {
+  const provider = (status: number | undefined, kind: api.ProviderErrorKind, isRetryable: boolean) =>
+    new api.ProviderError("failed", { ...(status === undefined ? {} : { status }), kind, isRetryable });
+
+  it.each([
+    [
+      "a refused key (401)",
+      provider(401, "http", false),
+      /refused the API key: check the variable \[model\] api_key_env names/,
+    ],
+    ["a refused key (403)", provider(403, "http", false), /refused the API key/],
+    [
+      "an unknown model (404)",
+      provider(404, "http", false),
+      /does not know this model or endpoint: check \[model\] ref and base_url/,
+    ],
+    ["no server", provider(undefined, "connection", true), /is the server at \[model\] base_url running\?/],
+    ["retries used up", provider(503, "http", true), /failed after the retries; run again later/],
+    ["a rejected request", provider(400, "http", false), /rerun with --debug for its full answer/],
+    ["an unreadable response", samples.MalformedResponseError?.(), /not retried; check any proxy or gateway/],
+    ["an empty response at the output limit", samples.EmptyResponseError?.(), /raise \[worker\] max_tokens/],
+    [
+      "an empty response with an error",
+      new api.EmptyResponseError("anthropic", { kind: "error", raw: "error" }),
+      /^run again/,
+    ],
+    ["a tool that cannot be registered", samples.ToolError?.(), /check \[tools\] and \[\[mcp\.server\]\]/],
+    ["bad model configuration", samples.ConfigurationError?.(), /check \[model\] in the manifest/],
+  ])("%s", (_what, error, hint) => {
+    expect((error as api.LlmWorkerError).hint).toMatch(hint);
+  });
+
+  it("keeps a hint given by the thrower over the class default", () => {
+    expect(new api.ConfigurationError("x", { hint: "do this" }).hint).toBe("do this");
+    expect(new api.ToolError("x", { hint: "do that" }).hint).toBe("do that");
+    expect(
+      new api.ProviderError("x", { kind: "http", status: 401, isRetryable: false, hint: "mine" }).hint,
+    ).toBe("mine");
+  });
+
+  it("has no hint where there is nothing for a person to do", () => {
+    for (const name of [
+      "LlmWorkerError",
+      "AbortedError",
+      "CancelledError",
+      "HistoryAppendError",
+      "WorkerBusyError",
+    ]) {
+      expect((samples[name] as () => api.LlmWorkerError)().hint, name).toBeUndefined();
+    }
+  });
+
+  it("tells a missing API key to the person through the adapter's ConfigurationError", () => {
+    const error = (() => {
+      try {
+        api.createModelAdapter("openai/gpt-5", { env: {} });
+      } catch (caught) {
+        return caught as api.LlmWorkerError;
+      }
+      throw new Error("no error for a missing key");
+    })();
+    expect(error.message).toMatch(/OPENAI_API_KEY/);
+    expect(error.hint).toMatch(/\[model\]/);
+  });
+});
