@@ -38,7 +38,10 @@ export class SystemPromptRenderError extends PodkitPodError {
     const hint = (cause as { hint?: unknown } | null)?.hint;
     super(`cannot render the system prompt (${template}): ${why}`, {
       cause,
-      hint: typeof hint === "string" ? hint : undefined,
+      hint:
+        typeof hint === "string"
+          ? hint
+          : "fix the template at the place shown; `podkit prompt render` renders it without calling a model",
     });
     this.template = template;
   }
