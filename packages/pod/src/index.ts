@@ -50,7 +50,7 @@ export type {
   PodTrigger,
 } from "./pod/events.js";
 export type { InternalInterceptor, PodHooks } from "./pod/hooks.js";
-export type { LanguageModel, ModelOverride } from "./pod/model.js";
+export { type LanguageModel, type ModelOverride, podModelAdapter } from "./pod/model.js";
 export { Pod } from "./pod/pod.js";
 export { COMPACTION_BREAKER_LIMIT } from "./pod/pod-compaction.js";
 export { NOTIFICATION_CAPACITY, type PodOptions } from "./pod/pod-options.js";

@@ -2,10 +2,16 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createModelAdapter } from "@podkit/llm-worker";
 import { type LoadedManifest, loadManifest, type PodkitEnv } from "@podkit/manifest";
 import { attachMemory, runMemoryConsolidation, runMemoryExtract } from "@podkit/memory";
-import { loadPodResources, openSessionStore, Pod, type PodOptions, type PodWarning } from "@podkit/pod";
+import {
+  loadPodResources,
+  openSessionStore,
+  Pod,
+  type PodOptions,
+  type PodWarning,
+  podModelAdapter,
+} from "@podkit/pod";
 import { type ProviderDouble, type ScriptedResponse, startProviderDouble } from "@podkit/testkit";
 import type { CommandContext } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
@@ -251,17 +257,14 @@ async function restoreAndContinue(demo: Demo, sessionId: string): Promise<void> 
 }
 
 async function memory(demo: Demo, sessionId: string): Promise<void> {
-  const { say, loaded } = demo;
+  const { say, loaded, podOptions } = demo;
   say.heading(
     "Memory: extract, then consolidation",
     "What a pod's after-turn job does past [memory] thresholds, run explicitly here (`podkit memory",
     "extract` and `podkit memory consolidate`). Extract turns the session into staging data (the source",
     "is attached by code, not the model); consolidation writes durable records, each linted and audited.",
   );
-  const model = createModelAdapter(loaded.manifest.model.ref, {
-    baseUrl: demo.double.baseUrl,
-    apiKey: SCRIPTED_KEY,
-  });
+  const model = podModelAdapter(loaded.manifest.model, podOptions.model, podOptions.env ?? {});
   const { catalog } = await loadPodResources(loaded, { onWarning: () => {} });
   const job = {
     workspace: loaded.workspace,
