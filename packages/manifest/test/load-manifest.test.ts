@@ -258,7 +258,7 @@ describe("defaults after the cascade", () => {
     ]);
   });
 
-  it("enables compaction with §4.5 defaults when [compaction] is present, thresholds from the window", async () => {
+  it("enables compaction with its defaults when [compaction] is present, thresholds from the window", async () => {
     const file = await t.write(
       "m.toml",
       `[pod]\nname = "p"\n[model]\nref = "ollama/qwen3"\ncontext_window = 100000\n[compaction]\nretained_tokens = 6000\n`,

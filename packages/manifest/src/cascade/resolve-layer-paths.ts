@@ -73,7 +73,7 @@ function pathMisuse(path: string, what: string): string | undefined {
   return undefined;
 }
 
-/** §4.2 rules for `$prefix/<path>` references. */
+/** The rules for `$prefix/<path>` references (docs/prompts.md). */
 function promptRefProblem(ref: string): string | undefined {
   const slash = ref.indexOf("/");
   const prefix = slash < 0 ? ref : ref.slice(0, slash);
