@@ -138,7 +138,9 @@ export class LockTimeoutError extends SessionStoreError {
     super(
       `${args.lockFile}: segment is locked by ${holder}; gave up after ${args.waitedMs} ms. ` +
         `If no podkit process is writing this session, delete the lock file and retry.`,
-      { hint: "another podkit process is writing this session; wait for it to finish (or end it) and run again" },
+      {
+        hint: "another podkit process is writing this session; wait for it to finish (or end it) and run again",
+      },
     );
     this.name = "LockTimeoutError";
     this.lockFile = args.lockFile;
@@ -160,10 +162,9 @@ export class NotFoundError extends SessionStoreError {
   readonly id: string;
 
   constructor(args: { what: "session" | "segment"; id: string; where: string }) {
-    super(
-      `${args.what} ${args.id} not found in ${args.where}`,
-      { hint: "`podkit session list` shows this workspace's sessions" },
-    );
+    super(`${args.what} ${args.id} not found in ${args.where}`, {
+      hint: "`podkit session list` shows this workspace's sessions",
+    });
     this.name = "NotFoundError";
     this.what = args.what;
     this.id = args.id;
