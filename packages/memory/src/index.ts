@@ -1,4 +1,4 @@
-// The public surface of @podkit/memory (SPEC §5): the CLI-level jobs, the pure linter and query,
+// The public surface of @podkit/memory: the CLI-level jobs, the pure linter and query,
 // the record formats, the memory tools, and the pod integration. Worker plumbing, the lock and
 // the input builders stay inside.
 

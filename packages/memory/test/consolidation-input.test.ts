@@ -37,7 +37,7 @@ async function inputOver(files: Record<string, string>, usage: (store: MemorySto
   });
 }
 
-describe("the consolidation input (SPEC §5)", () => {
+describe("the consolidation input", () => {
   it("the usage report counts used and shown per record and marks records used 3 times as protected", async () => {
     const input = await inputOver(
       {

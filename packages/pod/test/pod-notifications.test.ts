@@ -26,7 +26,7 @@ function gate() {
   return { running, release, run };
 }
 
-describe("notifications (SPEC §4.6)", () => {
+describe("notifications", () => {
   it("a notification pushed during a long tool call is committed as a system item before the next request", async () => {
     const slow = gate();
     const w = await world({ toolPackages: [testTools({ slow: slow.run })] });

@@ -50,7 +50,7 @@ export type MemoryConsolidationResult =
     };
 
 /**
- * Consolidation (SPEC §5): past a threshold, take the cross-process lock recording the staging
+ * Consolidation: past a threshold, take the cross-process lock recording the staging
  * ids consumed, give a disposable worker the consolidation input and the six memory tools, and
  * on success write its changes (each linted, atomic, audited), delete only the consumed staging
  * files, then the lock. On failure nothing is written, staging stays, the lock is removed, and

@@ -25,7 +25,7 @@ function itemLine(item: Item): string | undefined {
 }
 
 /**
- * The extract input (SPEC §5): the history slice as flat lines — `[User] …`, `[Assistant] …`,
+ * The extract input: the history slice as flat lines — `[User] …`, `[Assistant] …`,
  * `[ToolCall] name`, `[ToolResult] summary`, `[Notification] …`. Tool output `content`,
  * reasoning, context blocks (which carry memory itself) and bookkeeping entries are left out.
  */
@@ -43,7 +43,7 @@ export function flattenEntries(entries: readonly Entry<Item>[]): string {
   return lines.join("\n");
 }
 
-/** Tokens a slice adds to a context, estimated as serialized bytes / 4 (the §4.5 fallback). */
+/** Tokens a slice adds to a context, estimated as serialized bytes / 4 (the pod's fallback estimate). */
 export function estimateTokens(entries: readonly Entry<Item>[]): number {
   let bytes = 0;
   for (const entry of entries) {

@@ -213,7 +213,7 @@ export function knowledgeQueryTool(source: StoreSource): Tool {
   });
 }
 
-/** The six tools of a consolidation worker (SPEC §5). */
+/** The six tools of a consolidation worker. */
 export function consolidationTools(store: StoreSource): Tool[] {
   return [
     memoryReadTool(store),

@@ -54,10 +54,10 @@ export function pruneBoundaryOf(extensions: ReadonlyMap<string, unknown>): numbe
 }
 
 /**
- * Prune and compaction for one pod (SPEC §4.5): the request-local prune and the `request_threshold`
+ * Prune and compaction for one pod: the request-local prune and the `request_threshold`
  * check before every request, the `threshold` check before a turn, the breaker, and compaction
  * into a new segment. Active when the manifest has `[compaction]`; `pod.compact()` works without it
- * (with the §4.5 defaults).
+ * (with the `[compaction]` defaults).
  */
 export class PodCompaction {
   private failures = 0;
@@ -132,7 +132,7 @@ export class PodCompaction {
     return plan.upTo === 0 ? { action: "continue" } : { action: "continue_with", items: [...plan.items] };
   }
 
-  /** Prelude step 4 (SPEC §4.1): the `threshold` check before a turn; best-effort, a failure is reported and the turn runs. */
+  /** Prelude step 4: the `threshold` check before a turn; best-effort, a failure is reported and the turn runs. */
   async compactBeforeTurn(
     host: CompactionHost,
     signal: AbortSignal,
@@ -233,7 +233,7 @@ export class PodCompaction {
     }
   }
 
-  /** `[compaction]`, or its §4.5 defaults for an explicit `pod.compact()` on a pod without it. */
+  /** `[compaction]`, or its defaults for an explicit `pod.compact()` on a pod without it. */
   private manualConfig(): CompactionConfig {
     const window = this.parts.loaded.manifest.model.context_window;
     return (

@@ -89,7 +89,7 @@ export class PodSession {
     this.context.sections.freeze();
   }
 
-  /** §4.1: flush tools, read AGENTS.md, one clock reading, render, trailing sections — once. */
+  /** Materialization: flush tools, read AGENTS.md, one clock reading, render, trailing sections — once. */
   async ensureSystemPromptMaterialized(): Promise<string> {
     const template = this.template;
     if (template === null) return this.worker.systemPrompt ?? "";

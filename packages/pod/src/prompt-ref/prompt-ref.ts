@@ -1,6 +1,6 @@
 import { InvalidPromptRefError, type RefSite, UnknownPromptPrefixError } from "./errors.js";
 
-/** The prefixes of §4.2: builtin resources, the user config dir, the workspace. */
+/** The `$prefix` roots: builtin resources, the user config dir, the workspace. */
 export const PROMPT_PREFIXES = ["podkit", "user", "workspace"] as const;
 export type PromptPrefix = (typeof PROMPT_PREFIXES)[number];
 

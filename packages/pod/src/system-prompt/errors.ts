@@ -2,7 +2,7 @@ import { hasMarker, PodkitPodError } from "../errors.js";
 
 const INVALID_SYSTEM_PROMPT_TEMPLATE_MARKER = Symbol.for("podkit.pod.error.invalid-system-prompt-template");
 
-/** The system prompt template does not compile; no pod is created (§4.1). */
+/** The system prompt template does not compile; no pod is created. */
 export class InvalidSystemPromptTemplateError extends PodkitPodError {
   readonly [INVALID_SYSTEM_PROMPT_TEMPLATE_MARKER] = true;
   override name = "InvalidSystemPromptTemplateError";
