@@ -1,3 +1,4 @@
+import { hasMarker } from "./errors.js";
 import type { TextSink } from "./io.js";
 
 /** Exit code for failures that are podkit's fault, not the user's (sysexits EX_SOFTWARE). */
@@ -28,8 +29,7 @@ export function reportError(error: unknown, stderr: TextSink, debug: boolean): n
 function isPodkitError(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
   return Object.getOwnPropertySymbols(error).some(
-    (symbol) =>
-      symbol.description?.startsWith("podkit.") && (error as Record<symbol, unknown>)[symbol] === true,
+    (symbol) => symbol.description?.startsWith("podkit.") && hasMarker(error, symbol),
   );
 }
 
