@@ -13,6 +13,7 @@ import {
 } from "../src/errors.js";
 import { FsStore } from "../src/fs/fs-store.js";
 import { newId } from "../src/ids.js";
+import { SessionLog } from "../src/log/session-log.js";
 import { useTempDirs } from "./helpers/temp-dir.js";
 
 // Each error class that has something to tell a person sets its own `hint` (the CLI prints it
@@ -58,27 +59,12 @@ describe("the hints session-store errors carry", () => {
   });
 
   it("the errors a real store throws carry them: a corrupt committed line, an unknown session", async () => {
-    const root = await tempDir();
-    const store = new FsStore({ root });
-    const ref = { sessionId: newId(), segmentId: newId() };
-    await store.createSegment(ref, [
-      {
-        kind: "segment_start",
-        ts: 1,
-        v: 2,
-        session_id: ref.sessionId,
-        segment_id: ref.segmentId,
-        system_prompt: "p",
-        config: {},
-        history: [],
-      },
-    ]);
-    await appendFile(store.segmentPath(ref), '{"kind":"turn_end","ts":2\n');
-    const corrupt = await (async () => {
-      for await (const _ of new FsStore({ root }).readAll(ref));
-    })().catch((error: unknown) => error);
+    const store = new FsStore({ root: await tempDir() });
+    const log = await SessionLog.create(store, { systemPrompt: "p", config: {} });
+    await appendFile(store.segmentPath(log.ref), '{"kind":"turn_end","ts":2\n');
+    const corrupt = await SessionLog.open(store, log.ref.sessionId).catch((error: unknown) => error);
     expect(CorruptEntryError.isInstance(corrupt) && corrupt.hint).toMatch(/podkit session fork/);
-    const missing = await store.listSegments(newId()).catch((error: unknown) => error);
+    const missing = await SessionLog.open(store, newId()).catch((error: unknown) => error);
     expect(NotFoundError.isInstance(missing) && missing.hint).toMatch(/podkit session list/);
     await store.close();
   });
