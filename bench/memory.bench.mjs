@@ -185,7 +185,7 @@ try {
     print("memory.consolidate.max_loop_gap_ms", consolidateGap);
     const inputBytes = Buffer.byteLength(double.requests.at(-3).rawBody);
     console.log(
-      `# consolidation request body: ${(inputBytes / 1e6).toFixed(2)} MB (full decisions and requests, SPEC §5)`,
+      `# consolidation request body: ${(inputBytes / 1e6).toFixed(2)} MB (full decisions and requests)`,
     );
     await sessions.close();
   } finally {

@@ -1,7 +1,8 @@
 const MARKER = Symbol.for("podkit.cli.error");
 const USAGE_MARKER = Symbol.for("podkit.cli.error.usage");
 
-function hasMarker(value: unknown, marker: symbol): boolean {
+/** True when `value` carries `marker`: the one marker check of this package (docs/errors.md). */
+export function hasMarker(value: unknown, marker: symbol): boolean {
   return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[marker] === true;
 }
 

@@ -1,4 +1,4 @@
-import { hintForError } from "./error-hints.js";
+import { hasMarker } from "./errors.js";
 import type { TextSink } from "./io.js";
 
 /** Exit code for failures that are podkit's fault, not the user's (sysexits EX_SOFTWARE). */
@@ -8,7 +8,8 @@ export const INTERNAL_ERROR_EXIT = 70;
  * Prints an error the way the CLI promises: `error: <message>` and `hint: <what to do>`, no stack
  * trace unless `debug`. Errors from any podkit package (recognised by their
  * `Symbol.for("podkit.<pkg>.error")` marker) are the user's to fix and exit with their own code
- * or 1; anything else is reported as an internal error.
+ * or 1; their hint is the one the error carries (each class sets its own, docs/errors.md).
+ * Anything else is reported as an internal error.
  */
 export function reportError(error: unknown, stderr: TextSink, debug: boolean): number {
   const podkit = isPodkitError(error);
@@ -28,14 +29,13 @@ export function reportError(error: unknown, stderr: TextSink, debug: boolean): n
 function isPodkitError(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
   return Object.getOwnPropertySymbols(error).some(
-    (symbol) =>
-      symbol.description?.startsWith("podkit.") && (error as Record<symbol, unknown>)[symbol] === true,
+    (symbol) => symbol.description?.startsWith("podkit.") && hasMarker(error, symbol),
   );
 }
 
 function hintOf(error: unknown): string | undefined {
   const hint = (error as { hint?: unknown }).hint;
-  return typeof hint === "string" && hint !== "" ? hint : hintForError(error);
+  return typeof hint === "string" && hint !== "" ? hint : undefined;
 }
 
 function stackChain(error: unknown): string {

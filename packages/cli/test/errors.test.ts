@@ -241,3 +241,56 @@ describe("errors as one line plus a hint", () => {
     await rm(wsRoot, { recursive: true, force: true });
   });
 });
+
+// The hint is the one the error carries (each package's classes set their own); these go through
+// the real binary for an error of each package the CLI drives.
+describe("the hint printed is the one the error carries", () => {
+  it("llm-worker: a provider that refuses the key names [model] api_key_env", async () => {
+    const { workspace, root: wsRoot } = await doubleWorkspace(double.baseUrl);
+    double.enqueue({ fault: { kind: "status", status: 401, body: "invalid x-api-key" } });
+    const result = await runBin(["run", "hello"], { cwd: workspace, env: env() });
+    const [error, hint] = result.stderr.split("\n");
+    expect(result.code).toBe(1);
+    expect(error).toMatch(/^error: anthropic answered HTTP 401/);
+    expect(hint).toBe("hint: the provider refused the API key: check the variable [model] api_key_env names");
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+    await rm(wsRoot, { recursive: true, force: true });
+  });
+
+  it("session-store: an unknown session points at podkit session list", async () => {
+    const { workspace, root: wsRoot } = await doubleWorkspace(double.baseUrl, "[memory]\n");
+    const missing = "0190aaaa-0000-7000-8000-000000000000";
+    const result = await runBin(["memory", "extract", missing], { cwd: workspace, env: env() });
+    const lines = result.stderr.trimEnd().split("\n");
+    expect(result.code).toBe(1);
+    expect(lines.at(-2)).toBe(`error: session ${missing} not found in ${workspace}/.podkit/sessions`);
+    expect(lines.at(-1)).toBe("hint: `podkit session list` shows this workspace's sessions");
+    await rm(wsRoot, { recursive: true, force: true });
+  });
+
+  it("pod: a prompt pack that cannot be read points at podkit prompt catalog --explain", async () => {
+    const { workspace, root: wsRoot } = await doubleWorkspace(double.baseUrl);
+    await writeFile(join(workspace, ".podkit", "prompts.toml"), Buffer.from([0x5b, 0xff, 0x5d]));
+    const result = await runBin(["prompt", "render"], { cwd: workspace, env: env() });
+    expectOneLineError(
+      result,
+      /workspace prompt pack .*prompts\.toml: the file is not valid UTF-8/,
+      /^hint: fix the prompt pack named above; `podkit prompt catalog --explain` shows each layer's values$/,
+    );
+    await rm(wsRoot, { recursive: true, force: true });
+  });
+
+  it("pod: a bad $prefix reference in the system prompt says how references are written", async () => {
+    const { workspace, root: wsRoot } = await doubleWorkspace(
+      double.baseUrl,
+      `[worker]\nsystem_prompt = '{% include "$podkit/../secrets" %}'\n`,
+    );
+    const result = await runBin(["prompt", "render"], { cwd: workspace, env: env() });
+    expectOneLineError(
+      result,
+      /invalid prompt reference "\$podkit\/\.\.\/secrets"/,
+      /"\$podkit\/…", "\$user\/…"/,
+    );
+    await rm(wsRoot, { recursive: true, force: true });
+  });
+});

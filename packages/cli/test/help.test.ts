@@ -20,7 +20,7 @@ function optionLines(help: string): string[] {
 }
 
 describe("help", () => {
-  it("podkit --help lists every SPEC §6 command with its summary, the options and the exit codes", async () => {
+  it("podkit --help lists every command with its summary, the options and the exit codes", async () => {
     const { out, io } = capture();
     expect(await main(["--help"], io)).toBe(0);
     const spec6 = [

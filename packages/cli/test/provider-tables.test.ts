@@ -35,7 +35,7 @@ describe("manifest and llm-worker agree on providers and reasoning efforts", () 
       "",
     ];
     for (const ref of refs) {
-      const fromManifest = manifest.parseModelRef(ref);
+      const fromManifest = manifest.safeParseModelRef(ref);
       let fromWorker: unknown;
       try {
         fromWorker = worker.parseModelRef(ref);

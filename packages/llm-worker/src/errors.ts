@@ -13,10 +13,13 @@ function hasMarker(value: unknown, marker: symbol): boolean {
  */
 export class LlmWorkerError extends Error {
   readonly [BASE_MARKER] = true;
+  /** What the user can do about it, one line; the CLI prints it after the message. */
+  readonly hint: string | undefined;
 
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(message: string, options?: { cause?: unknown; hint?: string }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "LlmWorkerError";
+    this.hint = options?.hint;
   }
 
   /** True for any error thrown by this package, whichever copy of it threw. */
@@ -57,9 +60,10 @@ export class ProviderError extends LlmWorkerError {
       kind: ProviderErrorKind;
       attempts?: number;
       cause?: unknown;
+      hint?: string;
     },
   ) {
-    super(message, { cause: options.cause });
+    super(message, { cause: options.cause, hint: options.hint ?? providerHint(options) });
     this.name = "ProviderError";
     this.status = options.status;
     this.isRetryable = options.isRetryable;
@@ -70,6 +74,19 @@ export class ProviderError extends LlmWorkerError {
   static override isInstance(error: unknown): error is ProviderError {
     return hasMarker(error, PROVIDER_MARKER);
   }
+}
+
+/** What to do about a failed request, from what is known of the failure. */
+function providerHint(failure: { status?: number; kind: ProviderErrorKind; isRetryable: boolean }): string {
+  if (failure.status === 401 || failure.status === 403)
+    return "the provider refused the API key: check the variable [model] api_key_env names";
+  if (failure.status === 404)
+    return "the provider does not know this model or endpoint: check [model] ref and base_url";
+  if (failure.kind === "connection")
+    return "nothing answered at the model's endpoint: is the server at [model] base_url running?";
+  return failure.isRetryable
+    ? "the provider failed after the retries; run again later (`podkit resume <session>` keeps the conversation)"
+    : "the provider rejected the request; rerun with --debug for its full answer";
 }
 
 const MALFORMED_MARKER = Symbol.for("podkit.llm-worker.error.malformed-response");
@@ -88,7 +105,13 @@ export class MalformedResponseError extends ProviderError {
     super(
       `${args.provider} sent a response its parser could not read (${args.part}): ${args.detail}. ` +
         "This is not a network failure and was not retried; check any proxy or gateway in front of the provider.",
-      { kind: "malformed", isRetryable: false, attempts: args.attempts, cause: args.cause },
+      {
+        kind: "malformed",
+        isRetryable: false,
+        attempts: args.attempts,
+        cause: args.cause,
+        hint: "the response was not retried; check any proxy or gateway in front of the provider",
+      },
     );
     this.name = "MalformedResponseError";
     this.provider = args.provider;
@@ -110,8 +133,12 @@ export class ToolError extends LlmWorkerError {
   readonly [TOOL_MARKER] = true;
   readonly toolName: string | undefined;
 
-  constructor(message: string, options?: { toolName?: string; cause?: unknown }) {
-    super(message, { cause: options?.cause });
+  constructor(message: string, options?: { toolName?: string; cause?: unknown; hint?: string }) {
+    super(message, {
+      cause: options?.cause,
+      hint:
+        options?.hint ?? "check [tools] and [[mcp.server]] in the manifest: two tools may not share a name",
+    });
     this.name = "ToolError";
     this.toolName = options?.toolName;
   }
@@ -180,8 +207,12 @@ const CONFIGURATION_MARKER = Symbol.for("podkit.llm-worker.error.configuration")
 export class ConfigurationError extends LlmWorkerError {
   readonly [CONFIGURATION_MARKER] = true;
 
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(message: string, options?: { cause?: unknown; hint?: string }) {
+    super(message, {
+      cause: options?.cause,
+      hint:
+        options?.hint ?? "check [model] in the manifest (`podkit manifest show` prints what it resolves to)",
+    });
     this.name = "ConfigurationError";
   }
 
@@ -227,7 +258,14 @@ export class EmptyResponseError extends ProviderError {
       stopReason.kind === "length"
         ? `${provider} ended the response at its output limit before producing an answer${raw}; raise max_tokens (or lower the reasoning budget) and run again`
         : `${provider} ended the response with an error and no content${raw}; the request can be tried again`,
-      { kind: "empty", isRetryable: stopReason.kind !== "length" },
+      {
+        kind: "empty",
+        isRetryable: stopReason.kind !== "length",
+        hint:
+          stopReason.kind === "length"
+            ? "raise [worker] max_tokens (or lower [worker] reasoning) and run again"
+            : "run again (`podkit resume <session>` keeps the conversation)",
+      },
     );
     this.name = "EmptyResponseError";
     this.stopReason = stopReason;

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { describeErrorScheme } from "../../../test-support/error-scheme.js";
 import * as api from "../src/index.js";
 
-type ErrorClass = (new (...args: never[]) => Error) & { isInstance(value: unknown): boolean };
-
 /** One instance of every public error class; a class missing here fails the first test. */
-const samples: Record<string, () => Error> = {
+const samples: Record<string, () => api.LlmWorkerError> = {
   LlmWorkerError: () => new api.LlmWorkerError("base"),
   ProviderError: () => new api.ProviderError("http", { kind: "http", status: 500, isRetryable: true }),
   MalformedResponseError: () =>
@@ -18,62 +17,70 @@ const samples: Record<string, () => Error> = {
   WorkerBusyError: () => new api.WorkerBusyError("setConfig"),
 };
 
-const classes = (Object.entries(api) as [string, unknown][]).filter(
-  (entry): entry is [string, ErrorClass] =>
-    typeof entry[1] === "function" && (entry[1] as { prototype?: unknown }).prototype instanceof Error,
-);
+describeErrorScheme("llm-worker", api, samples);
 
-/** A copy of `error` as a second copy of the package would make it: same markers, other prototype. */
-function foreignCopy(error: Error): object {
-  const copy: Record<string | symbol, unknown> = { message: error.message };
-  for (const symbol of Object.getOwnPropertySymbols(error)) copy[symbol] = (error as never)[symbol];
-  return copy;
-}
+describe("the hints llm-worker errors carry for the person who sees them", () => {
+  const provider = (status: number | undefined, kind: api.ProviderErrorKind, isRetryable: boolean) =>
+    new api.ProviderError("failed", { ...(status === undefined ? {} : { status }), kind, isRetryable });
 
-describe("the error scheme of @podkit/llm-worker", () => {
-  it("has a sample for every exported error class", () => {
-    expect(classes.map(([name]) => name).sort()).toEqual(Object.keys(samples).sort());
+  it.each([
+    [
+      "a refused key (401)",
+      provider(401, "http", false),
+      /refused the API key: check the variable \[model\] api_key_env names/,
+    ],
+    ["a refused key (403)", provider(403, "http", false), /refused the API key/],
+    [
+      "an unknown model (404)",
+      provider(404, "http", false),
+      /does not know this model or endpoint: check \[model\] ref and base_url/,
+    ],
+    ["no server", provider(undefined, "connection", true), /is the server at \[model\] base_url running\?/],
+    ["retries used up", provider(503, "http", true), /failed after the retries; run again later/],
+    ["a rejected request", provider(400, "http", false), /rerun with --debug for its full answer/],
+    ["an unreadable response", samples.MalformedResponseError?.(), /not retried; check any proxy or gateway/],
+    ["an empty response at the output limit", samples.EmptyResponseError?.(), /raise \[worker\] max_tokens/],
+    [
+      "an empty response with an error",
+      new api.EmptyResponseError("anthropic", { kind: "error", raw: "error" }),
+      /^run again/,
+    ],
+    ["a tool that cannot be registered", samples.ToolError?.(), /check \[tools\] and \[\[mcp\.server\]\]/],
+    ["bad model configuration", samples.ConfigurationError?.(), /check \[model\] in the manifest/],
+  ])("%s", (_what, error, hint) => {
+    expect((error as api.LlmWorkerError).hint).toMatch(hint);
   });
 
-  it.each(classes)(
-    "%s.isInstance recognises exactly its own class and subclasses, by marker",
-    (name, cls) => {
-      for (const [otherName, make] of Object.entries(samples)) {
-        const other = make();
-        const expected = other instanceof cls;
-        expect(cls.isInstance(other), `${name}.isInstance(${otherName})`).toBe(expected);
-        expect(cls.isInstance(foreignCopy(other)), `${name}.isInstance(foreign ${otherName})`).toBe(expected);
+  it("keeps a hint given by the thrower over the class default", () => {
+    expect(new api.ConfigurationError("x", { hint: "do this" }).hint).toBe("do this");
+    expect(new api.ToolError("x", { hint: "do that" }).hint).toBe("do that");
+    expect(
+      new api.ProviderError("x", { kind: "http", status: 401, isRetryable: false, hint: "mine" }).hint,
+    ).toBe("mine");
+  });
+
+  it("has no hint where there is nothing for a person to do", () => {
+    for (const name of [
+      "LlmWorkerError",
+      "AbortedError",
+      "CancelledError",
+      "HistoryAppendError",
+      "WorkerBusyError",
+    ]) {
+      expect((samples[name] as () => api.LlmWorkerError)().hint, name).toBeUndefined();
+    }
+  });
+
+  it("tells a missing API key to the person through the adapter's ConfigurationError", () => {
+    const error = (() => {
+      try {
+        api.createModelAdapter("openai/gpt-5", { env: {} });
+      } catch (caught) {
+        return caught as api.LlmWorkerError;
       }
-    },
-  );
-
-  it.each(classes)("%s is identified by its marker, never by its mutable name", (name, cls) => {
-    const renamed = (samples[name] as () => Error)();
-    renamed.name = "SomethingElse";
-    expect(cls.isInstance(renamed)).toBe(true);
-    const impostor = Object.assign(new Error("impostor"), {
-      name,
-      [Symbol.for("podkit.llm-worker.error")]: true,
-    });
-    expect(cls.isInstance(impostor)).toBe(name === "LlmWorkerError");
-  });
-
-  it("gives every class its own Symbol.for marker", () => {
-    const markers = classes.map(([name, cls]) => {
-      const parent = Object.getPrototypeOf(cls) as ErrorClass;
-      const inherited = new Set(
-        Object.entries(samples)
-          .map(([, make]) => make())
-          .filter((sample) => sample.constructor === parent)
-          .flatMap((sample) => Object.getOwnPropertySymbols(sample)),
-      );
-      const own = Object.getOwnPropertySymbols((samples[name] as () => Error)()).filter(
-        (s) => !inherited.has(s),
-      );
-      expect(own, name).toHaveLength(1);
-      return own[0]?.description;
-    });
-    expect(new Set(markers).size).toBe(classes.length);
-    for (const marker of markers) expect(marker).toMatch(/^podkit\.llm-worker\.error(\.[a-z-]+)?$/);
+      throw new Error("no error for a missing key");
+    })();
+    expect(error.message).toMatch(/OPENAI_API_KEY/);
+    expect(error.hint).toMatch(/\[model\]/);
   });
 });

@@ -1,7 +1,7 @@
 import type { CompactionConfig } from "./resolved-manifest.js";
 import type { ManifestLayerData } from "./schema/layer-schema.js";
 
-/** `[worker].system_prompt` when no layer sets one: the builtin default prompt file (§4.1). */
+/** `[worker].system_prompt` when no layer sets one: the builtin default prompt file. */
 export const DEFAULT_SYSTEM_PROMPT = '{% include "$podkit/default" %}';
 
 /** The lowest layer of the cascade: values every manifest starts from. */
@@ -15,7 +15,7 @@ export const BUILTIN_LAYER: ManifestLayerData = {
   },
 };
 
-/** §4.5 defaults, applied when `[compaction]` is present. */
+/** `[compaction]` defaults, applied when the table is present. */
 export const COMPACTION_DEFAULTS = {
   retained_tokens: 8000,
   prune_protected_tokens: 8000,
@@ -29,8 +29,8 @@ export const COMPACTION_DEFAULTS = {
 } as const;
 
 /**
- * Unset thresholds follow the model's context window, in the proportions of SPEC §1's example
- * (120000 / 150000 of a 200000 window).
+ * Unset thresholds follow the model's context window, in the proportions of the documented
+ * example (120000 / 150000 of a 200000 window).
  */
 export const COMPACTION_THRESHOLD_SHARE = 0.6;
 export const COMPACTION_REQUEST_THRESHOLD_SHARE = 0.75;
@@ -48,7 +48,7 @@ export function defaultCompactionConfig(contextWindow: number): CompactionConfig
   };
 }
 
-/** §5 defaults, applied when `[memory]` is present. */
+/** `[memory]` defaults, applied when the table is present. */
 export const MEMORY_DEFAULTS = {
   extract_threshold: 20000,
   consolidation_threshold_files: 8,
@@ -58,7 +58,7 @@ export const MEMORY_DEFAULTS = {
 } as const;
 
 /**
- * Workspace trees only the memory tools may write (§5); with `[memory]` on, the cascade adds a
+ * Workspace trees only the memory tools may write; with `[memory]` on, the cascade adds a
  * recursive deny-write rule for each, relative to the workspace.
  */
 export const MEMORY_PROTECTED_DIRS = [".podkit/memory", ".podkit/knowledge"] as const;

@@ -1,22 +1,14 @@
+// The public surface of @podkit/manifest: loading a manifest, its scope, the errors a caller may
+// need to recognise, and the defaults and provider tables other podkit packages build on.
 export type { LayerKind, ManifestLayer, Provenance } from "./cascade/layer.js";
 export {
   COMPACTION_DEFAULTS,
-  DEFAULT_SYSTEM_PROMPT,
   defaultCompactionConfig,
   MEMORY_DEFAULTS,
   READ_TOOLS,
-  SESSION_DEFAULTS,
   TOOLS_DEFAULTS,
-  WRITE_TOOLS,
 } from "./defaults.js";
-export {
-  defaultPodkitEnv,
-  findWorkspace,
-  type PodkitEnv,
-  userConfigDir,
-  userManifestPath,
-  workspaceManifestPath,
-} from "./env.js";
+export { findWorkspace, type PodkitEnv, userConfigDir, workspaceManifestPath } from "./env.js";
 export {
   ManifestError,
   type ManifestErrorKind,
@@ -27,14 +19,7 @@ export {
 } from "./errors.js";
 export { formatKeyPath } from "./key-path.js";
 export { type LoadedManifest, type LoadManifestOptions, loadManifest } from "./load-manifest.js";
-export {
-  defaultApiKeyEnv,
-  defaultContextWindow,
-  type ModelRef,
-  PROVIDERS,
-  type Provider,
-  parseModelRef,
-} from "./model-ref.js";
+export { defaultApiKeyEnv, type ModelRef, PROVIDERS, type Provider, safeParseModelRef } from "./model-ref.js";
 export {
   PROMPT_PREFIXES,
   type PromptPrefix,
@@ -55,7 +40,7 @@ export type {
   ToolsConfig,
   WorkerConfig,
 } from "./resolved-manifest.js";
-export { BUILTIN_TOOL_NAMES, REASONING_EFFORTS, SESSION_STORES } from "./schema/layer-schema.js";
+export { BUILTIN_TOOL_NAMES, REASONING_EFFORTS } from "./schema/layer-schema.js";
 export {
   type Permission,
   Scope,

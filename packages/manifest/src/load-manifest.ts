@@ -52,7 +52,7 @@ export interface LoadedManifest {
 }
 
 /**
- * Loads a manifest through the §1 cascade: builtin defaults → user
+ * Loads a manifest through the cascade: builtin defaults → user
  * (`<user config dir>/manifest.toml`) → workspace (`<workspace>/.podkit/manifest.toml`) → the
  * explicit file → `--set` overlays. Each layer is validated strictly and has its relative paths
  * resolved against its own directory before merging. Throws `ManifestError` for anything wrong,

@@ -19,10 +19,11 @@ export interface ModelRef {
 
 /**
  * Splits `"<provider>/<model id>"` at the first slash (model ids may contain slashes, e.g.
- * `openai-compatible/meta-llama/Llama-3.3-70B`). Returns a problem text instead of throwing, so
- * the schema can report it against the key and line.
+ * `openai-compatible/meta-llama/Llama-3.3-70B`). Never throws: like zod's `safeParse` it returns
+ * the problem text instead, so the schema can report it against the key and line. (llm-worker's
+ * `parseModelRef` accepts and refuses the same refs, and throws a `ConfigurationError`.)
  */
-export function parseModelRef(ref: string): ModelRef | { problem: string } {
+export function safeParseModelRef(ref: string): ModelRef | { problem: string } {
   const slash = ref.indexOf("/");
   const provider = slash < 0 ? ref : ref.slice(0, slash);
   const modelId = slash < 0 ? "" : ref.slice(slash + 1);

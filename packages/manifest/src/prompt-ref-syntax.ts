@@ -1,4 +1,4 @@
-/** The prefixes of prompt references (§4.2): builtin resources, the user config dir, the workspace. */
+/** The prefixes of prompt references ($podkit/…, $user/…, $workspace/…): builtin resources, the user config dir, the workspace. */
 export const PROMPT_PREFIXES = ["podkit", "user", "workspace"] as const;
 export type PromptPrefix = (typeof PROMPT_PREFIXES)[number];
 
@@ -14,7 +14,7 @@ export type PromptRefSpelling =
 const PREFIXED = /^\$([A-Za-z][A-Za-z0-9_-]*)\/(.*)$/s;
 
 /**
- * The spelling rules of a prompt reference (§4.2), the one copy of them: the manifest checks a
+ * The spelling rules of a prompt reference, the one copy of them: the manifest checks a
  * `prompt_pack` reference with it when the manifest loads, the pod's prompt loader every
  * reference it resolves. Plain `/`-separated names, never `.`, `..`, an empty segment, a
  * backslash, a NUL byte or an absolute path; `$` starts one of the known prefixes.

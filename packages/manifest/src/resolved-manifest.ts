@@ -31,10 +31,10 @@ export type WorkerConfig = Omit<Layer<typeof workerLayerSchema>, "tool_output"> 
   tool_output: ToolOutputConfig;
 };
 
-/** `[compaction]` with every §4.5 knob filled; present only when compaction is on. */
+/** `[compaction]` with every knob filled; present only when compaction is on. */
 export type CompactionConfig = Required<Omit<Layer<typeof compactionLayerSchema>, "enabled">>;
 
-/** `[memory]` with every §5 knob filled; present only when memory is on. */
+/** `[memory]` with every knob filled; present only when memory is on. */
 export type MemoryConfig = Required<Omit<Layer<typeof memoryLayerSchema>, "enabled">>;
 
 /**

@@ -4,7 +4,8 @@ import { loadManifest, ManifestError } from "../src/index.js";
 import { makeTempRoot, type TempRoot } from "./temp-root.js";
 
 // A valid manifest touching every table, mutated 1,000 times by a seeded PRNG. Every outcome must
-// be either a valid manifest or a ManifestError with a message — never any other exception.
+// be either a valid manifest or a ManifestError naming the file and the line or key at fault —
+// never any other exception.
 const VALID = `# fuzz base
 [pod]
 name = "reviewer"
@@ -152,7 +153,7 @@ afterAll(async () => {
 });
 
 describe("manifest fuzzing", () => {
-  it("turns 1,000 seeded mutations into either a valid manifest or a ManifestError with a message", async () => {
+  it("turns 1,000 seeded mutations into either a valid manifest or a ManifestError naming file and line or key", async () => {
     const rand = prng(0x9e3779b9);
     const names = Object.keys(mutations);
     const file = t.path("pod/manifest.toml");
@@ -184,14 +185,21 @@ describe("manifest fuzzing", () => {
           );
         }
         expect(error.message.trim(), `mutation #${n}`).not.toBe("");
+        // Each rejection says where: the file it read, and the line or the key at fault.
+        expect(error.file, `mutation #${n} (${applied.join(", ")}): ${error.message}`).toBe(file);
+        expect(
+          error.line !== undefined || error.keyPath !== undefined,
+          `mutation #${n} (${applied.join(", ")}) names neither line nor key: ${error.message}`,
+        ).toBe(true);
         byKind.set(error.kind, (byKind.get(error.kind) ?? 0) + 1);
         outcomes.rejected++;
       }
     }
-    expect(outcomes.valid + outcomes.rejected).toBe(1000);
-    // The mutations must exercise both outcomes and both error stages to mean anything.
+    // The mutations must exercise both outcomes and every error stage a file can fail at to mean
+    // anything (io: a flipped byte that is not UTF-8).
     expect(outcomes.valid).toBeGreaterThan(50);
     expect(outcomes.rejected).toBeGreaterThan(200);
+    expect(byKind.get("io")).toBeGreaterThan(50);
     expect(byKind.get("syntax")).toBeGreaterThan(50);
     expect(byKind.get("schema")).toBeGreaterThan(50);
   });

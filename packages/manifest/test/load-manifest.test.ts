@@ -1,7 +1,8 @@
 import { symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_SYSTEM_PROMPT, findWorkspace, loadManifest, userConfigDir } from "../src/index.js";
+import { DEFAULT_SYSTEM_PROMPT } from "../src/defaults.js";
+import { findWorkspace, loadManifest, userConfigDir } from "../src/index.js";
 import { makeTempRoot, type TempRoot } from "./temp-root.js";
 
 const MINIMAL = `[pod]\nname = "reviewer"\n[model]\nref = "anthropic/claude-sonnet-4-5"\n`;
@@ -257,7 +258,7 @@ describe("defaults after the cascade", () => {
     ]);
   });
 
-  it("enables compaction with §4.5 defaults when [compaction] is present, thresholds from the window", async () => {
+  it("enables compaction with its defaults when [compaction] is present, thresholds from the window", async () => {
     const file = await t.write(
       "m.toml",
       `[pod]\nname = "p"\n[model]\nref = "ollama/qwen3"\ncontext_window = 100000\n[compaction]\nretained_tokens = 6000\n`,

@@ -297,10 +297,11 @@ describe("malformed manifests", () => {
     expect(error.message.split("\n")).toHaveLength(3);
   });
 
-  it("rejects bytes that are not UTF-8, naming the file", async () => {
+  it("rejects bytes that are not UTF-8, naming the file and the line of the first bad byte", async () => {
     const error = await failure(new Uint8Array([0x5b, 0x70, 0x6f, 0x64, 0x5d, 0x0a, 0xff, 0xfe]));
     expect(error.kind).toBe("io");
-    expect(error.message).toBe("m.toml: is not valid UTF-8 text");
+    expect(error.message).toBe("m.toml:2: is not valid UTF-8 text");
+    expect(error.line).toBe(2);
   });
 
   it("names a missing explicit file and says what to check", async () => {

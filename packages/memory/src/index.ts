@@ -1,4 +1,4 @@
-// The public surface of @podkit/memory (SPEC §5): what apps and the CLI call — memory for a pod
+// The public surface of @podkit/memory: what apps and the CLI call — memory for a pod
 // (`attachMemory`), the jobs, the workspace linter and query, the pure linter — and the errors.
 // Record formats, the store, the tools, the lock and the input builders stay inside.
 

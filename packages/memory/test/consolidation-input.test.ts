@@ -58,7 +58,7 @@ const entry = (id: string, session: string, topic: string): StagingEntry => ({
   requests: [{ topic: "answer language", request: "Answer in English." }],
 });
 
-describe("the consolidation input (SPEC §5)", () => {
+describe("the consolidation input", () => {
   it("the usage report counts used and shown per record and marks records used 3 times as protected", async () => {
     const input = await inputOver(
       {

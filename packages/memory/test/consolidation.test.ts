@@ -44,7 +44,7 @@ async function recordFiles(workspace: string): Promise<string[]> {
   return readdir(dir).catch(() => []);
 }
 
-describe("consolidation (SPEC §5)", () => {
+describe("consolidation", () => {
   it("is gated by the staging thresholds", async () => {
     const w = await world({ files: { [`project/${STAGING}/a.json`]: stagingEntry("a", "s1") } });
     const result = await runMemoryConsolidation({ ...w.job(), thresholdFiles: 2, thresholdBytes: 1_000_000 });

@@ -70,7 +70,7 @@ const EXTRACTED = {
   requests: [],
 };
 
-describe("extract (SPEC §5)", () => {
+describe("extract", () => {
   it("sends flat lines without tool-result content or reasoning, with the catalog prompt and only write_extracted", async () => {
     const w = await world();
     const s = await sessionWithOneTurn(w.workspace);

@@ -55,7 +55,7 @@ function errorsOf(...files: MemoryFile[]) {
   return lintMemory(files).errors;
 }
 
-describe("the linter, one test per check (SPEC §5)", () => {
+describe("the linter, one test per check", () => {
   it("accepts a well-formed tree of every kind", () => {
     const report = lintMemory([
       file("decision", "use-pnpm", decision("status: resolved", "See #layout-of-packages.")),

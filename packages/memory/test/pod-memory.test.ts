@@ -29,7 +29,7 @@ async function turn(pod: Pod, input: string) {
   return result;
 }
 
-describe("memory in a pod (SPEC §5, use by pods)", () => {
+describe("memory in a pod (use by pods)", () => {
   it("extracts after a turn past extract_threshold and appends the pointer through the pod's own writer", async () => {
     const w = await world("[memory]\nextract_threshold = 1\nconsolidation_threshold_files = 100");
     const pod = await w.pod();

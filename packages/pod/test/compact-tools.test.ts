@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { compactionTable, compactRequests, compactResponder } from "./compaction-harness.js";
 import { text, toolCall, usePodWorlds } from "./pod-harness.js";
 
-// The disposable compaction worker's tools (SPEC §4.5), driven by a scripted compaction worker
+// The disposable compaction worker's tools, driven by a scripted compaction worker
 // through the provider double: each scripted response is one tool call, in order.
 const world = usePodWorlds();
 const SECRET = "SECRET-BESIDE-THE-WORKSPACE";
@@ -61,7 +61,7 @@ async function compactWith(script: ScriptedResponse[], table: Record<string, num
   return { w, pod, outcome, compact: compactRequests(w.double.requests) };
 }
 
-describe("the compaction worker's tools (SPEC §4.5)", () => {
+describe("the compaction worker's tools", () => {
   it("mark_read_required is refused beyond auto_read_budget_tokens; what fits is loaded into the new history", async () => {
     const { pod, outcome, compact } = await compactWith(
       [

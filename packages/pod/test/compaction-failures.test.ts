@@ -21,7 +21,7 @@ const writeSummary = (summary: string) => ({
   parts: [{ type: "tool_call" as const, name: "write_summary", arguments: { summary } }],
 });
 
-describe("compaction failures (SPEC §4.5)", () => {
+describe("compaction failures", () => {
   it("breaker: three failing compactions in a row disable compaction, and the pod keeps working", async () => {
     const w = await world({
       manifestExtra: compactionTable({ threshold: 600, request_threshold: 600, retained_tokens: 100 }),

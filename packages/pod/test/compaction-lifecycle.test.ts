@@ -27,7 +27,7 @@ const call = (name: string, args: Record<string, unknown>) => ({
 /** No automatic compaction (thresholds far away); a small retained part so there is something to compact. */
 const manualOnly = compactionTable({ threshold: 100000, request_threshold: 100000, retained_tokens: 40 });
 
-describe("pod.compact() and restore (SPEC §4.5, §4.6)", () => {
+describe("pod.compact() and restore", () => {
   it("compacts on request into a new segment, reporting start and done; skipped before the first run; busy during a run", async () => {
     const w = await world({
       manifestExtra: manualOnly,

@@ -33,7 +33,7 @@ async function segments(workspace: string) {
   );
 }
 
-describe("compaction (SPEC §4.5)", () => {
+describe("compaction", () => {
   it("a 30-turn tool session crossing request_threshold mid-turn yields, compacts into a new segment and finishes the turn there", async () => {
     const w = await world({
       manifestExtra: compactionTable({

@@ -42,7 +42,7 @@ async function runTurns(
   }
 }
 
-describe("context sections (SPEC §4.4, seed 003)", () => {
+describe("context sections (seed 003)", () => {
   it("unchanged state: one context block, then no new history item across 10 turns (the request prefix never changes)", async () => {
     const w = await world({ files: { [NOTES]: "Remember: the release is on Friday.\n" } });
     const pod = await w.pod();

@@ -17,7 +17,7 @@ async function podWithPing() {
   return { w, pod, calls };
 }
 
-describe("hooks (SPEC §4.6): decisions only, frozen after the first run", () => {
+describe("hooks: decisions only, frozen after the first run", () => {
   it("onPromptSubmit cancel: no invoke is written and nothing is sent", async () => {
     const { w, pod } = await podWithPing();
     pod.addHooks({

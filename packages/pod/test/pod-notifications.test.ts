@@ -8,7 +8,7 @@ const world = usePodWorlds();
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON of the Anthropic request body.
 const sent = (request: any): string => JSON.stringify(request.body.messages);
 
-describe("notifications (SPEC §4.6)", () => {
+describe("notifications", () => {
   it("a notification pushed during a long tool call is committed as a system item before the next request", async () => {
     const slow = gate();
     const w = await world({ toolPackages: [testTools({ slow: slow.run })] });

@@ -33,7 +33,7 @@ function blockingTool() {
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON of the Anthropic request body.
 const lastMessages = (request: any) => JSON.stringify(request.body.messages);
 
-describe("Pod persistence (SPEC §2)", () => {
+describe("Pod persistence", () => {
   it("writes invoke, user_input, every item, usage, turn_end and run_completed in order", async () => {
     const w = await world({ toolPackages: [testTools({ ping: () => "pong" })] });
     const pod = await w.pod();
@@ -125,7 +125,7 @@ describe("Pod persistence (SPEC §2)", () => {
   });
 });
 
-describe("Pod.restore (SPEC §4.6)", () => {
+describe("Pod.restore", () => {
   it("restores prompt, history with system-item kinds, config, turns, interrupted flag, usage and extensions; appends to the head", async () => {
     const tool = blockingTool();
     const w = await world({ toolPackages: [testTools({ wait: tool.run })] });

@@ -37,7 +37,7 @@ async function toolSession(minSavings: number, turns = 16) {
   return { w, pod };
 }
 
-describe("prune (SPEC §4.5)", () => {
+describe("prune", () => {
   it("drops old tool output from requests only: history and the log keep it, summaries are always sent", async () => {
     const { w, pod } = await toolSession(1500);
     const last = w.double.requests.at(-1) as never;

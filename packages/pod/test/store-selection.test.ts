@@ -57,7 +57,7 @@ console.log(JSON.stringify({ outcome, pgLoaded }));
   return JSON.parse(stdout) as { outcome: string; pgLoaded: boolean };
 }
 
-describe("openSessionStore: the store [session] selects (SPEC §8)", () => {
+describe("openSessionStore: the store [session] selects", () => {
   it("opens the filesystem store under <workspace>/.podkit/sessions by default", async () => {
     const { workspace, loaded } = await workspaceWith("");
     const store = await openSessionStore(loaded, { env: {} });

@@ -10,10 +10,13 @@ function hasMarker(value: unknown, marker: symbol): boolean {
  */
 export class SessionStoreError extends Error {
   readonly [BASE_MARKER] = true;
+  /** What the user can do about it, one line; the CLI prints it after the message. */
+  readonly hint: string | undefined;
 
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(message: string, options?: { cause?: unknown; hint?: string }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "SessionStoreError";
+    this.hint = options?.hint;
   }
 
   /** True for any session-store error, whichever copy of the package created it. */
@@ -39,7 +42,10 @@ export class CorruptEntryError extends SessionStoreError {
     super(
       `${args.file}:${args.line}: corrupt session log entry: ${args.reason}. ` +
         "The line is committed (newline-terminated) so it was not skipped; inspect or restore the file from a backup.",
-      { cause: args.cause },
+      {
+        cause: args.cause,
+        hint: "the lines before it are intact: `podkit session fork <session> --at-turn <n>` continues from a turn before it",
+      },
     );
     this.name = "CorruptEntryError";
     this.file = args.file;
@@ -65,6 +71,7 @@ export class UnsupportedFormatError extends SessionStoreError {
     super(
       `${args.file}:${args.line}: session log format version ${JSON.stringify(args.version)} is not supported ` +
         "by this @podkit/session-store; upgrade podkit to read it.",
+      { hint: "this log was written by a newer podkit; upgrade @podkit/cli to read it" },
     );
     this.name = "UnsupportedFormatError";
     this.file = args.file;
@@ -131,6 +138,9 @@ export class LockTimeoutError extends SessionStoreError {
     super(
       `${args.lockFile}: segment is locked by ${holder}; gave up after ${args.waitedMs} ms. ` +
         `If no podkit process is writing this session, delete the lock file and retry.`,
+      {
+        hint: "another podkit process is writing this session; wait for it to finish (or end it) and run again",
+      },
     );
     this.name = "LockTimeoutError";
     this.lockFile = args.lockFile;
@@ -152,9 +162,9 @@ export class NotFoundError extends SessionStoreError {
   readonly id: string;
 
   constructor(args: { what: "session" | "segment"; id: string; where: string }) {
-    super(
-      `${args.what} ${args.id} not found in ${args.where}; list the existing ones with \`podkit session list\`.`,
-    );
+    super(`${args.what} ${args.id} not found in ${args.where}`, {
+      hint: "`podkit session list` shows this workspace's sessions",
+    });
     this.name = "NotFoundError";
     this.what = args.what;
     this.id = args.id;

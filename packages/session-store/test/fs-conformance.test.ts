@@ -67,7 +67,7 @@ describe("@podkit/session-store/conformance", () => {
         it: (name) => names.push(name),
       },
     );
-    expect(names[0]).toBe("describe Probe conforms to the session store contract (SPEC §2)");
+    expect(names[0]).toBe("describe Probe conforms to the session store contract");
     expect(names.filter((name) => !name.startsWith("describe ")).length).toBeGreaterThanOrEqual(18);
   });
 });

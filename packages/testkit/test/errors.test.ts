@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { describeErrorScheme } from "../../../test-support/error-scheme.js";
 import * as api from "../src/index.js";
-
-type ErrorClass = (new (...args: never[]) => Error) & { isInstance(value: unknown): boolean };
 
 /** One instance of every public error class, each made the way the testkit makes it. */
 const samples: Record<string, () => Promise<Error>> = {
@@ -45,45 +44,9 @@ const samples: Record<string, () => Promise<Error>> = {
   },
 };
 
-const classes = (Object.entries(api) as [string, unknown][]).filter(
-  (entry): entry is [string, ErrorClass] =>
-    typeof entry[1] === "function" && (entry[1] as { prototype?: unknown }).prototype instanceof Error,
-);
+describeErrorScheme("testkit", api, samples);
 
-function foreignCopy(error: Error): object {
-  const copy: Record<string | symbol, unknown> = { message: error.message };
-  for (const symbol of Object.getOwnPropertySymbols(error)) copy[symbol] = (error as never)[symbol];
-  return copy;
-}
-
-describe("the error scheme of @podkit/testkit", () => {
-  it("has a sample for every exported error class, each thrown by the testkit itself", async () => {
-    expect(classes.map(([name]) => name).sort()).toEqual(Object.keys(samples).sort());
-    for (const [name, make] of Object.entries(samples)) {
-      const error = await make();
-      expect((api as unknown as Record<string, ErrorClass>)[name]?.isInstance(error), name).toBe(true);
-    }
-  });
-
-  it.each(classes)(
-    "%s.isInstance recognises exactly its own class and subclasses, by marker",
-    async (name, cls) => {
-      for (const [otherName, make] of Object.entries(samples)) {
-        const other = await make();
-        const expected = other instanceof cls;
-        expect(cls.isInstance(other), `${name}.isInstance(${otherName})`).toBe(expected);
-        expect(cls.isInstance(foreignCopy(other)), `${name}.isInstance(foreign ${otherName})`).toBe(expected);
-        const renamed = Object.assign(foreignCopy(other), { name: "SomethingElse" });
-        expect(cls.isInstance(renamed)).toBe(expected);
-      }
-      const impostor = Object.assign(new Error("impostor"), {
-        name,
-        [Symbol.for("podkit.testkit.error")]: true,
-      });
-      expect(cls.isInstance(impostor)).toBe(name === "TestkitError");
-    },
-  );
-
+describe("testkit errors", () => {
   it("answers missing arguments with an OptionsError, never a bare TypeError", async () => {
     const missing = await api.startProviderDouble(undefined as never).catch((e: unknown) => e);
     expect(api.OptionsError.isInstance(missing)).toBe(true);

@@ -9,8 +9,8 @@ const DEFAULT_MODEL = "anthropic/claude-sonnet-4-5";
 export async function run(input: CommandInput, ctx: CommandContext): Promise<number> {
   const name = stringOption(input.values.name) ?? podName(basename(ctx.env.cwd));
   const model = stringOption(input.values.model) ?? DEFAULT_MODEL;
-  const { parseModelRef } = await import("@podkit/manifest");
-  const ref = parseModelRef(model);
+  const { safeParseModelRef } = await import("@podkit/manifest");
+  const ref = safeParseModelRef(model);
   if ("problem" in ref) {
     throw new PodkitCliError(`--model: ${ref.problem}`, {
       hint: "e.g. --model openai/gpt-5 or --model ollama/llama3.2",

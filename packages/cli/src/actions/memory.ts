@@ -1,4 +1,3 @@
-import { createModelAdapter, type ModelAdapter } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
 import {
   formatDiagnostics,
@@ -9,22 +8,20 @@ import {
   runMemoryConsolidation,
   runMemoryExtract,
 } from "@podkit/memory";
-import { loadPodResources } from "@podkit/pod";
+import { loadPodResources, podModelAdapter } from "@podkit/pod";
 import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
 import { checkApiKey, loadPodManifest } from "../session/load-pod-manifest.js";
 import { openStore } from "../session/open-store.js";
 import { startProgress } from "../session/progress.js";
 
-/** What the memory jobs need of the manifest: its model (key checked), catalog and language. */
+/**
+ * What the memory jobs need of the manifest: its model (key checked; the adapter built the one way
+ * a pod builds its own), catalog and language.
+ */
 async function jobOptions(loaded: LoadedManifest, ctx: CommandContext) {
   checkApiKey(loaded, ctx.io.env);
-  const { model } = loaded.manifest;
-  const adapter: ModelAdapter = createModelAdapter(model.ref, {
-    env: ctx.io.env,
-    ...(model.base_url === undefined ? {} : { baseUrl: model.base_url }),
-    ...(model.api_key_env === undefined ? {} : { apiKeyEnv: model.api_key_env }),
-  });
+  const adapter = podModelAdapter(loaded.manifest.model, undefined, ctx.io.env);
   const { catalog } = await loadPodResources(loaded, {
     onWarning: (warning) => ctx.io.stderr.write(`warning: ${warning.message}\n`),
   });

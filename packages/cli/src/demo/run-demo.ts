@@ -2,10 +2,9 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createModelAdapter } from "@podkit/llm-worker";
 import { type LoadedManifest, loadManifest, type PodkitEnv } from "@podkit/manifest";
 import { attachMemory, runMemoryConsolidation } from "@podkit/memory";
-import { loadPodResources, Pod, type PodOptions, type PodWarning } from "@podkit/pod";
+import { loadPodResources, Pod, type PodOptions, type PodWarning, podModelAdapter } from "@podkit/pod";
 import { type ProviderDouble, type ScriptedResponse, startProviderDouble } from "@podkit/testkit";
 import type { CommandContext } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
@@ -270,17 +269,14 @@ async function closeWithMemory(demo: Demo, pod: Pod, extract: readonly ScriptedR
 }
 
 async function memory(demo: Demo): Promise<void> {
-  const { say, loaded } = demo;
+  const { say, loaded, podOptions } = demo;
   say.heading(
     "Memory: consolidation",
     "The pods' final passes staged what the session is worth remembering (the source is attached by",
     "code, not the model). Consolidation, which a pod's after-turn job runs past the [memory] thresholds,",
     "runs explicitly here (`podkit memory consolidate`): it writes durable records, each linted and audited.",
   );
-  const model = createModelAdapter(loaded.manifest.model.ref, {
-    baseUrl: demo.double.baseUrl,
-    apiKey: SCRIPTED_KEY,
-  });
+  const model = podModelAdapter(loaded.manifest.model, podOptions.model, podOptions.env ?? {});
   const { catalog } = await loadPodResources(loaded, { onWarning: () => {} });
   const job = {
     workspace: loaded.workspace,

@@ -8,7 +8,7 @@ const COMMENT_COLUMN = 56;
 
 /**
  * The resolved manifest as a TOML document, each value followed by a `# <layer>:<line>` comment
- * naming the layer that set it. Tables come in the §1 order; absent optional tables get a note.
+ * naming the layer that set it. Tables come in the order of docs/manifest.md; absent optional tables get a note.
  */
 export function renderManifestText(manifest: ResolvedManifest, label: Label): string {
   const out: string[] = [];

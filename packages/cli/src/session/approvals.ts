@@ -47,7 +47,7 @@ export function approvalHook(options: {
         );
       }
       const answer = await options.ask(
-        `Allow ${call.name}(${describe(call.arguments)})? [y]es / [n]o / [a]lways: `,
+        `Allow ${call.name}(${approvalSubject(call.arguments)})? [y]es / [n]o / [a]lways: `,
       );
       if (answer === "always") always.add(call.name);
       if (answer === "no") return deny(call, `the user denied this ${call.name} call`);
@@ -65,7 +65,8 @@ export function parseApproval(line: string): Approval | undefined {
   return undefined;
 }
 
-function describe(json: string): string {
+/** What the approval question names: the command of a bash call, the path of a file call, else the arguments. */
+function approvalSubject(json: string): string {
   try {
     const args = JSON.parse(json) as Record<string, unknown>;
     if (typeof args.command === "string") return oneLine(args.command, 200);

@@ -6,7 +6,7 @@ import { PodkitCliError } from "../errors.js";
 import { checkApiKey } from "./load-pod-manifest.js";
 import { openStore } from "./open-store.js";
 
-/** AGENTS.md above this size still renders, with a warning (SPEC §4.1). */
+/** AGENTS.md above this size still renders, with a warning. */
 const AGENTS_MD_WARN_BYTES = 64 * 1024;
 
 /** A pod and the store it writes to (the CLI opened the store, so it closes it too). */
@@ -79,7 +79,7 @@ export async function openPod(
   }
 }
 
-/** With `[memory]` in the manifest, the pod gets its memory section and after-turn jobs (SPEC §5). */
+/** With `[memory]` in the manifest, the pod gets its memory section and after-turn jobs. */
 async function withMemory(pod: Pod): Promise<Pod> {
   if (pod.manifest.manifest.memory === undefined) return pod;
   const { attachMemory } = await import("@podkit/memory");

@@ -30,7 +30,11 @@ export const DEFAULT_API_KEY_ENV: Readonly<Record<ProviderName, string | undefin
 
 export const OLLAMA_DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1";
 
-/** Splits `"<provider>/<model id>"`; the model id may itself contain slashes. */
+/**
+ * Splits `"<provider>/<model id>"` (the model id may itself contain slashes) and throws a
+ * `ConfigurationError` for a ref it cannot use. `@podkit/manifest`'s `safeParseModelRef` accepts
+ * the same refs and returns the problem instead of throwing.
+ */
 export function parseModelRef(ref: string): { provider: ProviderName; modelId: string } {
   if (typeof ref !== "string") {
     throw new ConfigurationError(

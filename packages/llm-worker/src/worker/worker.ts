@@ -62,6 +62,7 @@ export class Worker {
     if (typeof options?.model?.load !== "function") {
       throw new ConfigurationError(
         'new Worker() needs a model adapter: pass { model: createModelAdapter("<provider>/<model id>") } or adapterFromModel(model)',
+        { hint: "docs/llm-worker.md shows how a Worker is built" },
       );
     }
     this.adapter = options.model;
@@ -177,7 +178,7 @@ export class Worker {
    * `CancelledError`, `ProviderError` or `HistoryAppendError`.
    */
   run(input: string | MessageItem, options: RunOptions = {}): Promise<RunResult> {
-    return this.guard("run", options, async (signal, maxRequests) => {
+    return this.withRunLifecycle("run", options, async (signal, maxRequests) => {
       await this.closeUnansweredToolCalls();
       await this.commit(typeof input === "string" ? textMessage("user", input) : input);
       return this.loop(signal, maxRequests);
@@ -189,7 +190,7 @@ export class Worker {
    * batch), then loops as `run()` does.
    */
   resume(options: RunOptions = {}): Promise<RunResult> {
-    return this.guard("resume", options, async (signal, maxRequests) => {
+    return this.withRunLifecycle("resume", options, async (signal, maxRequests) => {
       const open = unansweredToolCalls(this.items);
       if (open.length > 0) {
         const outcome = await this.runBatch(open, signal);
@@ -199,7 +200,12 @@ export class Worker {
     });
   }
 
-  private async guard(
+  /**
+   * One run from start to end around `body`: refuses a second run at once, emits `run_start` and
+   * `run_end`, flushes the tool server, and on failure marks the worker interrupted, turns an
+   * abort into `AbortedError` and tells `onAbort`.
+   */
+  private async withRunLifecycle(
     mode: "run" | "resume",
     options: RunOptions,
     body: (signal: AbortSignal, maxRequests: number) => Promise<RunResult>,
@@ -438,6 +444,7 @@ function checkMaxRequests(value: number): number {
   if (!Number.isInteger(value) || value < 1) {
     throw new ConfigurationError(
       `maxRequests must be an integer ≥ 1 (got ${String(value)}): it is the number of model requests one run may make`,
+      { hint: "a pod takes it from [worker] max_turns in the manifest" },
     );
   }
   return value;

@@ -7,7 +7,7 @@ import {
 } from "../defaults.js";
 import type { ManifestIssue } from "../errors.js";
 import { manifestError } from "../format-issue.js";
-import { defaultApiKeyEnv, defaultContextWindow, parseModelRef } from "../model-ref.js";
+import { defaultApiKeyEnv, defaultContextWindow, safeParseModelRef } from "../model-ref.js";
 import type { ResolvedManifest, ToolPackageRef } from "../resolved-manifest.js";
 import type { ManifestLayerData, ScopeRuleLayer } from "../schema/layer-schema.js";
 import { canonicalPath } from "../scope/canonical-path.js";
@@ -60,7 +60,7 @@ export async function finalizeManifest(
       at("model.ref", 'required, but no layer sets it; add ref = "<provider>/<model id>" under [model]'),
     );
   }
-  const parsedRef = ref === undefined ? undefined : parseModelRef(ref);
+  const parsedRef = ref === undefined ? undefined : safeParseModelRef(ref);
   const modelRef = parsedRef && !("problem" in parsedRef) ? parsedRef : undefined;
 
   const model = { ...merged.model } as ResolvedManifest["model"];

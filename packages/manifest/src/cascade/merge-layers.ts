@@ -11,7 +11,7 @@ export interface MergedLayers {
 }
 
 /**
- * Folds layers, lowest first, by the §1 rules: a scalar (or a plain list) from an upper layer
+ * Folds layers, lowest first, by the cascade rules (docs/manifest.md): a scalar (or a plain list) from an upper layer
  * replaces the lower one, tables merge field by field, rule lists accumulate. Provenance keys
  * are merged key paths (`scope.allow[3].target`); each entry names the layer and the key path
  * as written in that layer, with its line.

@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { manifestError } from "../format-issue.js";
@@ -67,10 +68,24 @@ async function readSource(
   try {
     return utf8.decode(bytes);
   } catch (error) {
-    throw manifestError("io", [{ file, problem: "is not valid UTF-8 text" }], {
+    const line = firstInvalidUtf8Line(bytes);
+    throw manifestError("io", [{ file, line, problem: "is not valid UTF-8 text" }], {
       cwd: options.cwd,
       hint: "save the manifest as UTF-8",
       cause: error,
     });
+  }
+}
+
+/**
+ * The 1-based line holding the first byte that is not UTF-8. No multi-byte sequence contains a
+ * newline byte, so each line can be checked on its own.
+ */
+function firstInvalidUtf8Line(bytes: Buffer): number {
+  let start = 0;
+  for (let line = 1; ; line++) {
+    const newline = bytes.indexOf(0x0a, start);
+    if (newline < 0 || !isUtf8(bytes.subarray(start, newline))) return line;
+    start = newline + 1;
   }
 }

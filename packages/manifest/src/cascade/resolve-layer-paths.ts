@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { ManifestIssue } from "../errors.js";
 import { manifestError } from "../format-issue.js";
 import { spellPromptRef } from "../prompt-ref-syntax.js";
-import { type IssueOrigin, located } from "../schema/describe-issues.js";
+import { type IssueOrigin, issueAtKey } from "../schema/describe-issues.js";
 import type { ManifestLayerData, ScopeRuleLayer } from "../schema/layer-schema.js";
 import { SCHEMA_HINT } from "./validate-layer.js";
 
@@ -21,7 +21,7 @@ export function resolveLayerPaths(
   cwd: string,
 ): ManifestLayerData {
   const issues: ManifestIssue[] = [];
-  const fail = (path: (string | number)[], problem: string) => issues.push(located(origin, path, problem));
+  const fail = (path: (string | number)[], problem: string) => issues.push(issueAtKey(origin, path, problem));
   const out: ManifestLayerData = structuredClone(data);
 
   const rules = (list: ScopeRuleLayer[] | undefined, kind: "allow" | "deny") => {
@@ -72,7 +72,7 @@ function pathMisuse(path: string, what: string): string | undefined {
   return undefined;
 }
 
-/** §4.2 rules for `$prefix/<path>` references (the pod resolves them with the same rules). */
+/** The rules for `$prefix/<path>` references (docs/prompts.md). */
 function promptRefProblem(ref: string): string | undefined {
   const spelled = spellPromptRef(ref);
   if (spelled.kind === "prefixed") return undefined;

@@ -31,13 +31,13 @@ export function describeIssues(
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) {
         const path = [...issue.path, key];
-        out.push(located(origin, path, unknownKeyProblem(schema, issue.path, key, valueAt(input, path))));
+        out.push(issueAtKey(origin, path, unknownKeyProblem(schema, issue.path, key, valueAt(input, path))));
       }
       continue;
     }
     const node = schemaAt(schema, issue.path);
     const wantsInteger = node instanceof z.ZodNumber && node.format === "safeint";
-    out.push(located(origin, issue.path, problemOf(issue, valueAt(input, issue.path), wantsInteger)));
+    out.push(issueAtKey(origin, issue.path, problemOf(issue, valueAt(input, issue.path), wantsInteger)));
   }
   // Report in reading order; issues without a line keep their place after those with one.
   return out.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
@@ -64,8 +64,12 @@ function keySegments(path: readonly PropertyKey[]): (string | number)[] {
   return path.filter((s): s is string | number => typeof s !== "symbol");
 }
 
-/** Builds an issue for `path` in `origin`, with the line when the source can tell. */
-export function located(origin: IssueOrigin, path: readonly PropertyKey[], problem: string): ManifestIssue {
+/** The issue `problem` at key `path` of `origin`: its key path, file or overlay, and line when the source can tell. */
+export function issueAtKey(
+  origin: IssueOrigin,
+  path: readonly PropertyKey[],
+  problem: string,
+): ManifestIssue {
   const segments = keySegments(path);
   const issue: ManifestIssue = { problem, keyPath: formatKeyPath(segments) };
   if (origin.file !== undefined) issue.file = origin.file;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseModelRef } from "../model-ref.js";
+import { safeParseModelRef } from "../model-ref.js";
 
 // One manifest layer (a single TOML file or `--set` overlay) before the cascade: every table is
 // strict and every field optional, because any field may come from another layer. Requiredness
@@ -31,7 +31,7 @@ export const modelLayerSchema = z.strictObject({
   ref: z
     .string()
     .superRefine((ref, ctx) => {
-      const parsed = parseModelRef(ref);
+      const parsed = safeParseModelRef(ref);
       if ("problem" in parsed) ctx.addIssue({ code: "custom", message: parsed.problem });
     })
     .optional(),
@@ -77,7 +77,7 @@ export const scopeLayerSchema = z.strictObject({
   deny: z.array(scopeRuleLayerSchema).optional(),
 });
 
-/** Knobs of §4.5; defaults live in `defaults.ts`. */
+/** `[compaction]` knobs; defaults live in `defaults.ts`. */
 export const compactionLayerSchema = z.strictObject({
   enabled: z.boolean().optional(),
   threshold: count.optional(),
@@ -93,7 +93,7 @@ export const compactionLayerSchema = z.strictObject({
   worker_max_turns: count.optional(),
 });
 
-/** Knobs of §5; defaults live in `defaults.ts`. */
+/** `[memory]` knobs; defaults live in `defaults.ts`. */
 export const memoryLayerSchema = z.strictObject({
   enabled: z.boolean().optional(),
   extract_threshold: count.optional(),
@@ -135,7 +135,7 @@ export const mcpLayerSchema = z.strictObject({
 /** Builtin tool names `[tools] builtin` may list (`bash` has its own switch). */
 export const BUILTIN_TOOL_NAMES = ["read_file", "write_file", "edit_file", "glob", "grep"] as const;
 
-/** `[tools]` (SPEC §8): builtin tools, the opt-in bash tool, third-party tool packages. */
+/** `[tools]`: builtin tools, the opt-in bash tool, third-party tool packages. */
 export const toolsLayerSchema = z.strictObject({
   builtin: z.array(z.enum(BUILTIN_TOOL_NAMES)).optional(),
   bash: z.boolean().optional(),
@@ -150,7 +150,7 @@ export const toolsLayerSchema = z.strictObject({
   options: z.record(nonEmpty, z.record(z.string(), z.unknown())).optional(),
 });
 
-/** Stores `[session] store` may name (SPEC §8). */
+/** Stores `[session] store` may name. */
 export const SESSION_STORES = ["fs", "postgres"] as const;
 
 /**
@@ -168,13 +168,13 @@ const urlEnvSchema = z.string().superRefine((value, ctx) => {
   });
 });
 
-/** `[session]` (SPEC §8): where sessions are stored; the URL itself only in the environment. */
+/** `[session]`: where sessions are stored; the URL itself only in the environment. */
 export const sessionLayerSchema = z.strictObject({
   store: z.enum(SESSION_STORES).optional(),
   url_env: urlEnvSchema.optional(),
 });
 
-/** One layer of the manifest: the whole §1 document with every field optional. */
+/** One layer of the manifest: the whole document with every field optional. */
 export const manifestLayerSchema = z.strictObject({
   pod: podLayerSchema.optional(),
   model: modelLayerSchema.optional(),

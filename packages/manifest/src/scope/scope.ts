@@ -52,7 +52,7 @@ export type ScopeCheck = { ok: true; path: string; granted: Permission } | Scope
 const RANK: Record<Permission, number> = { read: 1, write: 2 };
 
 /**
- * The file-system boundary of a pod (SPEC §1). Access at a path is the highest permission among
+ * The file-system boundary of a pod. Access at a path is the highest permission among
  * the allow rules covering its canonical form, capped by every covering deny rule (deny `read`
  * removes all access, deny `write` caps at read). Decisions are always made on the canonical
  * path, so a symlink can never reach further than its target would.
@@ -192,7 +192,7 @@ export class Scope {
 }
 
 /**
- * The §1 summary: `Readable:` and one `  - <path>` line per allow rule, then `Writable:` and one
+ * The summary: `Readable:` and one `  - <path>` line per allow rule, then `Writable:` and one
  * line per write rule, ` [non-recursive]` after non-recursive rules, empty sections left out,
  * no trailing newline.
  */

@@ -48,7 +48,7 @@ function similarity(a: Set<string>, b: Set<string>): number {
 export const TOPIC_SIMILARITY = 0.5;
 
 /**
- * The knowledge candidate report (SPEC §5): staging topics grouped by a deterministic similarity
+ * The knowledge candidate report: staging topics grouped by a deterministic similarity
  * (Jaccard ≥ 0.5 over their terms, grouped transitively), keeping the groups that span at least
  * two distinct sessions. Same input, same report.
  */

@@ -94,7 +94,7 @@ const isDue = (staging: readonly StagingFile[], options: RunMemoryConsolidationO
 };
 
 /**
- * Consolidation (SPEC §5): past a threshold, take the cross-process lock recording the staging
+ * Consolidation: past a threshold, take the cross-process lock recording the staging
  * ids consumed, give a disposable worker the consolidation input and the six memory tools for
  * the integration step, then — in the same conversation — the tidy step. A tidy step that fails
  * or runs out of requests is dropped and reported (`tidy: incomplete`); the integration is kept.

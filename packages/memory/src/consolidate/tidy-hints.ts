@@ -3,7 +3,7 @@ import type { ParsedRecord } from "../lint/lint-record.js";
 import type { Source } from "../records/record-schema.js";
 import { similarSlugPairs } from "../records/slug.js";
 
-/** Material for the tidy step (SPEC §5): replaced chains, source overflow, similar slugs, linter warnings. */
+/** Material for the tidy step: replaced chains, source overflow, similar slugs, linter warnings. */
 export interface TidyHints {
   /** Chains of replaced decisions, oldest first, ending at the decision that is not replaced. */
   readonly replacedChains: readonly string[][];

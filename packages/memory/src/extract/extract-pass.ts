@@ -40,7 +40,7 @@ export interface ExtractPassResult {
 }
 
 /**
- * One extract pass over a session (SPEC §5, made lossless): first an extract a dead process left
+ * One extract pass over a session, made lossless: first an extract a dead process left
  * half done is settled (`extract-journal.ts`); then the tails of segments compaction left behind
  * are extracted whatever their size, each before the pointer moves past it; then the head's new
  * entries once they reach the threshold (or at once when forced). Every slice goes through a

@@ -25,7 +25,7 @@ function itemLine(item: Item): string | undefined {
 }
 
 /**
- * The extract input (SPEC §5): the history slice as flat lines — `[User] …`, `[Assistant] …`,
+ * The extract input: the history slice as flat lines — `[User] …`, `[Assistant] …`,
  * `[ToolCall] name`, `[ToolResult] summary`, `[Notification] …`. Tool output `content`,
  * reasoning, context blocks (which carry memory itself) and bookkeeping entries are left out.
  */

@@ -29,7 +29,7 @@ export type ExtractOutcome =
 const EXTRACT_MAX_REQUESTS = 4;
 
 /**
- * Extract (SPEC §5): the slice as flat lines goes to a disposable worker with the catalog's
+ * Extract: the slice as flat lines goes to a disposable worker with the catalog's
  * `memory_extract_system` and the single tool `write_extracted`. A non-empty result becomes a
  * staging file with the source attached by code; an empty one writes nothing. Either way the
  * caller advances the pointer; on any failure (`MemoryWorkerError`) it must not.

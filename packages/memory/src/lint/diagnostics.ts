@@ -1,6 +1,6 @@
 import type { RecordKind } from "../records/layout.js";
 
-/** What a diagnostic is about; one code per linter check of SPEC §5. */
+/** What a diagnostic is about; one code per linter check. */
 export const LINT_CODES = [
   "path",
   "slug",

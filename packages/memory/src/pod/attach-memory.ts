@@ -56,7 +56,7 @@ export interface MemoryAttachment {
 const attached = new WeakMap<object, MemoryAttachment>();
 
 /**
- * Turns on memory for a pod whose manifest has `[memory]` (SPEC §5 "use by pods"): the `memory`
+ * Turns on memory for a pod whose manifest has `[memory]`: the `memory`
  * context section (the resident summary), the after-turn job (extract past `extract_threshold`,
  * then consolidation past its thresholds; one at a time, errors become warnings and events), and
  * with `tools = true` the read-only `memory_query` and `memory_read` for the main worker. The

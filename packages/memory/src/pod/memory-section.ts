@@ -10,7 +10,7 @@ import { appendUsage } from "../store/usage-log.js";
 import type { InvocableKnowledgeView, MemoryPrompts } from "../worker/memory-model.js";
 
 /**
- * The shape of a pod context section (SPEC §4.4, `ContextSection` of `@podkit/pod`), repeated here
+ * The shape of a pod context section (`ContextSection` of `@podkit/pod`), repeated here
  * so memory does not depend on the pod: `load` gives the data (null: not shown), `render` its text.
  */
 export interface ContextSectionLike<T> {

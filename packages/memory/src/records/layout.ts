@@ -1,6 +1,6 @@
 import { join } from "node:path";
 
-/** The four record kinds of SPEC §5. */
+/** The four record kinds. */
 export const RECORD_KINDS = ["decision", "request", "knowledge", "summary"] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
 
@@ -21,7 +21,7 @@ export interface MemoryPaths {
   readonly consumedLog: string;
 }
 
-/** The §5 layout under `<workspace>/.podkit/`. */
+/** The memory layout under `<workspace>/.podkit/`. */
 export function memoryPaths(workspace: string): MemoryPaths {
   const podkit = join(workspace, ".podkit");
   const memoryDir = join(podkit, "memory");

@@ -54,7 +54,7 @@ const requiredSources = sources.min(1, {
 export const DECISION_STATUSES = ["open", "resolved", "replaced"] as const;
 export const KNOWLEDGE_KINDS = ["term", "policy", "rule", "fact", "howto"] as const;
 
-/** Body caps in characters (§5): records 8000, the summary 20000. */
+/** Body caps in characters: records 8000, the summary 20000. */
 export const BODY_MAX_CHARS = 8000;
 export const SUMMARY_MAX_CHARS = 20000;
 export const DESCRIPTION_MAX_CHARS = 1024;

@@ -1,4 +1,4 @@
-/** §5 slug rule: lowercase letters, digits and single hyphens, 1–64 characters. */
+/** The slug rule: lowercase letters, digits and single hyphens, 1–64 characters. */
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 /** Why `slug` is not a valid slug, or undefined when it is. */

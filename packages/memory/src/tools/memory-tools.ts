@@ -255,7 +255,7 @@ const originOf = (args: { staged?: string[] | undefined; merged_from?: string[] 
   ...(args.merged_from === undefined ? {} : { mergedFrom: args.merged_from }),
 });
 
-/** The six tools of a consolidation worker (SPEC §5). */
+/** The six tools of a consolidation worker. */
 export function consolidationTools(store: StoreSource): Tool[] {
   return [
     memoryReadTool(store),

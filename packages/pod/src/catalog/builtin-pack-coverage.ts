@@ -2,7 +2,7 @@ import type { BuiltinPromptKey } from "./builtin-keys.generated.js";
 import type { PodPrompt } from "./pod-prompt.js";
 
 /**
- * Build-time coverage check of the builtin pack (§4.3). `builtin-keys.generated.ts` is written
+ * Build-time coverage check of the builtin pack. `builtin-keys.generated.ts` is written
  * from `resources/prompts/internal.toml` by `scripts/gen-prompt-keys.mjs` at the start of every
  * build; if the two key sets differ in either direction, one of these constants gets a type
  * that names the offending keys and `tsc -b` fails.

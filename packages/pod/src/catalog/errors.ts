@@ -33,7 +33,12 @@ export class PromptCatalogError extends PodkitPodError {
   readonly column: number | undefined;
 
   constructor(problem: string, site: CatalogSite, options?: { cause?: unknown; hint?: string }) {
-    super(`${siteText(site)}: ${problem}`, options);
+    super(`${siteText(site)}: ${problem}`, {
+      ...options,
+      hint:
+        options?.hint ??
+        "fix the prompt pack named above; `podkit prompt catalog --explain` shows each layer's values",
+    });
     this.layer = site.layer;
     this.file = site.file;
     this.key = site.key;

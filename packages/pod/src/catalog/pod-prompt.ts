@@ -33,7 +33,7 @@ export type PodPrompt = (typeof POD_PROMPTS)[number];
 /** The context of a prompt that takes no variables. */
 export type NoPromptContext = Record<string, never>;
 
-/** One rendered context section handed to `context_update_section` (§4.4). */
+/** One rendered context section handed to `context_update_section`. */
 export interface ContextSectionText {
   readonly id: string;
   readonly text: string;
@@ -41,7 +41,7 @@ export interface ContextSectionText {
 
 /** The variables each prompt is rendered with (checked at compile time by `catalog.render`). */
 export interface PodPromptContexts {
-  /** System prompt of the disposable compaction worker (§4.5). */
+  /** System prompt of the disposable compaction worker. */
   compact_system: {
     readonly summary_target_tokens: number;
     readonly summary_max_tokens: number;

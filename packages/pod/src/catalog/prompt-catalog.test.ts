@@ -333,7 +333,7 @@ describe("PromptCatalog.render", () => {
   });
 
   it("will not load a layered catalog without being told which layers: builtin-only is explicit", async () => {
-    // `load({})` once returned a builtin-only catalog silently — the bug SPEC §4.3 warns about.
+    // `load({})` once returned a builtin-only catalog silently — the bug docs/prompts.md warns about.
     const error = await caught((PromptCatalog.load as (o: object) => Promise<PromptCatalog>)({}));
     expect(PodUsageError.isInstance(error)).toBe(true);
     expect(error.message).toContain("loadPodResources");

@@ -12,7 +12,7 @@ import { isPodPrompt, POD_PROMPTS, type PodPrompt, type PodPromptContextArgs } f
 import { type PromptPackEntry, parsePromptPack } from "./prompt-pack.js";
 
 /**
- * Where to find the four layers; see §4.3. `userConfigDir` and `workspace` must be given —
+ * Where to find the four layers (docs/prompts.md). `userConfigDir` and `workspace` must be given —
  * `null` leaves that layer (and its `$prefix`) out on purpose; a catalog without them is asked
  * for with `PromptCatalog.loadBuiltinOnly()`, never obtained by forgetting an option.
  */

@@ -66,7 +66,7 @@ function bounded(parts: string[], maxBytes: number, more: string): string {
 }
 
 /**
- * The tools of the disposable compaction worker (SPEC §4.5): the builtin `read_file` on the pod's
+ * The tools of the disposable compaction worker: the builtin `read_file` on the pod's
  * scope, reading and searching the session's items, marking files to re-read after compaction
  * (within the auto-read budget), references, and `write_summary`.
  */

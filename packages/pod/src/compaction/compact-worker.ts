@@ -28,7 +28,7 @@ export interface CompactWorkerInput {
 const summaryTokens = (summary: string) => Math.ceil(Buffer.byteLength(summary) / 4);
 
 /**
- * Runs the disposable compaction worker (SPEC §4.5): its own `Worker` with `compact_system` and the
+ * Runs the disposable compaction worker: its own `Worker` with `compact_system` and the
  * compaction tools, nothing persisted. No summary → one nudge (`compact_nudge_missing_summary`),
  * then `CompactSummaryMissingError`; a summary over `summary_max_tokens` → one rewrite request,
  * then `CompactSummaryOversizeError`. Resolves with the summary (the last `write_summary` call).

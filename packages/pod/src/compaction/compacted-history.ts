@@ -17,7 +17,7 @@ const systemMessage = (body: string): Item => ({
 });
 
 /**
- * The history of the segment after a compaction (SPEC §4.5): the summary, the auto-read files, the
+ * The history of the segment after a compaction: the summary, the auto-read files, the
  * reference list, the retained tail verbatim — without its context blocks, which the current one
  * replaces — and the current context block, so it appears exactly once in the new segment.
  */

@@ -37,7 +37,7 @@ export interface CompactResult extends CompactedHistory {
 }
 
 /**
- * Compacts a history (SPEC §4.5) without writing anything: split point, bounded overview, the
+ * Compacts a history without writing anything: split point, bounded overview, the
  * disposable compaction worker, the new history, and the size check of the result. The caller
  * writes the new segment only when this resolves.
  */

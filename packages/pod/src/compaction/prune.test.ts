@@ -12,7 +12,7 @@ function session(turns: number, contentBytes: number): Item[] {
 
 const config = { protectedTokens: 1000, minSavings: 2000 };
 
-describe("planPrune (SPEC §4.5)", () => {
+describe("planPrune", () => {
   it("drops tool-result content before the protected tail from the request copy only; summaries stay", () => {
     const items = session(20, 2000);
     const frozen = structuredClone(items);

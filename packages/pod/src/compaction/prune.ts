@@ -1,7 +1,7 @@
 import type { Item } from "@podkit/llm-worker";
 import { bytesOfItem } from "../usage/token-estimator.js";
 
-/** Prune knobs of `[compaction]` (SPEC §4.5). */
+/** Prune knobs of `[compaction]`. */
 export interface PruneConfig {
   /** The newest part of history, in estimated tokens, whose tool output is never dropped. */
   readonly protectedTokens: number;
@@ -33,7 +33,7 @@ export function protectedTailStart(items: readonly Item[], tokens: number): numb
 }
 
 /**
- * Request-local prune (SPEC §4.5). Tool-result `content` before the boundary `upTo` is dropped from
+ * Request-local prune. Tool-result `content` before the boundary `upTo` is dropped from
  * the request copy; `summary` stays, and history is never touched. The boundary only moves forward,
  * and only when the content it would newly drop saves at least `minSavings`: each move changes the
  * request prefix from the first newly pruned item on (the provider re-bills it once), and between

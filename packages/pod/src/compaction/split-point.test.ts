@@ -10,7 +10,7 @@ const result = (id: string, size = 10): Item => ({
   content: "r".repeat(size),
 });
 
-describe("findSplitPoint (SPEC §4.5)", () => {
+describe("findSplitPoint", () => {
   it("keeps the byte share retained / estimated of the history at its end", () => {
     const items = Array.from({ length: 10 }, (_, i) =>
       textMessage(i % 2 ? "assistant" : "user", "m".repeat(400)),

@@ -7,7 +7,7 @@ const resultCallIdOf = (item: Item): string | undefined =>
   item.type === "tool_result" || item.type === "provider_tool_result" ? item.call_id : undefined;
 
 /**
- * Where history is split for compaction (SPEC §4.5): `items.slice(split)` is kept verbatim, the
+ * Where history is split for compaction: `items.slice(split)` is kept verbatim, the
  * part before it is summarised. The retained part gets the byte share `retainedTokens / estimatedTokens`
  * of the history's bytes (so the measured token count calibrates bytes); the split then moves back
  * until no retained tool result is separated from its call, and reasoning stays with what follows it.

@@ -17,7 +17,7 @@ export interface ContextSectionState {
 }
 
 /**
- * A context section (SPEC §4.4): a piece of runtime context assembled before each request, beside
+ * A context section: a piece of runtime context assembled before each request, beside
  * the immutable system prompt. `load` returns the section's data, or null when it has nothing to
  * show (the section is left out). The data must be JSON-serializable: its canonical JSON is the
  * section's part of the cache key, so `render` runs only when the data changed. The rendered text

@@ -59,7 +59,7 @@ export type PodEvent =
   /** The turn's final answer is in (status `finished`); `turn` is the session's turn count. */
   | { type: "turn_end"; turn: number }
   | { type: "compaction_start"; reason: CompactionReason }
-  /** The session continues in segment `toSegmentId`; token counts are estimates (SPEC §4.5). */
+  /** The session continues in segment `toSegmentId`; token counts are estimates. */
   | {
       type: "compaction_done";
       reason: CompactionReason;

@@ -14,7 +14,7 @@ import type {
 type Maybe<T> = T | Promise<T>;
 
 /**
- * The public hooks of §4.6. They see read-only views and return decisions only; they cannot
+ * The public hooks. They see read-only views and return decisions only; they cannot
  * change history or the request (that is the pod's own interceptor's job).
  */
 export interface PodHooks {
@@ -47,7 +47,7 @@ export interface InternalInterceptor {
 }
 
 /**
- * A deep, frozen copy: hooks are read-only (§4.6), and a frozen shallow copy would still hand
+ * A deep, frozen copy: hooks are read-only, and a frozen shallow copy would still hand
  * them the worker's own items to mutate. Copied only for hooks that exist (an optional call
  * does not evaluate its arguments).
  */

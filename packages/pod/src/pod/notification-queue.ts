@@ -1,7 +1,7 @@
 import { NOTIFICATION_CAPACITY } from "./pod-options.js";
 
 /**
- * The pod's notification FIFO (§4.6): at most `NOTIFICATION_CAPACITY` messages; beyond that the
+ * The pod's notification FIFO: at most `NOTIFICATION_CAPACITY` messages; beyond that the
  * oldest is dropped, and `onOverflow` is called for the first drop of a burst (a burst ends when
  * the queue is drained), so the pod warns once per burst rather than once per message. It also
  * remembers what it handed out since the turn started: a turn rolled back takes those messages

@@ -53,7 +53,7 @@ export function pruneBoundaryOf(extensions: ReadonlyMap<string, unknown>): numbe
 }
 
 /**
- * Prune and compaction for one pod (SPEC §4.5): the request-local prune and the `request_threshold`
+ * Prune and compaction for one pod: the request-local prune and the `request_threshold`
  * check before every request, the `threshold` check before a turn, the breaker, and compaction
  * into a new segment. Active when the manifest has `[compaction]`; `pod.compact()` works without it
  * (with the manifest's defaults). It owns the "compact now" request its `preRequest` makes.

@@ -7,7 +7,7 @@ import { createNotesSection } from "../context/notes-section.js";
 import type { SessionRecorder } from "./session-recorder.js";
 
 /**
- * A pod's context sections wired to its log (SPEC §4.4): the builtin `notes` first, then the given
+ * A pod's context sections wired to its log: the builtin `notes` first, then the given
  * sections; the block is committed as `system_item{kind:"context", key}` through the worker, and
  * the committed key is taken back from the log on restore, rollback and compaction.
  */

@@ -104,7 +104,7 @@ export class PodEngine {
   }
 
   /**
-   * §4.1: flush tools, read AGENTS.md, one clock reading, render, trailing sections — once. Callers
+   * Materialization: flush tools, read AGENTS.md, one clock reading, render, trailing sections — once. Callers
    * that overlap share the render in progress; a failed render keeps the template, so the next
    * call fails the same way and nothing is ever sent without a prompt.
    */

@@ -142,7 +142,7 @@ export function createWorker(
 }
 
 /**
- * §4.1 materialization: flush the tool server (the names are final), read AGENTS.md, one clock
+ * Materialization: flush the tool server (the names are final), read AGENTS.md, one clock
  * reading, render the body and the catalog's trailing sections.
  */
 export async function renderSystemPrompt(

@@ -34,7 +34,7 @@ export interface PodOptions {
   /** An idle pod starts a turn for a notification (trigger `notify`). */
   readonly autoRun?: boolean;
   /**
-   * Context sections (SPEC §4.4) after the builtin `notes`, in this order; more with
+   * Context sections after the builtin `notes`, in this order; more with
    * `pod.addContextSection` before the first run.
    */
   // biome-ignore lint/suspicious/noExplicitAny: a list of sections of different data types (each is checked where it is defined).
@@ -45,5 +45,5 @@ export interface PodOptions {
   readonly telemetry?: PodTelemetryOptions;
 }
 
-/** Capacity of the notification queue (§4.6); the oldest is dropped beyond it. */
+/** Capacity of the notification queue; the oldest is dropped beyond it. */
 export const NOTIFICATION_CAPACITY = 128;

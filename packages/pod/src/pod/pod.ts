@@ -27,7 +27,7 @@ import { PodRuns } from "./pod-runs.js";
 import type { RunHandle } from "./run-handle.js";
 
 /**
- * A pod (SPEC §4): a manifest's worker, tools, layered prompt catalog and session log wired
+ * A pod: a manifest's worker, tools, layered prompt catalog and session log wired
  * into one agent. Construction writes nothing and needs no API key; the system prompt is
  * rendered once at the first run and the session is created right after it.
  */
@@ -212,7 +212,7 @@ export class Pod {
   }
 
   /**
-   * Registers a context section (SPEC §4.4) after the builtin `notes` and `PodOptions.contextSections`;
+   * Registers a context section after the builtin `notes` and `PodOptions.contextSections`;
    * like hooks, only before the first run.
    */
   addContextSection<T>(section: ContextSection<T>): void {
@@ -225,7 +225,7 @@ export class Pod {
   }
 
   /**
-   * Compacts the session now (SPEC §4.5; `podkit compact`) into a new segment, with `[compaction]`
+   * Compacts the session now (`podkit compact`) into a new segment, with `[compaction]`
    * or its defaults. Resolves `skipped` before the first run; rejects with the typed compaction
    * error (nothing changed) on failure, and with `PodBusyError` while a run is in progress.
    */
@@ -323,7 +323,7 @@ export class Pod {
     }
   }
 
-  /** The run prelude (§4.1 order), then one turn, persisted and closed whatever happens. */
+  /** The run prelude (in the order of docs/pod.md), then one turn, persisted and closed whatever happens. */
   private async execute(
     trigger: PodTrigger,
     input: string | undefined,

@@ -14,7 +14,7 @@ interface SystemMark {
 }
 
 /**
- * Turns what the worker commits into session-log entries (§2). System items (notifications,
+ * Turns what the worker commits into session-log entries. System items (notifications,
  * the interrupt note) are plain `system` messages to the worker; the pod marks the exact
  * objects it hands over, so the log records their kind while the model sees only `body`. It
  * owns the count of model output in the current turn (what decides a rollback) and feeds the

@@ -28,7 +28,12 @@ export class PromptRefError extends PodkitPodError {
     site: RefSite | undefined,
     options?: { cause?: unknown; hint?: string },
   ) {
-    super(`${problem}${siteText(site)}`, options);
+    super(`${problem}${siteText(site)}`, {
+      ...options,
+      hint:
+        options?.hint ??
+        "prompt references are $podkit/…, $user/… or $workspace/… paths without .. (docs/prompts.md)",
+    });
     this.ref = ref;
     this.includedFrom = site?.template;
     this.line = site?.line;

@@ -43,7 +43,7 @@ export interface PromptLocations {
   readonly builtinDir?: string;
 }
 
-/** Derives the prefix roots of §4.2 from the user config dir and the workspace. */
+/** Derives the `$prefix` roots from the user config dir and the workspace. */
 export function promptRootsFor(locations: PromptLocations): PromptRoots {
   return {
     podkit: locations.builtinDir ?? builtinPromptsDir(),

@@ -33,7 +33,7 @@ export interface PodResources {
 }
 
 /**
- * The one entry point to a pod's prompt resources (§4.3): builds the `$podkit`/`$user`/
+ * The one entry point to a pod's prompt resources: builds the `$podkit`/`$user`/
  * `$workspace` loader and loads the catalog with all four layers — builtin, user, workspace and
  * the manifest's `prompt_pack`. The CLI uses it today and `Pod.fromManifest`/`Pod.restore` will,
  * so user and workspace layers cannot be lost on one code path while another keeps them.

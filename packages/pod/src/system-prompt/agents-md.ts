@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { processWarningSink, type WarningSink } from "../warnings.js";
 
 /**
- * Reads `<workspace>/AGENTS.md` whole, at materialization time (§4.1). Missing → `undefined`
+ * Reads `<workspace>/AGENTS.md` whole, at materialization time. Missing → `undefined`
  * silently; unreadable or not valid UTF-8 → `undefined` plus a warning. Never throws.
  */
 export async function readAgentsMd(

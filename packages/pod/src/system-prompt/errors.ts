@@ -2,7 +2,7 @@ import { hasMarker, PodkitPodError } from "../errors.js";
 
 const INVALID_SYSTEM_PROMPT_TEMPLATE_MARKER = Symbol.for("podkit.pod.error.invalid-system-prompt-template");
 
-/** The system prompt template does not compile; no pod is created (§4.1). */
+/** The system prompt template does not compile; no pod is created. */
 export class InvalidSystemPromptTemplateError extends PodkitPodError {
   readonly [INVALID_SYSTEM_PROMPT_TEMPLATE_MARKER] = true;
   override name = "InvalidSystemPromptTemplateError";
@@ -38,7 +38,10 @@ export class SystemPromptRenderError extends PodkitPodError {
     const hint = (cause as { hint?: unknown } | null)?.hint;
     super(`cannot render the system prompt (${template}): ${why}`, {
       cause,
-      hint: typeof hint === "string" ? hint : undefined,
+      hint:
+        typeof hint === "string"
+          ? hint
+          : "fix the template at the place shown; `podkit prompt render` renders it without calling a model",
     });
     this.template = template;
   }

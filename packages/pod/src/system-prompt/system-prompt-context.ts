@@ -8,7 +8,7 @@ export interface ScopeView {
   readonly summary: string;
 }
 
-/** The builtin variables of a system prompt template (§4.1). */
+/** The builtin variables of a system prompt template. */
 export interface SystemPromptContext {
   /** `YYYY-MM-DD` (UTC). */
   readonly date: string;

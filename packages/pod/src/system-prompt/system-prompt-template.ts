@@ -16,7 +16,7 @@ export interface SystemPromptBody {
 export const SYSTEM_PROMPT_TEMPLATE_NAME = "[worker].system_prompt";
 
 /**
- * `[worker].system_prompt` (§4.1): parsed eagerly when the pod is constructed, rendered once,
+ * `[worker].system_prompt`: parsed eagerly when the pod is constructed, rendered once,
  * lazily, at the first run. Includes are resolved, read and compiled at render time through the
  * loader (all before any output is produced), so a missing or broken included file is a
  * rejected promise naming that file, never an uncaught exception.
@@ -97,7 +97,7 @@ export class SystemPromptTemplate {
 }
 
 /**
- * The join rule of §4.1: body, blank line, section, blank line, section. Empty sections (a pack
+ * The join rule of the trailing sections: body, blank line, section, blank line, section. Empty sections (a pack
  * may set one to "" to disable it) are skipped; trailing whitespace is trimmed.
  */
 export function joinSystemPromptSections(body: string, sections: readonly string[]): string {

@@ -14,7 +14,7 @@ const record = (historyLen: number, inputTokens: number): UsageRecord => ({
 });
 const bytes = (n: number) => bytesOfItems(items.slice(0, n));
 
-describe("estimateTokens (SPEC §4.5)", () => {
+describe("estimateTokens", () => {
   it("no usage record: bytes / 4 of the system prompt and the items", () => {
     expect(estimateTokens({ systemPrompt: "sys!", items, usage: [] })).toEqual({
       tokens: Math.ceil((4 + bytes(6)) / 4),

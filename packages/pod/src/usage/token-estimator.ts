@@ -1,6 +1,6 @@
 import type { Item, UsageRecord } from "@podkit/llm-worker";
 
-/** How an estimate was made (SPEC §4.5), from the most to the least exact. */
+/** How an estimate was made, from the most to the least exact. */
 export type EstimateMethod = "measured" | "interpolated" | "extrapolated" | "bytes";
 
 export interface TokenEstimate {
@@ -28,7 +28,7 @@ export function bytesOfItems(items: readonly Item[]): number {
 }
 
 /**
- * The token estimator of SPEC §4.5 for a request built from `items.slice(0, at)` after the system
+ * The token estimator for a request built from `items.slice(0, at)` after the system
  * prompt. A usage record of exactly that history length is the measurement; between two records
  * the tokens are interpolated by serialized bytes; after the last record it is that record plus
  * Δbytes/4; with no record, bytes/4. Records reporting no input (a provider that sent no usage)

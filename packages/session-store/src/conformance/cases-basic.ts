@@ -6,7 +6,7 @@ import { restoreSession, SessionLog } from "../log/session-log.js";
 import type { CaseContext } from "./harness.js";
 import { inputTexts, readEntries, refOf, userTexts } from "./helpers.js";
 
-/** SPEC §2: entries in append order, items byte-identical, conditional appends, listings. */
+/** Entries in append order, items byte-identical, conditional appends, listings. */
 export function basicCases({ it }: CaseContext): void {
   it("keeps entries in call order, even for appends fired without awaiting", async ({ store }) => {
     const log = await SessionLog.create(store, { systemPrompt: "order", config: {} });

@@ -18,7 +18,7 @@ function startText(sessionId: string, segmentId: string, v: number): string {
   });
 }
 
-/** SPEC §2: a committed entry that is not valid is a typed error, never skipped; so is a newer format. */
+/** A committed entry that is not valid is a typed error, never skipped; so is a newer format. */
 export function corruptionCases({ it }: CaseContext): void {
   const invalid: [string, string][] = [
     ["not JSON", '{"kind":"user_input","ts":1,"text":'],

@@ -5,7 +5,7 @@ import { restoreSession, SessionLog } from "../log/session-log.js";
 import type { CaseContext } from "./harness.js";
 import { completeTurn, inputTexts, manualClock, refOf, userTexts } from "./helpers.js";
 
-/** SPEC §2: fork, forkAt, compaction lineage and the head rule. */
+/** Fork, forkAt, compaction lineage and the head rule. */
 export function lineageCases({ it }: CaseContext): void {
   it("fork copies a session cut at a turn into a new session, leaving the source untouched", async ({
     store,

@@ -5,7 +5,7 @@ import { type AppendResult, SessionLog } from "../log/session-log.js";
 import type { CaseContext } from "./harness.js";
 import { completeTurn, inputTexts, readEntries, refOf, userTexts } from "./helpers.js";
 
-/** SPEC §2: one writer per segment; a writer that finds it changed forks with lineage; truncate. */
+/** One writer per segment; a writer that finds it changed forks with lineage; truncate. */
 export function writerCases({ it }: CaseContext): void {
   it("a writer whose segment changed forks with lineage instead of interleaving", async (harness) => {
     const a = await SessionLog.create(harness.store, { systemPrompt: "drift", config: {} });

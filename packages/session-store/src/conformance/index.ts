@@ -13,7 +13,7 @@ export interface ConformanceOptions {
 }
 
 /**
- * Registers the store conformance suite: every guarantee of SPEC §2 that is not about files —
+ * Registers the store conformance suite: every guarantee of docs/session-store.md that is not about files —
  * ordering, byte-identical entries, the one-writer rule and drift forks, truncate, fork, forkAt,
  * the head rule, corrupt and unknown-version data as typed errors. `createHarness` is called
  * once per test and must return an empty store; the harness is disposed after the test.
@@ -46,7 +46,7 @@ export function describeStoreConformance(
       );
     },
   };
-  api.describe(`${name} conforms to the session store contract (SPEC §2)`, () => {
+  api.describe(`${name} conforms to the session store contract`, () => {
     api.describe("ordering, verbatim entries, listings", () => basicCases(context));
     api.describe("one writer per segment, drift forks, truncate", () => writerCases(context));
     api.describe("fork, forkAt, compaction and the head rule", () => lineageCases(context));

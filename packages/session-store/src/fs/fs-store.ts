@@ -71,7 +71,7 @@ interface ReadHint {
  * Format v2 lines carry their sequence number and a CRC-32 of their bytes (`line-frame.ts`);
  * a v1 segment is read as it is and appended to in v1.
  *
- * Durability (SPEC §2): the newline is the commit marker; before appending, a torn tail is cut
+ * Durability: the newline is the commit marker; before appending, a torn tail is cut
  * back to the last newline; each append is one positional write of record(s) plus newline, and
  * a failed write is rolled back to the previous length. Appends are serialized across processes
  * by `<segment>.jsonl.lock` (pid inside, O_EXCL), held as a short lease: kept while appends keep

@@ -291,7 +291,7 @@ export class SessionLog<TItem = MinimalItem> {
   /**
    * Starts the segment that follows a compaction: same session, `compacted_from` this segment,
    * the given history, and by default the same system prompt string and config. Usage records
-   * and extension state start empty (SPEC §4.5). This segment is not modified.
+   * and extension state start empty. This segment is not modified.
    */
   createCompactedSegment(args: {
     history: TItem[];

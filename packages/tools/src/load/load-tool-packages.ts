@@ -48,7 +48,7 @@ export interface ToolSet {
 }
 
 /**
- * Loads a pod's tools (SPEC §8): the builtin package configured from `[tools]`, every
+ * Loads a pod's tools: the builtin package configured from `[tools]`, every
  * `[tools] packages` entry (resolved as Node would from the directory of the manifest that
  * listed it, imported, and checked to export a `definePodkitToolPackage` value as its default
  * export or as `podkitToolPackage`), then `extraPackages`. Each package's `tools(ctx)` gets the

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import * as api from "../src/index.js";
+
+describe("the public surface of @podkit/manifest", () => {
+  it("exports what a user calls and none of the internals", () => {
+    expect(Object.keys(api).sort()).toEqual([
+      "BUILTIN_TOOL_NAMES",
+      "COMPACTION_DEFAULTS",
+      "MEMORY_DEFAULTS",
+      "ManifestError",
+      "PROVIDERS",
+      "PodkitManifestError",
+      "READ_TOOLS",
+      "REASONING_EFFORTS",
+      "Scope",
+      "ScopeError",
+      "TOOLS_DEFAULTS",
+      "defaultApiKeyEnv",
+      "findWorkspace",
+      "formatKeyPath",
+      "loadManifest",
+      "safeParseModelRef",
+      "userConfigDir",
+      "workspaceManifestPath",
+    ]);
+    // The cascade's steps, the TOML reader and the schema stay inside the package.
+    for (const internal of [
+      "parseLayerSource",
+      "parseToml",
+      "KeyLocator",
+      "manifestLayerSchema",
+      "parseModelRef",
+    ]) {
+      expect(Object.keys(api)).not.toContain(internal);
+    }
+  });
+});

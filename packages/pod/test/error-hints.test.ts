@@ -1,0 +1,73 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { PromptCatalogError } from "../src/catalog/errors.js";
+import {
+  InvalidPromptRefError,
+  PromptIoError,
+  PromptNotFoundError,
+  UnconfiguredPromptPrefixError,
+  UnknownPromptPrefixError,
+} from "../src/prompt-ref/errors.js";
+import { loadPodResources } from "../src/resources/load-pod-resources.js";
+import { InvalidSystemPromptTemplateError, SystemPromptRenderError } from "../src/system-prompt/errors.js";
+import { TemplateRenderError, TemplateSyntaxError } from "../src/template/errors.js";
+import { caught, useTempDirs, writeFiles } from "./helpers.js";
+
+// Each error class that has something to tell a person sets its own `hint` (the CLI prints it
+// under the message); no other package keeps a table of them.
+const tempDir = useTempDirs();
+const site = { template: "$workspace/main.md", line: 2 };
+const at = { template: "system_prompt", file: undefined, line: 1, column: 4 };
+
+describe("the hints pod errors carry", () => {
+  it.each([
+    ["an invalid prompt ref", new InvalidPromptRefError("bad", "$podkit/../x", site)],
+    ["an unknown prefix", new UnknownPromptPrefixError("unknown", "$other/x", site)],
+    ["an unconfigured prefix", new UnconfiguredPromptPrefixError("unset", "$user/x", site)],
+    ["an unreadable prompt file", new PromptIoError("$user/x", "/u/x.md", "EACCES", site)],
+  ])("%s: how prompt references are written", (_what, error) => {
+    expect(error.hint).toBe(
+      "prompt references are $podkit/…, $user/… or $workspace/… paths without .. (docs/prompts.md)",
+    );
+  });
+
+  it("a prompt ref error with a hint of its own keeps it", () => {
+    expect(new PromptNotFoundError("$user/x", "/u/x.md", site).hint).toMatch(/^Create the file/);
+  });
+
+  it("a prompt pack problem: fix the pack, and how to see each layer's values", () => {
+    expect(new PromptCatalogError("bad TOML", { layer: "workspace", file: "/w/prompts.toml" }).hint).toBe(
+      "fix the prompt pack named above; `podkit prompt catalog --explain` shows each layer's values",
+    );
+    const own = new PromptCatalogError("x", { layer: "user", file: "/u/prompts.toml" }, { hint: "mine" });
+    expect(own.hint).toBe("mine");
+  });
+
+  it("a system prompt that cannot render: the cause's hint, else where to check it", () => {
+    const render = new TemplateRenderError("undefined variable", at, { variable: "ghost" });
+    expect(new SystemPromptRenderError("system_prompt", render).hint).toBe(render.hint);
+    expect(new SystemPromptRenderError("system_prompt", new Error("disk")).hint).toBe(
+      "fix the template at the place shown; `podkit prompt render` renders it without calling a model",
+    );
+  });
+
+  it("template errors always carry a hint", () => {
+    expect(new TemplateSyntaxError("unexpected end", at).hint).toMatch(/Fix the template source/);
+    expect(new TemplateRenderError("bad", at).hint).toMatch(/Fix the template/);
+    expect(new InvalidSystemPromptTemplateError("bad", at, undefined).hint).toMatch(
+      /\[worker\]\.system_prompt/,
+    );
+  });
+
+  it("a real prompt pack that is not UTF-8 fails loading with the pack hint", async () => {
+    const root = await tempDir("hints");
+    await writeFiles(root, {
+      "home/.config/podkit/.keep": "",
+      "ws/.podkit/prompts.toml": Buffer.from([0x5b, 0xff, 0x5d]),
+    });
+    const error = await caught(
+      loadPodResources({ workspace: join(root, "ws"), userConfigDir: join(root, "home/.config/podkit") }),
+    );
+    expect(PromptCatalogError.isInstance(error) && error.hint).toMatch(/podkit prompt catalog --explain/);
+  });
+});

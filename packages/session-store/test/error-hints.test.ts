@@ -1,0 +1,71 @@
+import { appendFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import {
+  AppendFailedError,
+  CorruptEntryError,
+  InvalidEntryError,
+  LockTimeoutError,
+  NotFoundError,
+  ReplayError,
+  SessionStoreError,
+  SessionStoreUsageError,
+  UnsupportedFormatError,
+} from "../src/errors.js";
+import { FsStore } from "../src/fs/fs-store.js";
+import { newId } from "../src/ids.js";
+import { SessionLog } from "../src/log/session-log.js";
+import { useTempDirs } from "./helpers/temp-dir.js";
+
+// Each error class that has something to tell a person sets its own `hint` (the CLI prints it
+// under the message); no other package keeps a table of them.
+const tempDir = useTempDirs();
+
+describe("the hints session-store errors carry", () => {
+  it.each([
+    [
+      "a corrupt line",
+      new CorruptEntryError({ file: "/s/a.jsonl", line: 3, reason: "not JSON" }),
+      /lines before it are intact: `podkit session fork <session> --at-turn <n>`/,
+    ],
+    [
+      "a newer format",
+      new UnsupportedFormatError({ file: "/s/a.jsonl", line: 1, version: 9 }),
+      /written by a newer podkit; upgrade @podkit\/cli/,
+    ],
+    [
+      "a held lock",
+      new LockTimeoutError({ lockFile: "/s/a.lock", holderPid: 42, waitedMs: 5000 }),
+      /another podkit process is writing this session; wait for it/,
+    ],
+    [
+      "an unknown session",
+      new NotFoundError({ what: "session", id: "x", where: "/s" }),
+      /`podkit session list` shows this workspace's sessions/,
+    ],
+  ])("%s", (_what, error, hint) => {
+    expect(error.hint).toMatch(hint);
+  });
+
+  it("has no hint where there is nothing for a person to do", () => {
+    for (const error of [
+      new SessionStoreError("base"),
+      new SessionStoreUsageError("bad id"),
+      new InvalidEntryError({ kind: "x", issues: "y" }),
+      new AppendFailedError({ file: "/s/a.jsonl", detail: "ENOSPC" }),
+      new ReplayError({ entryIndex: 0, reason: "no segment_start" }),
+    ]) {
+      expect(error.hint, error.name).toBeUndefined();
+    }
+  });
+
+  it("the errors a real store throws carry them: a corrupt committed line, an unknown session", async () => {
+    const store = new FsStore({ root: await tempDir() });
+    const log = await SessionLog.create(store, { systemPrompt: "p", config: {} });
+    await appendFile(store.segmentPath(log.ref), '{"kind":"turn_end","ts":2\n');
+    const corrupt = await SessionLog.open(store, log.ref.sessionId).catch((error: unknown) => error);
+    expect(CorruptEntryError.isInstance(corrupt) && corrupt.hint).toMatch(/podkit session fork/);
+    const missing = await SessionLog.open(store, newId()).catch((error: unknown) => error);
+    expect(NotFoundError.isInstance(missing) && missing.hint).toMatch(/podkit session list/);
+    await store.close();
+  });
+});
