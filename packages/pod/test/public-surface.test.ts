@@ -44,6 +44,7 @@ describe("the public surface of @podkit/pod", () => {
       "isPodPrompt",
       "loadPodResources",
       "openSessionStore",
+      "podModelAdapter",
       "readAgentsMd",
     ]);
     // The builtin notes section (a second `notes` would collide with it), the engine, the template
