@@ -29,8 +29,9 @@ export type PodWarning =
     };
 
 /**
- * Where warnings go: the one channel of every warning a pod reports, from construction to
- * `close()` (the event stream carries none). The CLI prints them, tests collect them.
+ * Where warnings go: every warning a pod reports, from construction to `close()`. Each one
+ * raised after construction is also shown as a `warning` event to the pod's listeners at that
+ * moment (one path, two audiences: the sink is the record, the event is for display).
  */
 export type WarningSink = (warning: PodWarning) => void;
 

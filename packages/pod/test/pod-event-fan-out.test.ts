@@ -69,8 +69,8 @@ describe("event fan-out is isolated from the run", () => {
   });
 });
 
-describe("warnings have one channel: onWarning", () => {
-  it("the worker's, a tool package's and an after-turn job's warnings all reach onWarning with their codes, none the events", async () => {
+describe("warnings follow one path: the sink, then a warning event for whoever watches", () => {
+  it("the worker's and an after-turn job's warnings reach onWarning with their codes, and each one the listeners as a warning event", async () => {
     const w = await world();
     const { warnings, sink } = collectWarnings();
     const pod = await w.pod({ onWarning: sink });
@@ -83,7 +83,27 @@ describe("warnings have one channel: onWarning", () => {
     await pod.whenJobsIdle();
     expect(warnings.map((warning) => warning.code)).toEqual(["pod.worker", "pod.after_turn_job"]);
     expect(warnings[0]?.message).toContain("the answer is incomplete");
-    expect(events.map((event) => event.type as string)).not.toContain("warning");
+    // Every warning the sink got while someone watched is the same warning as an event, in order.
+    const shown = events.filter((event) => event.type === "warning");
+    expect(shown).toEqual(warnings.map(({ code, message }) => ({ type: "warning", code, message })));
+  });
+
+  it("a listener that throws on a warning event is reported to the sink once, and nothing loops", async () => {
+    const w = await world();
+    const { warnings, sink } = collectWarnings();
+    const pod = await w.pod({ onWarning: sink });
+    let calls = 0;
+    pod.subscribe((event) => {
+      if (event.type !== "warning") return;
+      calls += 1;
+      throw new Error("display broke");
+    });
+    pod.addAfterTurnJob({ name: "broken", run: () => Promise.reject(new Error("boom")) });
+    w.double.enqueue(text("fine"));
+    await pod.run("hello");
+    await pod.whenJobsIdle();
+    expect(calls).toBe(1);
+    expect(warnings.map((warning) => warning.code)).toEqual(["pod.after_turn_job", "pod.listener"]);
   });
 });
 

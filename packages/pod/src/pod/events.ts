@@ -1,5 +1,6 @@
 import type { RunResult, UsageRecord, WorkerEvent } from "@podkit/llm-worker";
 import type { DriftFork } from "@podkit/session-store";
+import type { PodWarning } from "../warnings.js";
 
 /** Why a turn started: user input, a notification on an idle pod (`autoRun`), or `resume()`. */
 export type PodTrigger = "user" | "notify" | "resume";
@@ -71,11 +72,16 @@ export type PodEvent =
     }
   /** Nothing was changed; `disabled`: this was the third failure in a row, automatic compaction is off. */
   | { type: "compaction_failed"; reason: CompactionReason; error: Error; disabled: boolean }
-  | { type: "run_end"; result: PodRunResult | undefined; error?: Error };
+  | { type: "run_end"; result: PodRunResult | undefined; error?: Error }
+  /**
+   * A warning as it is raised (for display): the same warning reaches `PodOptions.onWarning`, the
+   * record of every warning from construction on; this event only reaches those watching then.
+   */
+  | { type: "warning"; code: PodWarning["code"]; message: string };
 
 /**
  * The pod event a worker event is shown as (undefined: internal detail, not shown). The worker's
- * `warning` events are no events of the pod: they are reported as `pod.worker` warnings.
+ * `warning` events go the pod's one warning path instead (a `pod.worker` warning, then a `warning` event).
  */
 export function podEventOf(event: WorkerEvent): PodEvent | undefined {
   switch (event.type) {

@@ -46,7 +46,14 @@ export async function loadFoundation(
   resources: PodResources,
   options: PodOptions,
 ): Promise<PodFoundation> {
-  const warn = options.onWarning ?? processWarningSink;
+  const sink = options.onWarning ?? processWarningSink;
+  const events = new PodEventHub(sink);
+  // The one path of every warning: the sink (the record a caller keeps, from construction on),
+  // and the same warning as a `warning` event for whoever watches the pod at that moment.
+  const warn: WarningSink = (warning) => {
+    sink(warning);
+    events.emit({ type: "warning", code: warning.code, message: warning.message });
+  };
   const ownsStore = options.store === undefined;
   const store = (options.store ??
     (await openSessionStore(loaded, { env: options.env ?? process.env }))) as Store<Item>;
@@ -63,7 +70,6 @@ export async function loadFoundation(
     outputLimits: { defaultMaxBytes: output.default_max_bytes, perTool: output.per_tool ?? {} },
   });
   toolSet.register(toolServer);
-  const events = new PodEventHub(warn);
   return { loaded, resources, toolSet, toolServer, store, ownsStore, warn, events };
 }
 
