@@ -1,12 +1,14 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import {
   type AppendOutcome,
   CorruptEntryError,
   createEntryCodec,
   type Entry,
   type EntryCodec,
+  type EntrySchemas,
   type MinimalItem,
-  MinimalItemSchema,
   NotFoundError,
+  type ReadOptions,
   type SegmentRef,
   type SegmentSummary,
   SessionStoreError,
@@ -16,13 +18,12 @@ import {
   type WriteOptions,
 } from "@podkit/session-store";
 import pg from "pg";
-import type { z } from "zod";
 import { PostgresQueryError } from "./errors.js";
 import { ensureSchema, quoteSchema } from "./migrations.js";
 import { storeQueries } from "./queries.js";
 
 /** Options of `PostgresStore`: a connection URL or a pool of your own, and where the tables live. */
-export interface PostgresStoreOptions<TItem> {
+export interface PostgresStoreOptions<TItem> extends EntrySchemas<TItem> {
   /** `postgres://user:password@host:port/database`; read it from the environment, never a manifest. */
   url?: string;
   /** A pool to use instead of `url`; the store never ends it. */
@@ -31,12 +32,12 @@ export interface PostgresStoreOptions<TItem> {
   schema?: string;
   /** Connections of the store's own pool (default 10). */
   maxConnections?: number;
-  /** Schema of history items; default: any JSON object with a string `type`. */
-  itemSchema?: z.ZodType<TItem>;
 }
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 const UNIQUE_VIOLATION = "23505";
+/** Rows decoded between two turns of the event loop while a segment is read. */
+const DECODE_BATCH = 512;
 
 function assertSafeId(id: string, what: "session" | "segment"): void {
   if (!SAFE_ID.test(id)) {
@@ -73,7 +74,7 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     this.options = options;
     this.schema = options.schema ?? "public";
     this.sql = storeQueries(quoteSchema(this.schema));
-    this.codec = createEntryCodec(options.itemSchema ?? (MinimalItemSchema as unknown as z.ZodType<TItem>));
+    this.codec = createEntryCodec(options);
   }
 
   /** The pool, created and the schema migrated on first use. */
@@ -117,10 +118,21 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     if (entries[0]?.kind !== "segment_start") {
       throw new SessionStoreUsageError(`segment ${ref.segmentId} must begin with a segment_start entry`);
     }
-    const bodies = entries.map((entry) => this.codec.encode(entry));
+    // The segment_start may hold a long history: serialized in slices, and sent as bytes of its
+    // own (a text[] element would be escaped character by character by the driver).
+    const [start, ...rest] = entries as [Entry<TItem>, ...Entry<TItem>[]];
+    const startParts = await this.codec.encodeSliced(start);
+    const startBody = startParts.length === 1 ? (startParts[0] as string) : await bytesOf(startParts);
+    const bodies = rest.map((entry) => this.codec.encode(entry));
     await this.run("creating a segment", this.where(ref), async (pool) => {
       try {
-        await pool.query(this.sql.createSegment, [ref.segmentId, ref.sessionId, bodies.length, bodies]);
+        await pool.query(this.sql.createSegment, [
+          ref.segmentId,
+          ref.sessionId,
+          entries.length,
+          startBody,
+          bodies,
+        ]);
       } catch (error) {
         if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) {
           throw new SessionStoreUsageError(
@@ -208,57 +220,70 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     });
   }
 
-  readAll(ref: SegmentRef): AsyncIterable<Entry<TItem>> {
-    return this.readSegment(ref);
+  async *readAll(ref: SegmentRef): AsyncIterable<Entry<TItem>> {
+    for await (const batch of this.readFrom(ref, 0)) yield* batch;
   }
 
-  readBatches(ref: SegmentRef): AsyncIterable<readonly Entry<TItem>[]> {
-    return this.readSegmentBatch(ref);
-  }
-
-  private async *readSegment(ref: SegmentRef): AsyncGenerator<Entry<TItem>> {
-    yield* await this.decodeSegment(ref);
-  }
-
-  private async *readSegmentBatch(ref: SegmentRef): AsyncGenerator<Entry<TItem>[]> {
-    // One result set, decoded into one array: restore pays one await, not one per entry.
-    yield await this.decodeSegment(ref);
-  }
-
-  private async decodeSegment(ref: SegmentRef): Promise<Entry<TItem>[]> {
+  async *readFrom(
+    ref: SegmentRef,
+    from: number,
+    options?: ReadOptions,
+  ): AsyncIterable<readonly Entry<TItem>[]> {
+    if (!Number.isSafeInteger(from) || from < 0) {
+      throw new SessionStoreUsageError(`cannot read from entry ${from}: give an entry index (0 or more)`);
+    }
     assertSafeId(ref.segmentId, "segment");
+    const signal = options?.signal;
+    signal?.throwIfAborted();
     const where = this.where(ref);
     const rows = await this.run("reading a segment", where, async (pool) => {
-      const result = await pool.query<[number, string]>({
-        name: `podkit_read_${this.schema}`,
-        text: this.sql.readAll,
-        values: [ref.segmentId, ref.sessionId],
+      const result = await pool.query<[number, number | null, string | null]>({
+        name: `podkit_read_from_${this.schema}`,
+        text: this.sql.readFrom,
+        values: [ref.segmentId, ref.sessionId, from],
         rowMode: "array",
       });
       return result.rows;
     });
-    if (rows.length === 0) throw new NotFoundError({ what: "segment", id: ref.segmentId, where });
-    // Rows come in any order; (segment_id, seq) is unique, so n rows hold seq 0..n-1 exactly when
-    // every one lands inside the array.
-    const bodies: (string | undefined)[] = new Array(rows.length);
-    let highest = -1;
-    for (const [seq, body] of rows) {
-      if (seq >= 0 && seq < bodies.length) bodies[seq] = body;
-      if (seq > highest) highest = seq;
+    const first = rows[0];
+    if (first === undefined) throw new NotFoundError({ what: "segment", id: ref.segmentId, where });
+    // Rows come in any order (no ORDER BY: a server-side sort of a long segment cost as much as
+    // the rest of a restore); the segment row's count says which seqs must be there, and each
+    // row is placed by its seq.
+    const count = first[0];
+    const bodies: (string | undefined)[] = new Array(Math.max(0, count - from));
+    for (const [, seq, body] of rows) {
+      if (seq === null || body === null) continue;
+      if (seq >= count) {
+        throw new CorruptEntryError({
+          file: where,
+          line: seq + 1,
+          reason: `entry seq ${seq} lies past the segment's count of ${count} entries`,
+        });
+      }
+      bodies[seq - from] = body;
     }
-    const entries: Entry<TItem>[] = new Array(rows.length);
+    let batch: Entry<TItem>[] = [];
     for (let index = 0; index < bodies.length; index++) {
       const body = bodies[index];
+      const seq = from + index;
       if (body === undefined) {
         throw new CorruptEntryError({
           file: where,
-          line: index + 1,
-          reason: `entry ${index} is missing (the segment has entries up to ${highest})`,
+          line: seq + 1,
+          reason: `entry seq ${seq} is missing (the segment counts ${count} entries)`,
         });
       }
-      entries[index] = this.codec.decode(body, where, index + 1);
+      batch.push(await this.codec.decodeSliced(body, where, seq + 1));
+      if (batch.length === DECODE_BATCH) {
+        yield batch;
+        batch = [];
+        // Decoding a long segment is work the event loop must not wait for in one piece.
+        await nextTurn();
+        signal?.throwIfAborted();
+      }
     }
-    return entries;
+    if (batch.length > 0) yield batch;
   }
 
   async describeSegment(ref: SegmentRef): Promise<SegmentSummary<TItem>> {
@@ -279,7 +304,7 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
         reason: "the segment row counts an entry that is missing",
       });
     }
-    const start = this.codec.decode(row.first, where, 1);
+    const start = await this.codec.decodeSliced(row.first, where, 1);
     if (start.kind !== "segment_start") {
       throw new SessionStoreUsageError(`${where} does not begin with a segment_start; it is not a segment`);
     }
@@ -323,4 +348,19 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     await ready?.catch(() => undefined);
     await pool.end();
   }
+}
+
+/** The UTF-8 bytes of a text given as parts, encoded part by part between turns of the event loop. */
+async function bytesOf(parts: readonly string[]): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let pending = "";
+  for (const part of parts) {
+    pending += part;
+    if (pending.length < 256 * 1024) continue;
+    chunks.push(Buffer.from(pending, "utf8"));
+    pending = "";
+    await nextTurn();
+  }
+  chunks.push(Buffer.from(pending, "utf8"));
+  return Buffer.concat(chunks);
 }

@@ -6,14 +6,17 @@
 export function storeQueries(s: string) {
   return {
     // Segment row and entries in one statement: the whole segment exists afterwards, or none of it.
+    // The segment_start comes as a parameter of its own ($4), the other entries as an array ($5).
     createSegment: `
       WITH segment AS (
         INSERT INTO ${s}.podkit_segments (segment_id, session_id, entry_count) VALUES ($1, $2, $3)
         RETURNING segment_id
       )
       INSERT INTO ${s}.podkit_entries (segment_id, seq, body)
-      SELECT segment.segment_id, (entry.ord - 1)::integer, entry.body
-      FROM segment, unnest($4::text[]) WITH ORDINALITY AS entry(body, ord)`,
+      SELECT segment.segment_id, 0, $4::text FROM segment
+      UNION ALL
+      SELECT segment.segment_id, entry.ord::integer, entry.body
+      FROM segment, unnest($5::text[]) WITH ORDINALITY AS entry(body, ord)`,
     // The conditional append. The UPDATE takes the segment row's lock; a concurrent append waits
     // for it and then re-evaluates the WHERE against the committed row (READ COMMITTED), so the
     // loser of a race updates nothing and inserts nothing.
@@ -33,13 +36,16 @@ export function storeQueries(s: string) {
     truncate: `
       WITH cut AS (DELETE FROM ${s}.podkit_entries WHERE segment_id = $1 AND seq >= $2::integer)
       UPDATE ${s}.podkit_segments SET entry_count = $2::integer WHERE segment_id = $1`,
-    // No ORDER BY: the reader places each row by its seq. A server-side sort of a long segment
-    // spilled to disk and took as long as everything else in a restore; joining the segment row
-    // (rather than testing it once) doubled that sort's width.
-    readAll: `
-      SELECT seq, body FROM ${s}.podkit_entries
-      WHERE segment_id = $1
-        AND EXISTS (SELECT 1 FROM ${s}.podkit_segments WHERE segment_id = $1 AND session_id = $2)`,
+    // The entries at seq $3 and after, each row with the segment's count (one row of nulls when
+    // there are none; no row when the segment does not exist). No ORDER BY: the reader places
+    // each row by its seq (a server-side sort of a long segment spilled to disk and took as long
+    // as everything else in a restore).
+    readFrom: `
+      SELECT segment.entry_count, entry.seq, entry.body
+      FROM ${s}.podkit_segments segment
+      LEFT JOIN ${s}.podkit_entries entry
+        ON entry.segment_id = segment.segment_id AND entry.seq >= $3::integer
+      WHERE segment.segment_id = $1 AND segment.session_id = $2`,
     describe: `
       SELECT segment.entry_count, first.body AS first, last.body AS last
       FROM ${s}.podkit_segments segment

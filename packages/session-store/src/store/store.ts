@@ -22,6 +22,12 @@ export interface WriteOptions {
   signal?: AbortSignal;
 }
 
+/** Options of a read. */
+export interface ReadOptions {
+  /** Stops the read between batches with the signal's reason. */
+  signal?: AbortSignal;
+}
+
 /** What a session listing needs of a segment without reading all of it. */
 export interface SegmentSummary<TItem = MinimalItem> {
   start: SegmentStartEntry<TItem>;
@@ -54,11 +60,16 @@ export interface Store<TItem = MinimalItem> {
   /** Streams the committed entries in order; an unterminated last line is not an entry. */
   readAll(ref: SegmentRef): AsyncIterable<Entry<TItem>>;
   /**
-   * Optional: the same entries as `readAll`, in order, in arrays (a file chunk, a result set), so
-   * a reader that wants them all (restore) pays one await per batch instead of one per entry.
-   * Readers fall back to `readAll` when a store does not have it.
+   * The committed entries at index `from` and after (0 is the `segment_start`), in order, in
+   * batches (a file chunk, a result set): what a reader that follows a live segment asks for —
+   * the memory job after each turn, `podkit session show` while a run goes on, an event stream
+   * resumed from an offset — and what restore reads with `from` 0. The cost is proportional to
+   * what lies at `from` and after, not to the whole segment. Entries committed while the read
+   * runs may or may not be included; a segment truncated below `from` yields nothing. Throws
+   * `NotFoundError` for a missing segment, `CorruptEntryError` for a committed entry that does
+   * not verify, `SessionStoreUsageError` for a negative `from`.
    */
-  readBatches?(ref: SegmentRef): AsyncIterable<readonly Entry<TItem>[]>;
+  readFrom(ref: SegmentRef, from: number, options?: ReadOptions): AsyncIterable<readonly Entry<TItem>[]>;
   /** The first and last entries and the count, without reading the whole segment. */
   describeSegment(ref: SegmentRef): Promise<SegmentSummary<TItem>>;
   /** Session ids, newest first. */
