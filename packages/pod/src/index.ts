@@ -56,12 +56,12 @@ export { COMPACTION_BREAKER_LIMIT } from "./pod/pod-compaction.js";
 export { NOTIFICATION_CAPACITY, type PodOptions } from "./pod/pod-options.js";
 export { RunHandle } from "./pod/run-handle.js";
 export type { SystemItemKind } from "./pod/session-recorder.js";
+export { type OpenSessionStoreOptions, openSessionStore } from "./pod/store-selection.js";
 export {
-  type OpenSessionStoreOptions,
-  openSessionStore,
-  type PostgresStoreModule,
-} from "./pod/store-selection.js";
-export { SessionStorePackageMissingError, SessionStoreUrlUnsetError } from "./pod/store-selection-errors.js";
+  SessionStorePackageInvalidError,
+  SessionStorePackageMissingError,
+  SessionStoreUrlUnsetError,
+} from "./pod/store-selection-errors.js";
 export {
   InvalidPromptRefError,
   PromptIoError,

@@ -57,6 +57,8 @@ export type {
   SegmentRef,
   SegmentSummary,
   Store,
+  StorePackage,
+  StorePackageOptions,
   TruncateOutcome,
   WriteOptions,
 } from "./store/store.js";

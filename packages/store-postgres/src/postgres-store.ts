@@ -267,14 +267,22 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     for (let index = 0; index < bodies.length; index++) {
       const body = bodies[index];
       const seq = from + index;
-      if (body === undefined) {
-        throw new CorruptEntryError({
-          file: where,
-          line: seq + 1,
-          reason: `entry seq ${seq} is missing (the segment counts ${count} entries)`,
-        });
+      let entry: Entry<TItem>;
+      try {
+        if (body === undefined) {
+          throw new CorruptEntryError({
+            file: where,
+            line: seq + 1,
+            reason: `entry seq ${seq} is missing (the segment counts ${count} entries)`,
+          });
+        }
+        entry = await this.codec.decodeSliced(body, where, seq + 1);
+      } catch (error) {
+        // The entries before a corrupt one are still committed entries: hand them out first.
+        if (batch.length > 0) yield batch;
+        throw error;
       }
-      batch.push(await this.codec.decodeSliced(body, where, seq + 1));
+      batch.push(entry);
       if (batch.length === DECODE_BATCH) {
         yield batch;
         batch = [];

@@ -123,7 +123,14 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
     const encoded: string[][] = [];
     for (const entry of entries) encoded.push(await this.codec.encodeSliced(entry, pause));
     this.fs.mkdirSync(join(this.root, ref.sessionId), { recursive: true });
-    await createFileExclusive(path, lines(encoded, version), { fs: this.fs, fsync: this.fsync, pause }, ref);
+    const file = await createFileExclusive(
+      path,
+      lines(encoded, version),
+      { fs: this.fs, fsync: this.fsync, pause },
+      ref,
+    );
+    // Its end is a known line position: the writer that continues here need not count the lines.
+    this.positions.record(path, file.ino, version, entries.length, file.size);
   }
 
   append(ref: SegmentRef, entries: readonly Entry<TItem>[], options?: WriteOptions): Promise<AppendOutcome> {

@@ -7,8 +7,10 @@ import { coveredEnd, hasFrameTail, readFrame, unframeLine } from "../entry/line-
 import type { Pause } from "../entry/time-slice.js";
 import { CorruptEntryError } from "../errors.js";
 
-/** Bytes checksummed between two pauses when verifying a long line. */
+/** Bytes checksummed (or checked for UTF-8) between two pauses when verifying a long line. */
 const CRC_SLICE = 4 << 20;
+const INVALID_UTF8 =
+  "invalid UTF-8 (a committed line must be valid UTF-8; it would otherwise restore altered)";
 
 /**
  * Decodes the committed lines of one segment file. The first line fixes the format: a v2
@@ -56,6 +58,7 @@ export class LineDecoder<TItem> {
     lineNumber: number,
     pause: Pause,
   ): Promise<Entry<TItem>> {
+    await this.assertUtf8Sliced(buffer, start, end, lineNumber, pause);
     const version = this.version ?? this.firstLineVersion(buffer, start, end);
     let bodyEnd = end;
     let tail = "";
@@ -129,6 +132,24 @@ export class LineDecoder<TItem> {
     return entry;
   }
 
+  /** `assertUtf8` of one long line, a few megabytes at a time between pauses. */
+  private async assertUtf8Sliced(
+    buffer: Buffer,
+    start: number,
+    end: number,
+    lineNumber: number,
+    pause: Pause,
+  ) {
+    for (let at = start; at < end; ) {
+      let to = Math.min(end, at + CRC_SLICE);
+      // Cut before a lead byte, never inside a multi-byte sequence (continuations are 10xxxxxx).
+      while (to < end && to > at && ((buffer[to] as number) & 0xc0) === 0x80) to--;
+      if (!isUtf8(buffer.subarray(at, to))) throw this.corrupt(lineNumber, INVALID_UTF8);
+      at = to;
+      await pause();
+    }
+  }
+
   /** Throws for the first line of `[start, end)` that is not valid UTF-8 (lines start at `firstLine`). */
   assertUtf8(buffer: Buffer, start: number, end: number, firstLine: number): void {
     if (isUtf8(buffer.subarray(start, end))) return;
@@ -137,10 +158,7 @@ export class LineDecoder<TItem> {
       const newline = buffer.indexOf(0x0a, lineStart);
       const lineEnd = newline === -1 || newline > end ? end : newline;
       if (!isUtf8(buffer.subarray(lineStart, lineEnd))) {
-        throw this.corrupt(
-          line,
-          "invalid UTF-8 (a committed line must be valid UTF-8; it would otherwise restore altered)",
-        );
+        throw this.corrupt(line, INVALID_UTF8);
       }
       lineStart = lineEnd + 1;
     }

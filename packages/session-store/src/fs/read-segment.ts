@@ -81,19 +81,29 @@ export async function* readSegmentFrom<TItem>(
         lineStart = end + 1;
       }
       const batch: Entry<TItem>[] = [];
-      if (lineStart <= lastNewline) {
-        decoder.assertUtf8(buffer, lineStart, lastNewline, index + 1);
-        for (; lineStart <= lastNewline; index++) {
-          if ((index & 255) === 0) await pause();
-          const end = buffer.indexOf(NEWLINE, lineStart);
-          batch.push(
-            decoder.isLong(lineStart, end)
-              ? await decoder.decodeLong(buffer, lineStart, end, index + 1, pause)
-              : decoder.decode(buffer, lineStart, end, index + 1),
-          );
-          lineStart = end + 1;
+      try {
+        if (lineStart <= lastNewline) {
+          // One UTF-8 check for a chunk of short lines; a long line (or a chunk that fails the
+          // check) is checked line by line, so the lines before a bad one are still entries.
+          const eachLine =
+            decoder.isLong(lineStart, lastNewline) || !isUtf8(buffer.subarray(lineStart, lastNewline));
+          for (; lineStart <= lastNewline; index++) {
+            if ((index & 255) === 0) await pause();
+            const end = buffer.indexOf(NEWLINE, lineStart);
+            if (decoder.isLong(lineStart, end)) {
+              batch.push(await decoder.decodeLong(buffer, lineStart, end, index + 1, pause));
+            } else {
+              if (eachLine) decoder.assertUtf8(buffer, lineStart, end, index + 1);
+              batch.push(decoder.decode(buffer, lineStart, end, index + 1));
+            }
+            lineStart = end + 1;
+          }
+          version = decoder.version;
         }
-        version = decoder.version;
+      } catch (error) {
+        // The entries before a corrupt line are still committed entries: hand them out first.
+        if (batch.length > 0) yield batch;
+        throw error;
       }
       buffer.copy(buffer, 0, lastNewline + 1, filled);
       position += lastNewline + 1;
@@ -180,9 +190,10 @@ export async function readSegmentEnds<TItem>(
 
 /** Decodes `bytes` (one line without its newline), in slices when it is long. */
 async function decodeWhole<TItem>(decoder: LineDecoder<TItem>, bytes: Buffer, lineNumber: number) {
+  if (decoder.isLong(0, bytes.length))
+    return decoder.decodeLong(bytes, 0, bytes.length, lineNumber, timeSlicer());
   decoder.assertUtf8(bytes, 0, bytes.length, lineNumber);
-  if (!decoder.isLong(0, bytes.length)) return decoder.decode(bytes, 0, bytes.length, lineNumber);
-  return decoder.decodeLong(bytes, 0, bytes.length, lineNumber, timeSlicer());
+  return decoder.decode(bytes, 0, bytes.length, lineNumber);
 }
 
 async function readFirstLine<TItem>(handle: FileHandle, decoder: LineDecoder<TItem>): Promise<Entry<TItem>> {

@@ -96,31 +96,41 @@ export interface WholeFileWrite {
   pause: Pause;
 }
 
+/** A file just written: its inode and length. */
+export interface WrittenFile {
+  ino: number;
+  size: number;
+}
+
 /**
- * Writes `chunks` to a temp file next to `path` (flushed when `fsync`) and returns its name.
- * Each chunk is one small synchronous write; `pause` runs between them.
+ * Writes `chunks` to a temp file next to `path` (flushed when `fsync`) and returns its name and
+ * inode. Each chunk is one small synchronous write; `pause` runs between them.
  */
 async function writeTemp(
   path: string,
   chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
   write: WholeFileWrite,
-) {
+): Promise<WrittenFile & { temp: string }> {
   const { fs } = write;
   const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
   const fd = fs.openSync(temp, "wx");
+  let size = 0;
+  let ino: number;
   try {
     for await (const chunk of chunks) {
       writeAll(fs, fd, chunk);
+      size += chunk.length;
       await write.pause();
     }
     if (write.fsync) fs.fsyncSync(fd);
+    ino = fs.fstatSync(fd).ino;
   } catch (error) {
     fs.closeSync(fd);
     unlinkQuietly(fs, temp);
     throw error;
   }
   fs.closeSync(fd);
-  return temp;
+  return { temp, ino, size };
 }
 
 /**
@@ -134,9 +144,9 @@ export async function createFileExclusive(
   chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
   write: WholeFileWrite,
   what: { segmentId: string },
-): Promise<void> {
+): Promise<WrittenFile> {
   const { fs } = write;
-  const temp = await writeTemp(path, chunks, write);
+  const { temp, ino, size } = await writeTemp(path, chunks, write);
   try {
     fs.linkSync(temp, path);
   } catch (error) {
@@ -150,6 +160,7 @@ export async function createFileExclusive(
     unlinkQuietly(fs, temp);
   }
   if (write.fsync) syncDirectory(fs, path);
+  return { ino, size };
 }
 
 /**
@@ -178,7 +189,7 @@ export async function rewritePrefix(
       yield buffer;
     }
   }
-  const temp = await writeTemp(path, prefix(), write);
+  const { temp } = await writeTemp(path, prefix(), write);
   try {
     fs.renameSync(temp, path);
   } catch (error) {

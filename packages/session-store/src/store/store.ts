@@ -1,4 +1,4 @@
-import type { Entry, MinimalItem, SegmentStartEntry } from "../entry/entry-schema.js";
+import type { Entry, EntrySchemas, MinimalItem, SegmentStartEntry } from "../entry/entry-schema.js";
 
 /** Addresses one segment: the session it belongs to and its own id. */
 export interface SegmentRef {
@@ -80,4 +80,20 @@ export interface Store<TItem = MinimalItem> {
   lookupSessionOf(segmentId: string): Promise<string | undefined>;
   /** Releases open files and held locks; the store may be used again afterwards. */
   close(): Promise<void>;
+}
+
+/** What a store package is opened with: where its data is, and what to validate entries with. */
+export interface StorePackageOptions<TItem> extends EntrySchemas<TItem> {
+  /** The connection URL (a manifest names the variable holding it, never the URL itself). */
+  url: string;
+}
+
+/**
+ * What a store package exports so that an application can select it by name (a manifest's
+ * `[session] store`): `@podkit/store-postgres` is one. The application finds the package the way
+ * it finds tool packages (from the manifest's directory) or is handed it, and calls `openStore`;
+ * no connection needs to be made before the first read or write.
+ */
+export interface StorePackage {
+  openStore<TItem>(options: StorePackageOptions<TItem>): Store<TItem>;
 }
