@@ -27,6 +27,8 @@ function mulberry32(seed: number): () => number {
 interface ChildRun {
   child: ChildProcess;
   reported: number[];
+  /** Store appends that carried more than one entry (group commit at work). */
+  batches: number;
   /** The large append announced last: its sequence number and the file size before it. */
   bigWrite: Promise<{ seq: number; sizeBefore: number }>;
   exited: Promise<void>;
@@ -39,6 +41,7 @@ interface ChildRun {
 function spawnWriter(script: string, root: string, sessionId: string): ChildRun {
   const child = spawn(process.execPath, [script, root, sessionId], { stdio: ["pipe", "pipe", "pipe"] });
   const reported: number[] = [];
+  let batches = 0;
   const stderr: string[] = [];
   let buffered = "";
   let onWarm: () => void = () => {};
@@ -57,6 +60,7 @@ function spawnWriter(script: string, root: string, sessionId: string): ChildRun 
     for (const line of lines) {
       if (line === "warm") onWarm();
       else if (/^\d+$/.test(line)) reported.push(Number(line));
+      else if (line.startsWith("batch ")) batches++;
       else if (line.startsWith("big ")) {
         const [, seq, size] = line.split(" ");
         onBig({ seq: Number(seq), sizeBefore: Number(size) });
@@ -69,6 +73,9 @@ function spawnWriter(script: string, root: string, sessionId: string): ChildRun 
   return {
     child,
     reported,
+    get batches() {
+      return batches;
+    },
     bigWrite,
     exited,
     warm,
@@ -96,7 +103,7 @@ async function lastByte(path: string): Promise<number | undefined> {
 }
 
 describe("crash safety under SIGKILL", () => {
-  it(`keeps every reported entry across ${KILLS} kills of a real appending process, some inside large writes`, {
+  it(`keeps every reported entry across ${KILLS} kills of a real appending process with group commit, some inside large writes`, {
     timeout: 400_000,
   }, async () => {
     const script = childScript("append-child.mjs");
@@ -113,6 +120,7 @@ describe("crash safety under SIGKILL", () => {
     let staleLocks = 0;
     let tornTails = 0;
     let killsInsideWrites = 0;
+    let groupCommits = 0;
 
     // Two writers load the package ahead of time (they only restore once told "go").
     const ready = [spawnWriter(script, root, ref.sessionId), spawnWriter(script, root, ref.sessionId)];
@@ -136,6 +144,7 @@ describe("crash safety under SIGKILL", () => {
       run.child.kill("SIGKILL");
       await run.exited;
       for (const seq of run.reported) committed.add(seq);
+      groupCommits += run.batches;
       if (existsSync(`${path}.lock`)) staleLocks++;
       if ((await lastByte(path)) !== 0x0a) tornTails++;
 
@@ -167,6 +176,8 @@ describe("crash safety under SIGKILL", () => {
     for (const idle of ready) idle.child.kill("SIGKILL");
     await Promise.all(ready.map((idle) => idle.exited));
     expect(committed.size).toBeGreaterThan(KILLS);
+    // Group commit was on: appends fired together went out in shared writes.
+    expect(groupCommits).toBeGreaterThan(KILLS / 2);
     // The child appends under a held lease, so kills regularly leave a dead pid's lock behind.
     expect(staleLocks).toBeGreaterThan(0);
     // Kills really landed inside writes, and each torn tail they left was repaired above.
@@ -175,7 +186,7 @@ describe("crash safety under SIGKILL", () => {
     console.log(
       `crash test (seed ${seed}): ${KILLS} kills, ${committed.size} reported entries, ` +
         `${staleLocks} stale locks taken over, ${killsInsideWrites} kills inside a large write, ` +
-        `${tornTails} torn tails repaired`,
+        `${tornTails} torn tails repaired, ${groupCommits} shared writes`,
     );
   });
 });
