@@ -154,12 +154,21 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     options?.signal?.throwIfAborted();
     return this.run("appending", this.where(ref), async (pool) => {
       const expected = options?.expectedCount ?? null;
-      const result = await pool.query<{ entry_count: number }>({
-        // Named: each connection parses and plans the statement once, not on every append.
-        name: `podkit_append_${this.schema}`,
-        text: this.sql.append,
-        values: [ref.segmentId, ref.sessionId, bodies.length, expected, bodies],
-      });
+      // Named: each connection parses and plans the statement once, not on every append. One
+      // entry (most appends) goes as a plain text parameter: no array to escape, build and unnest.
+      const result = await pool.query<{ entry_count: number }>(
+        bodies.length === 1
+          ? {
+              name: `podkit_append_one_${this.schema}`,
+              text: this.sql.appendOne,
+              values: [ref.segmentId, ref.sessionId, expected, bodies[0]],
+            }
+          : {
+              name: `podkit_append_${this.schema}`,
+              text: this.sql.append,
+              values: [ref.segmentId, ref.sessionId, bodies.length, expected, bodies],
+            },
+      );
       const appended = result.rows[0];
       if (appended !== undefined) return { status: "appended", count: appended.entry_count };
       // No row updated: the segment is missing or holds another count. Read the committed count

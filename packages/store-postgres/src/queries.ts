@@ -31,6 +31,16 @@ export function storeQueries(s: string) {
         FROM segment, unnest($5::text[]) WITH ORDINALITY AS entry(body, ord)
       )
       SELECT entry_count FROM segment`,
+    // The same for one entry, given as text ($4) rather than an array of one.
+    appendOne: `
+      WITH segment AS (
+        UPDATE ${s}.podkit_segments SET entry_count = entry_count + 1
+        WHERE segment_id = $1 AND session_id = $2 AND ($3::integer IS NULL OR entry_count = $3::integer)
+        RETURNING entry_count
+      )
+      INSERT INTO ${s}.podkit_entries (segment_id, seq, body)
+      SELECT $1, segment.entry_count - 1, $4::text FROM segment
+      RETURNING seq + 1 AS entry_count`,
     count: `SELECT entry_count FROM ${s}.podkit_segments WHERE segment_id = $1 AND session_id = $2`,
     lockSegment: `SELECT entry_count FROM ${s}.podkit_segments WHERE segment_id = $1 AND session_id = $2 FOR UPDATE`,
     truncate: `
