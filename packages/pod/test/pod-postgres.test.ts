@@ -9,7 +9,7 @@ import { usePostgresDatabases } from "../../store-postgres/test/helpers/database
 import type { Pod } from "../src/pod/pod.js";
 import { compactionTable, compactResponder } from "./compaction-harness.js";
 import { testTools, text, toolCall, usePodWorlds, type World } from "./pod-harness.js";
-import { installStorePackage } from "./store-package.js";
+import { installStorePackage } from "./store-workspace.js";
 
 const database = usePostgresDatabases();
 const world = usePodWorlds();

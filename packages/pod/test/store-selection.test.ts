@@ -5,7 +5,6 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { ItemSchema, type RequestConfigSchema, textMessage } from "@podkit/llm-worker";
-import { loadManifest } from "@podkit/manifest";
 import { FORMAT_VERSION, FsStore, restoreSession, SessionLog, sessionsRoot } from "@podkit/session-store";
 import { describe, expect, it } from "vitest";
 // The PostgreSQL test harness lives with the store (it resolves `pg` from there).
@@ -17,25 +16,13 @@ import {
   SessionStoreUrlUnsetError,
 } from "../src/pod/store-selection-errors.js";
 import { caught, useTempDirs, writeFiles } from "./helpers.js";
-import { MODEL_REF } from "./pod-harness.js";
-import { installStorePackage } from "./store-package.js";
+import { installStorePackage, workspaceWith } from "./store-workspace.js";
 
 const run = promisify(execFile);
 const tempDir = useTempDirs();
 const database = usePostgresDatabases();
 const podDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 const manifestDist = join(podDir, "node_modules", "@podkit", "manifest", "dist", "index.js");
-
-/** A workspace whose manifest has `session` as its `[session]` table; returns it loaded. */
-async function workspaceWith(session: string) {
-  const root = await tempDir("store");
-  await writeFiles(root, {
-    "project/.podkit/manifest.toml": `[pod]\nname = "p"\n[model]\nref = "${MODEL_REF}"\n${session}`,
-  });
-  const workspace = join(root, "project");
-  const loaded = await loadManifest({ env: { cwd: workspace, home: join(root, "home"), env: {} } });
-  return { root, workspace, loaded };
-}
 
 /**
  * Runs `node probe.mjs` in `dir`: it loads the manifest of `workspace`, opens its session store
@@ -71,7 +58,7 @@ console.log(JSON.stringify({ outcome, pgLoaded }));
 
 describe("openSessionStore: the store [session] selects (SPEC §8)", () => {
   it("opens the filesystem store under <workspace>/.podkit/sessions by default", async () => {
-    const { workspace, loaded } = await workspaceWith("");
+    const { workspace, loaded } = await workspaceWith(tempDir, "");
     const store = await openSessionStore(loaded, { env: {} });
     expect(store).toBeInstanceOf(FsStore);
     const ref = { sessionId: "s1", segmentId: "g1" };
@@ -92,7 +79,10 @@ describe("openSessionStore: the store [session] selects (SPEC §8)", () => {
   });
 
   it("names the variable, and the manifest line that chose it, when the URL is unset or empty", async () => {
-    const { loaded } = await workspaceWith(`[session]\nstore = "postgres"\nurl_env = "TEAM_PG_URL"\n`);
+    const { loaded } = await workspaceWith(
+      tempDir,
+      `[session]\nstore = "postgres"\nurl_env = "TEAM_PG_URL"\n`,
+    );
     const unset = await caught(openSessionStore(loaded, { env: { PODKIT_DATABASE_URL: "postgres://x" } }));
     expect(SessionStoreUrlUnsetError.isInstance(unset)).toBe(true);
     expect((unset as SessionStoreUrlUnsetError).variable).toBe("TEAM_PG_URL");
@@ -107,7 +97,7 @@ describe("openSessionStore: the store [session] selects (SPEC §8)", () => {
   });
 
   it("Pod.fromManifest and Pod.restore open the selected store, failing before any tool starts", async () => {
-    const { loaded } = await workspaceWith(`[session]\nstore = "postgres"\n`);
+    const { loaded } = await workspaceWith(tempDir, `[session]\nstore = "postgres"\n`);
     let toolsLoaded = false;
     const toolPackages = [
       {
@@ -127,8 +117,8 @@ describe("openSessionStore: the store [session] selects (SPEC §8)", () => {
   });
 
   it("never loads the database driver for the filesystem store (and does for PostgreSQL)", async () => {
-    const fs = await workspaceWith("");
-    const pgWorkspace = await workspaceWith(`[session]\nstore = "postgres"\n`);
+    const fs = await workspaceWith(tempDir, "");
+    const pgWorkspace = await workspaceWith(tempDir, `[session]\nstore = "postgres"\n`);
     await installStorePackage(pgWorkspace.workspace);
     const dir = await tempDir("probe");
     const podEntry = join(podDir, "dist", "index.js");
@@ -142,7 +132,7 @@ describe("openSessionStore: the store [session] selects (SPEC §8)", () => {
   });
 
   it("finds @podkit/store-postgres where the manifest is, and names it with where it looked when it is not there", async () => {
-    const { root, workspace } = await workspaceWith(`[session]\nstore = "postgres"\n`);
+    const { root, workspace } = await workspaceWith(tempDir, `[session]\nstore = "postgres"\n`);
     const dir = await tempDir("probe");
     const podEntry = join(podDir, "dist", "index.js");
     const url = { PODKIT_DATABASE_URL: "postgres://podkit@127.0.0.1:9/podkit" };
@@ -165,7 +155,7 @@ describe("openSessionStore: the store [session] selects (SPEC §8)", () => {
   });
 
   it("uses the store package the application passes, with the worker's schemas, instead of resolving one", async () => {
-    const { loaded } = await workspaceWith(`[session]\nstore = "postgres"\n`);
+    const { loaded } = await workspaceWith(tempDir, `[session]\nstore = "postgres"\n`);
     const opened: unknown[] = [];
     const fake = {
       openStore: (options: unknown) => {
@@ -197,7 +187,7 @@ describe("openSessionStore: the store [session] selects (SPEC §8)", () => {
   });
 
   it("opens a real database through the package installed in the workspace and restores what it wrote", async () => {
-    const { workspace, loaded } = await workspaceWith(`[session]\nstore = "postgres"\n`);
+    const { workspace, loaded } = await workspaceWith(tempDir, `[session]\nstore = "postgres"\n`);
     await installStorePackage(workspace);
     const url = await database();
     const store = await openSessionStore(loaded, { env: { PODKIT_DATABASE_URL: url } });

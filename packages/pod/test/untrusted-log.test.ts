@@ -2,7 +2,6 @@ import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadManifest } from "@podkit/manifest";
 import {
   CorruptEntryError,
   type Entry,
@@ -20,9 +19,8 @@ import { usePostgresDatabases } from "../../store-postgres/test/helpers/database
 import { Pod } from "../src/pod/pod.js";
 import { openSessionStore } from "../src/pod/store-selection.js";
 import { type Corruption, corruptionOf, type RawEntry, wellFormedLog } from "./corrupt-log-cases.js";
-import { caught, useTempDirs, writeFiles } from "./helpers.js";
-import { MODEL_REF } from "./pod-harness.js";
-import { installStorePackage } from "./store-package.js";
+import { caught, useTempDirs } from "./helpers.js";
+import { installStorePackage, workspaceWith } from "./store-workspace.js";
 
 const tempDir = useTempDirs();
 const database = usePostgresDatabases();
@@ -35,16 +33,6 @@ const FIXTURES = join(
   "test",
   "fixtures",
 );
-
-async function workspaceWith(session: string) {
-  const root = await tempDir("untrusted");
-  await writeFiles(root, {
-    "project/.podkit/manifest.toml": `[pod]\nname = "p"\n[model]\nref = "${MODEL_REF}"\n${session}`,
-  });
-  const workspace = join(root, "project");
-  const loaded = await loadManifest({ env: { cwd: workspace, home: join(root, "home"), env: {} } });
-  return { workspace, loaded };
-}
 
 /** `log` under fresh ids (a corruption never touches the ids of its `segment_start`). */
 function withIds(
@@ -111,7 +99,7 @@ function escapeRegExp(text: string): string {
 
 describe("a session log read back is untrusted input (issue 22 §1)", () => {
   it("every fuzzed corruption of a filesystem log is CorruptEntryError naming the file and line", async () => {
-    const { workspace, loaded } = await workspaceWith("");
+    const { workspace, loaded } = await workspaceWith(tempDir, "");
     const strict = (await openSessionStore(loaded, { env: {} })) as Store<unknown>;
     const lax = new FsStore({ root: sessionsRoot(workspace) }) as Store<unknown>;
     const categories = new Set<string>();
@@ -132,7 +120,7 @@ describe("a session log read back is untrusted input (issue 22 §1)", () => {
   });
 
   it("every fuzzed corruption of a PostgreSQL log is CorruptEntryError naming the session, segment and seq", async () => {
-    const { workspace, loaded } = await workspaceWith(`[session]\nstore = "postgres"\n`);
+    const { workspace, loaded } = await workspaceWith(tempDir, `[session]\nstore = "postgres"\n`);
     await installStorePackage(workspace);
     const url = await database();
     const strict = (await openSessionStore(loaded, { env: { PODKIT_DATABASE_URL: url } })) as Store<unknown>;
@@ -164,7 +152,7 @@ describe("a session log read back is untrusted input (issue 22 §1)", () => {
   });
 
   it("Pod.restore of a corrupted log fails with CorruptEntryError, never an internal error", async () => {
-    const { workspace, loaded } = await workspaceWith("");
+    const { workspace, loaded } = await workspaceWith(tempDir, "");
     const lax = new FsStore({ root: sessionsRoot(workspace) }) as Store<unknown>;
     const cases = fc.sample(corruptionOf(BASE), { numRuns: 3, seed: 22 });
     for (const [i, { log, corruption }] of cases.entries()) {
@@ -184,7 +172,7 @@ describe("a session log read back is untrusted input (issue 22 §1)", () => {
   });
 
   it("every log of the frozen fixture corpus still restores under the worker's schemas", async () => {
-    const { workspace, loaded } = await workspaceWith("");
+    const { workspace, loaded } = await workspaceWith(tempDir, "");
     const store = await openSessionStore(loaded, { env: {} });
     const restored: string[] = [];
     for (const version of readdirSync(FIXTURES)) {

@@ -62,3 +62,4 @@ export type {
   TruncateOutcome,
   WriteOptions,
 } from "./store/store.js";
+export { assertReadFrom } from "./store/store.js";

@@ -6,23 +6,13 @@ import { FsStore } from "../src/fs/fs-store.js";
 import { SessionLog } from "../src/log/session-log.js";
 import { childScript } from "./helpers/built-package.js";
 import { bigPayloadOf, payloadOf, seqOf } from "./helpers/payload.mjs";
+import { mulberry32 } from "./helpers/seeded-random.js";
 import { useTempDirs } from "./helpers/temp-dir.js";
 
 const tempDir = useTempDirs();
 const KILLS = 120;
 /** Every BIG_EVERY-th kill targets the middle of a 12 MB write. */
 const BIG_EVERY = 8;
-
-/** Small seeded PRNG so a failing run can be replayed with the seed it prints. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface ChildRun {
   child: ChildProcess;

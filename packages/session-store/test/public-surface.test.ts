@@ -20,6 +20,7 @@ describe("the public surface of @podkit/session-store", () => {
       "SessionStoreError",
       "SessionStoreUsageError",
       "UnsupportedFormatError",
+      "assertReadFrom",
       "createEntryCodec",
       "describeSession",
       "replay",

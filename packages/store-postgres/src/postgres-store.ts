@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import {
   type AppendOutcome,
+  assertReadFrom,
   CorruptEntryError,
   createEntryCodec,
   type Entry,
@@ -238,9 +239,7 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     from: number,
     options?: ReadOptions,
   ): AsyncIterable<readonly Entry<TItem>[]> {
-    if (!Number.isSafeInteger(from) || from < 0) {
-      throw new SessionStoreUsageError(`cannot read from entry ${from}: give an entry index (0 or more)`);
-    }
+    assertReadFrom(from);
     assertSafeId(ref.segmentId, "segment");
     const signal = options?.signal;
     signal?.throwIfAborted();

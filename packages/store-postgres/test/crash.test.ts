@@ -155,12 +155,14 @@ describe("a connection lost in the middle of appends", () => {
     const acknowledged = new Map<string, number>();
     for (let kill = 0; kill < KILLS; kill++) {
       const name = `k${kill}`;
-      const child = spawnChild("group-writer-child.mjs", [
+      const child = spawnChild("writer-child.mjs", [
         databaseUrl(),
         schema,
         log.sessionId,
         log.segmentId,
         name,
+        "forever",
+        "6",
         String(PAD),
       ]);
       cleanup.push(async () => {

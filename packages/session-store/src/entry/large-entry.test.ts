@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { mulberry32 } from "../../test/helpers/seeded-random.js";
 import { CorruptEntryError, InvalidEntryError } from "../errors.js";
 import { createEntryCodec } from "./entry-codec.js";
 import type { Entry } from "./entry-schema.js";
@@ -8,16 +9,6 @@ import type { Pause } from "./time-slice.js";
 
 /** Yields to the event loop on every call, so slicing is exercised at every step. */
 const always: Pause = () => new Promise((resolve) => setImmediate(resolve));
-
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ (t + t);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TRICKY = ['"', "\\", "]", "[", "}", "{", ",", ":", "history", "\u2028", "😀", "é", "\u0000", '\\"]'];
 

@@ -5,14 +5,15 @@ import { FrameBuffer, frameInto, frameLine, frameParts } from "../entry/line-fra
 import { timeSlicer } from "../entry/time-slice.js";
 import { CorruptEntryError, NotFoundError, SessionStoreUsageError } from "../errors.js";
 import { assertSafeId } from "../ids.js";
-import type {
-  AppendOutcome,
-  ReadOptions,
-  SegmentRef,
-  SegmentSummary,
-  Store,
-  TruncateOutcome,
-  WriteOptions,
+import {
+  type AppendOutcome,
+  assertReadFrom,
+  type ReadOptions,
+  type SegmentRef,
+  type SegmentSummary,
+  type Store,
+  type TruncateOutcome,
+  type WriteOptions,
 } from "../store/store.js";
 import { listDir } from "./list-dir.js";
 import { acquireOrRenewLease, pinLease, releaseLock, releaseLocksOf } from "./lock-registry.js";
@@ -266,9 +267,7 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
     from: number,
     options?: ReadOptions,
   ): AsyncIterable<readonly Entry<TItem>[]> {
-    if (!Number.isSafeInteger(from) || from < 0) {
-      throw new SessionStoreUsageError(`cannot read from entry ${from}: give an entry index (0 or more)`);
-    }
+    assertReadFrom(from);
     const path = this.segmentPath(ref);
     let fromMark = false;
     let yielded = false;

@@ -1,4 +1,5 @@
 import type { Entry, EntrySchemas, MinimalItem, SegmentStartEntry } from "../entry/entry-schema.js";
+import { SessionStoreUsageError } from "../errors.js";
 
 /** Addresses one segment: the session it belongs to and its own id. */
 export interface SegmentRef {
@@ -96,4 +97,14 @@ export interface StorePackageOptions<TItem> extends EntrySchemas<TItem> {
  */
 export interface StorePackage {
   openStore<TItem>(options: StorePackageOptions<TItem>): Store<TItem>;
+}
+
+/**
+ * Refuses a `readFrom` index that is not an entry index (negative, fractional, not a number) with
+ * `SessionStoreUsageError`, as the `Store` contract asks: for store implementations.
+ */
+export function assertReadFrom(from: number): void {
+  if (!Number.isSafeInteger(from) || from < 0) {
+    throw new SessionStoreUsageError(`cannot read from entry ${from}: give an entry index (0 or more)`);
+  }
 }
