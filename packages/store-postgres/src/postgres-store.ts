@@ -230,10 +230,6 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     });
   }
 
-  async *readAll(ref: SegmentRef): AsyncIterable<Entry<TItem>> {
-    for await (const batch of this.readFrom(ref, 0)) yield* batch;
-  }
-
   async *readFrom(
     ref: SegmentRef,
     from: number,
@@ -300,6 +296,11 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
       }
     }
     if (batch.length > 0) yield batch;
+  }
+
+  /** Every committed entry, in order: `readFrom(ref, 0)` one entry at a time. */
+  async *readAll(ref: SegmentRef): AsyncIterable<Entry<TItem>> {
+    for await (const batch of this.readFrom(ref, 0)) yield* batch;
   }
 
   async describeSegment(ref: SegmentRef): Promise<SegmentSummary<TItem>> {
