@@ -124,7 +124,13 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     const [start, ...rest] = entries as [Entry<TItem>, ...Entry<TItem>[]];
     const startParts = await this.codec.encodeSliced(start);
     const startBody = startParts.length === 1 ? (startParts[0] as string) : await bytesOf(startParts);
-    const bodies = rest.map((entry) => this.codec.encode(entry));
+    // A fork carries the usage entries of the whole session: thousands, encoded between turns of
+    // the event loop.
+    const bodies: string[] = [];
+    for (const [index, entry] of rest.entries()) {
+      bodies.push(this.codec.encode(entry));
+      if (index % DECODE_BATCH === DECODE_BATCH - 1) await nextTurn();
+    }
     await this.run("creating a segment", this.where(ref), async (pool) => {
       try {
         await pool.query(this.sql.createSegment, [

@@ -12,7 +12,7 @@ export const SLICED_HISTORY_ITEMS = 512;
 /** Lines of at least this many bytes are parsed in slices when they hold a history. */
 export const SLICED_LINE_BYTES = 1 << 20;
 /** Bytes scanned between two pause checks. */
-const SCAN_SLICE = 1 << 20;
+const SCAN_SLICE = 1 << 18;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -122,7 +122,11 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
     const pause = timeSlicer();
     // Serialize (and validate) everything before touching the file system.
     const encoded: string[][] = [];
-    for (const entry of entries) encoded.push(await this.codec.encodeSliced(entry, pause));
+    // A fork carries the usage entries of the whole session: thousands of them, in slices too.
+    for (const entry of entries) {
+      encoded.push(await this.codec.encodeSliced(entry, pause));
+      await pause();
+    }
     this.fs.mkdirSync(join(this.root, ref.sessionId), { recursive: true });
     const file = await createFileExclusive(
       path,
