@@ -39,6 +39,8 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 const UNIQUE_VIOLATION = "23505";
 /** Rows decoded between two turns of the event loop while a segment is read. */
 const DECODE_BATCH = 512;
+/** Bodies at least this long are decoded in slices (`decodeSliced`). */
+const LONG_BODY = 1 << 16;
 
 function assertSafeId(id: string, what: "session" | "segment"): void {
   if (!SAFE_ID.test(id)) {
@@ -286,7 +288,11 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
             reason: `entry seq ${seq} is missing (the segment counts ${count} entries)`,
           });
         }
-        entry = await this.codec.decodeSliced(body, where, seq + 1);
+        // Only a long body (a segment_start with a long history) is worth an await.
+        entry =
+          body.length < LONG_BODY
+            ? this.codec.decode(body, where, seq + 1)
+            : await this.codec.decodeSliced(body, where, seq + 1);
       } catch (error) {
         // The entries before a corrupt one are still committed entries: hand them out first.
         if (batch.length > 0) yield batch;

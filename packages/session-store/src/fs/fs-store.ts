@@ -210,13 +210,19 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
     // The rewrite awaits between chunks: the lease stays ours throughout (pinned), so neither
     // another process nor another operation of this one can touch the segment meanwhile.
     const unpin = pinLease(lockPath);
+    const version = segment.version;
     try {
       const pause = timeSlicer();
       const cut = await this.lineOffset(segment, keep, pause);
-      await rewritePrefix(path, segment.fd, cut, { fs: this.fs, fsync: this.fsync, pause });
+      const file = await rewritePrefix(path, segment.fd, cut, { fs: this.fs, fsync: this.fsync, pause });
+      this.positions.drop(path);
+      // The new file's end is a known line position: reopening it counts nothing.
+      this.positions.record(path, file.ino, version, keep, file.size);
+    } catch (error) {
+      this.positions.drop(path);
+      throw error;
     } finally {
       this.segments.forget(path);
-      this.positions.drop(path);
       unpin();
     }
     // Still under the lock (the pin ended just now, with nothing run since), so the view is exact.

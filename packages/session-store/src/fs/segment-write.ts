@@ -173,7 +173,7 @@ export async function rewritePrefix(
   fd: number,
   length: number,
   write: WholeFileWrite,
-): Promise<void> {
+): Promise<WrittenFile> {
   const { fs } = write;
   const chunk = 1 << 20;
   function* prefix(): Iterable<Buffer> {
@@ -189,7 +189,7 @@ export async function rewritePrefix(
       yield buffer;
     }
   }
-  const { temp } = await writeTemp(path, prefix(), write);
+  const { temp, ino, size } = await writeTemp(path, prefix(), write);
   try {
     fs.renameSync(temp, path);
   } catch (error) {
@@ -197,4 +197,5 @@ export async function rewritePrefix(
     throw error;
   }
   if (write.fsync) syncDirectory(fs, path);
+  return { ino, size };
 }

@@ -46,7 +46,7 @@ export class GroupCommit<TItem> {
       // Idle: write at once and hand out the write's own promise (the common case of one
       // awaited append after another); appends made meanwhile queue up behind it.
       this.draining = true;
-      const written = this.writeBatch(entries, signal);
+      const written = attempt(() => this.writeBatch(entries, signal));
       written.then(this.resume, this.resume);
       return written;
     }
@@ -76,7 +76,7 @@ export class GroupCommit<TItem> {
         const head = this.queue[0] as Queued<TItem>;
         if (head.op !== undefined) {
           this.queue.shift();
-          await head.op().then(head.resolve, head.reject);
+          await attempt(head.op).then(head.resolve, head.reject);
           continue;
         }
         let count = 1;
@@ -95,14 +95,14 @@ export class GroupCommit<TItem> {
   private async commit(batch: QueuedAppend<TItem>[]): Promise<void> {
     const first = batch[0] as QueuedAppend<TItem>;
     if (batch.length === 1) {
-      await this.writeBatch(first.entries, first.signal).then(first.resolve, first.reject);
+      await attempt(() => this.writeBatch(first.entries, first.signal)).then(first.resolve, first.reject);
       return;
     }
     const entries: Entry<TItem>[] = [];
     for (const queued of batch) for (const entry of queued.entries) entries.push(entry);
     let result: AppendResult;
     try {
-      result = await this.writeBatch(entries, first.signal);
+      result = await attempt(() => this.writeBatch(entries, first.signal));
     } catch (error) {
       // An invalid entry is refused before anything is written: it must fail only its own
       // append, so the batch goes out again one append at a time.
@@ -118,5 +118,14 @@ export class GroupCommit<TItem> {
       queued.resolve({ segmentId: result.segmentId, index, driftFork: result.driftFork });
       index += queued.entries.length;
     }
+  }
+}
+
+/** `run()`'s promise, or a rejected one if it throws before making one. */
+function attempt<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return run();
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
