@@ -20,6 +20,7 @@ import {
 } from "@podkit/session-store";
 import pg from "pg";
 import { PostgresQueryError } from "./errors.js";
+import { createWithUpload, LONG_BODY, readLongBody, regroup } from "./long-body.js";
 import { ensureSchema, quoteSchema } from "./migrations.js";
 import { storeQueries } from "./queries.js";
 
@@ -40,7 +41,7 @@ const UNIQUE_VIOLATION = "23505";
 /** Rows decoded between two turns of the event loop while a segment is read. */
 const DECODE_BATCH = 512;
 /** Bodies at least this long are decoded in slices (`decodeSliced`). */
-const LONG_BODY = 1 << 16;
+const SLICED_BODY = 1 << 16;
 
 function assertSafeId(id: string, what: "session" | "segment"): void {
   if (!SAFE_ID.test(id)) {
@@ -121,11 +122,11 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     if (entries[0]?.kind !== "segment_start") {
       throw new SessionStoreUsageError(`segment ${ref.segmentId} must begin with a segment_start entry`);
     }
-    // The segment_start may hold a long history: serialized in slices, and sent as bytes of its
-    // own (a text[] element would be escaped character by character by the driver).
+    // The segment_start may hold a long history: serialized in slices, sent as a parameter of
+    // its own (a text[] element would be escaped character by character by the driver), and in
+    // parts when it is long (`long-body.ts`).
     const [start, ...rest] = entries as [Entry<TItem>, ...Entry<TItem>[]];
-    const startParts = await this.codec.encodeSliced(start);
-    const startBody = startParts.length === 1 ? (startParts[0] as string) : await bytesOf(startParts);
+    const groups = regroup(await this.codec.encodeSliced(start));
     // A fork carries the usage entries of the whole session: thousands, encoded between turns of
     // the event loop.
     const bodies: string[] = [];
@@ -135,13 +136,18 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     }
     await this.run("creating a segment", this.where(ref), async (pool) => {
       try {
-        await pool.query(this.sql.createSegment, [
-          ref.segmentId,
-          ref.sessionId,
-          entries.length,
-          startBody,
-          bodies,
-        ]);
+        if (groups.length === 1) {
+          await pool.query(this.sql.createSegment, [
+            ref.segmentId,
+            ref.sessionId,
+            entries.length,
+            groups[0],
+            JSON.stringify(bodies),
+          ]);
+        } else {
+          const values = { segmentId: ref.segmentId, sessionId: ref.sessionId, count: entries.length };
+          await createWithUpload(pool, this.sql, { ...values, groups, rest: JSON.stringify(bodies) });
+        }
       } catch (error) {
         if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) {
           throw new SessionStoreUsageError(
@@ -164,7 +170,7 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     return this.run("appending", this.where(ref), async (pool) => {
       const expected = options?.expectedCount ?? null;
       // Named: each connection parses and plans the statement once, not on every append. One
-      // entry (most appends) goes as a plain text parameter: no array to escape, build and unnest.
+      // entry (most appends) goes as a plain text parameter: no array to build and unnest.
       const result = await pool.query<{ entry_count: number }>(
         bodies.length === 1
           ? {
@@ -175,7 +181,7 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
           : {
               name: `podkit_append_${this.schema}`,
               text: this.sql.append,
-              values: [ref.segmentId, ref.sessionId, bodies.length, expected, bodies],
+              values: [ref.segmentId, ref.sessionId, bodies.length, expected, JSON.stringify(bodies)],
             },
       );
       const appended = result.rows[0];
@@ -249,10 +255,10 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     signal?.throwIfAborted();
     const where = this.where(ref);
     const rows = await this.run("reading a segment", where, async (pool) => {
-      const result = await pool.query<[number, number | null, string | null]>({
+      const result = await pool.query<[number, number | null, string | null, number | null]>({
         name: `podkit_read_from_${this.schema}`,
         text: this.sql.readFrom,
-        values: [ref.segmentId, ref.sessionId, from],
+        values: [ref.segmentId, ref.sessionId, from, LONG_BODY],
         rowMode: "array",
       });
       return result.rows;
@@ -263,9 +269,9 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     // the rest of a restore); the segment row's count says which seqs must be there, and each
     // row is placed by its seq.
     const count = first[0];
-    const bodies: (string | undefined)[] = new Array(Math.max(0, count - from));
+    const bodies: (string | null | undefined)[] = new Array(Math.max(0, count - from));
     for (const [, seq, body] of rows) {
-      if (seq === null || body === null) continue;
+      if (seq === null) continue;
       if (seq >= count) {
         throw new CorruptEntryError({
           file: where,
@@ -289,10 +295,12 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
           });
         }
         // Only a long body (a segment_start with a long history) is worth an await.
+        // Only a long body (a segment_start with a long history) is worth an await: it comes in
+        // parts (null here) and is decoded in slices.
         entry =
-          body.length < LONG_BODY
+          body !== null && body.length < SLICED_BODY
             ? this.codec.decode(body, where, seq + 1)
-            : await this.codec.decodeSliced(body, where, seq + 1);
+            : await this.codec.decodeSliced(body ?? (await this.longBody(ref, seq)), where, seq + 1);
       } catch (error) {
         // The entries before a corrupt one are still committed entries: hand them out first.
         if (batch.length > 0) yield batch;
@@ -319,25 +327,32 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     assertSafeId(ref.segmentId, "segment");
     const where = this.where(ref);
     const row = await this.run("describing a segment", where, async (pool) => {
-      const result = await pool.query<{ entry_count: number; first: string | null; last: string | null }>(
-        this.sql.describe,
-        [ref.segmentId, ref.sessionId],
-      );
+      const result = await pool.query<{
+        entry_count: number;
+        first: string | null;
+        last: string | null;
+        first_seq: number | null;
+        last_seq: number | null;
+      }>(this.sql.describe, [ref.segmentId, ref.sessionId, LONG_BODY]);
       return result.rows[0];
     });
     if (row === undefined) throw new NotFoundError({ what: "segment", id: ref.segmentId, where });
-    if (row.first === null || row.last === null) {
+    // A long body comes as null with its seq: read it in parts.
+    const first = row.first ?? (row.first_seq === null ? null : await this.longBody(ref, row.first_seq));
+    const lastText = row.last ?? (row.last_seq === null ? null : await this.longBody(ref, row.last_seq));
+    if (first === null || lastText === null) {
       throw new CorruptEntryError({
         file: where,
-        line: row.first === null ? 1 : row.entry_count,
+        line: first === null ? 1 : row.entry_count,
         reason: "the segment row counts an entry that is missing",
       });
     }
-    const start = await this.codec.decodeSliced(row.first, where, 1);
+    const start = await this.codec.decodeSliced(first, where, 1);
     if (start.kind !== "segment_start") {
       throw new SessionStoreUsageError(`${where} does not begin with a segment_start; it is not a segment`);
     }
-    const last = row.entry_count === 1 ? start : this.codec.decode(row.last, where, row.entry_count);
+    const last =
+      row.entry_count === 1 ? start : await this.codec.decodeSliced(lastText, where, row.entry_count);
     return { start, last, entryCount: row.entry_count };
   }
 
@@ -367,6 +382,13 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     });
   }
 
+  /** The UTF-8 bytes of a body longer than `LONG_BODY`, read in parts. */
+  private longBody(ref: SegmentRef, seq: number): Promise<Buffer> {
+    return this.run("reading a long entry", this.where(ref), (pool) =>
+      readLongBody(pool, this.sql, ref.segmentId, seq),
+    );
+  }
+
   /** Ends the store's own pool (a pool passed in is left open); the next call opens a new one. */
   async close(): Promise<void> {
     const pool = this.pool;
@@ -377,19 +399,4 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     await ready?.catch(() => undefined);
     await pool.end();
   }
-}
-
-/** The UTF-8 bytes of a text given as parts, encoded part by part between turns of the event loop. */
-async function bytesOf(parts: readonly string[]): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let pending = "";
-  for (const part of parts) {
-    pending += part;
-    if (pending.length < 256 * 1024) continue;
-    chunks.push(Buffer.from(pending, "utf8"));
-    pending = "";
-    await nextTurn();
-  }
-  chunks.push(Buffer.from(pending, "utf8"));
-  return Buffer.concat(chunks);
 }

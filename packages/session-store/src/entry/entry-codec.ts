@@ -35,10 +35,11 @@ export interface EntryCodec<TItem> {
   /** Parses and validates one committed line. Throws `CorruptEntryError` or `UnsupportedFormatError`. */
   decode(line: string, file: string, lineNumber: number): Entry<TItem>;
   /**
-   * `decode` for a line that may be large: a long `segment_start` is parsed and validated item
-   * by item, yielding to the event loop between slices of work; a short line is `decode`d.
+   * `decode` for a line that may be large — as text, or as its UTF-8 bytes (the database must
+   * have checked them): a long `segment_start` is parsed and validated item by item, yielding to
+   * the event loop between slices of work; a short line is `decode`d.
    */
-  decodeSliced(line: string, file: string, lineNumber: number, pause?: Pause): Promise<Entry<TItem>>;
+  decodeSliced(line: string | Buffer, file: string, lineNumber: number, pause?: Pause): Promise<Entry<TItem>>;
   /** Validates an already-parsed value, as `decode` does after `JSON.parse`. */
   check(value: unknown, file: string, lineNumber: number): Entry<TItem>;
   /** `check` that validates a long history item by item between `pause`s (used by `decodeSliced`). */
@@ -165,8 +166,11 @@ export function createEntryCodec<TItem>(schemas: EntrySchemas<TItem> = {}): Entr
     },
     decode,
     async decodeSliced(line, file, lineNumber, pause = timeSlicer()) {
-      if (line.length < SLICED_LINE_BYTES / 3) return decode(line, file, lineNumber);
-      const bytes = await utf8Sliced(line, pause);
+      if (typeof line === "string" && line.length < SLICED_LINE_BYTES / 3)
+        return decode(line, file, lineNumber);
+      if (typeof line !== "string" && line.length < SLICED_LINE_BYTES)
+        return decode(line.toString("utf8"), file, lineNumber);
+      const bytes = typeof line === "string" ? await utf8Sliced(line, pause) : line;
       let value: unknown;
       try {
         value = await parseWithHistory(bytes, 0, bytes.length, "", pause);

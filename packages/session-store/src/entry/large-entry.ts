@@ -231,7 +231,8 @@ export async function stringifyWithHistory(
 /** The UTF-8 bytes of `text`, encoded a slice at a time between pauses. */
 export async function utf8Sliced(text: string, pause: Pause): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  const slice = 1 << 20;
+  // Encoding a two-byte string takes a while: small slices keep each piece of work short.
+  const slice = 1 << 16;
   for (let at = 0; at < text.length; ) {
     let end = Math.min(text.length, at + slice);
     // Never split a surrogate pair: end before its low half.

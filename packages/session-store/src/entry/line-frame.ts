@@ -80,8 +80,8 @@ export function* frameParts(parts: readonly string[], seq: number): Iterable<Buf
     let part = parts[i] as string;
     if (i === parts.length - 1) part = part.slice(0, -1);
     pending += part;
-    // Batch small parts into chunks of about 256 KiB before encoding them.
-    if (pending.length < 256 * 1024 && i < parts.length - 1) continue;
+    // Batch small parts into chunks of about 64 Ki characters before encoding them.
+    if (pending.length < 64 * 1024 && i < parts.length - 1) continue;
     const bytes = Buffer.from(pending, "utf8");
     crc = zlibCrc32(bytes, crc);
     pending = "";

@@ -391,7 +391,7 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
 
 /**
  * The bytes of a new segment's lines: each entry's serialized parts, framed when v2. Short lines
- * are gathered into chunks of about 256 KiB; a long one comes as the chunks `frameParts` makes.
+ * are gathered into chunks of about 64 Ki characters; a long one comes as the chunks `frameParts` makes.
  */
 function* lines(encoded: readonly string[][], version: FormatVersion): Iterable<Buffer> {
   let pending = "";
@@ -400,7 +400,7 @@ function* lines(encoded: readonly string[][], version: FormatVersion): Iterable<
     if (parts.length === 1 || version === 1) {
       const body = parts.join("");
       pending += version === 1 ? `${body}\n` : `${frameLine(body, seq)}\n`;
-      if (pending.length < 256 * 1024) continue;
+      if (pending.length < 64 * 1024) continue;
       yield Buffer.from(pending, "utf8");
       pending = "";
     } else {

@@ -60,8 +60,9 @@ export async function* readSegmentFrom<TItem>(
           position += filled - TAIL_KEEP;
           filled = TAIL_KEEP;
         } else {
-          // A line longer than the buffer: grow instead of splitting it.
-          const bigger = Buffer.allocUnsafe(buffer.length * 2);
+          // A line longer than the buffer: grow instead of splitting it — at once to what is
+          // left of the file, so a long line is copied once, not at every doubling.
+          const bigger = Buffer.allocUnsafe(Math.max(buffer.length * 2, size - position + 1));
           buffer.copy(bigger, 0, 0, filled);
           buffer = bigger;
         }
