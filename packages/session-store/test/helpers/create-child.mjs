@@ -37,7 +37,11 @@ const start = {
 
 try {
   if (mode === "link") {
-    const fs = { ...nodeFs, linkSync: (from, to) => (barrier(), nodeFs.linkSync(from, to)) };
+    const linkSync = (from, to) => {
+      barrier();
+      return nodeFs.linkSync(from, to);
+    };
+    const fs = { ...nodeFs, linkSync };
     const store = new FsStore({ root, fs });
     await store.createSegment({ sessionId, segmentId }, [start]);
   } else {
