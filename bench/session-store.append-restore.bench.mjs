@@ -1,30 +1,41 @@
 // Append and restore throughput of @podkit/session-store on a 100,000-entry segment, each as a
-// ratio to the floor measured in the same run:
-//   append floor  = fs.appendFileSync(path, line) per entry, lines pre-serialized (the bare minimum
-//                   a JSONL logger does; our side also validates, serializes and frames each entry
-//                   with its sequence number and CRC-32, and awaits each append);
-//   restore floor = readFileSync + split("\n") + JSON.parse per line (our side also checks UTF-8,
-//                   verifies every line's CRC-32 and sequence number, validates every entry with
-//                   zod and folds it with replay()).
+// ratio to the floor measured in the same round (medians of per-round ratios, with their spread):
+//   append.ratio         `await log.append(entry)` one entry after another (validation,
+//                        serialization, v2 frame and CRC-32, lock lease, probe, write) vs
+//                        fs.appendFileSync(path, line) per entry of pre-serialized lines (the bare
+//                        minimum a JSONL logger does);
+//   append_burst.ratio   the same entries fired 16 at a time without awaiting each (a pod recording
+//                        a step), so the log's group commit can share writes, vs the same floor;
+//   restore.ratio        restoreSession as a pod opens the store (llm-worker's item and request-config
+//                        schemas: UTF-8 check, CRC-32 and sequence number, validation, replay) vs
+//                        readFileSync + split("\n") + JSON.parse per line;
+//   restore_minimal.ratio the same with the store's minimal item schema ({type: string, …}).
 // Also, against appendFileSync one per tick (setImmediate between appends, as a pod awaiting I/O):
-//   append_per_tick      - default lock lease (10 ms linger): a burst of appends shares one lock;
-//   append_lock_each     - lockLingerMs 0: the lock file is created and removed around every append,
-//                          the cost when appends are further apart than the linger.
-// Warm-up round, then ROUNDS measured rounds in alternating order; medians are reported.
+//   append_per_tick      default lock lease (10 ms linger): a burst of appends shares one lock;
+//   append_lock_each     lockLingerMs 0: the lock file is created and removed around every append,
+//                        the cost when appends are further apart than the linger.
+// Warm-up round, then 7 measured rounds. Within a round the two
+// sides of an append figure alternate slice by slice (5,000 entries each, who goes first
+// alternating too) and restores run in ABBA order, so a load change on this shared machine hits
+// both sides alike.
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ItemSchema, RequestConfigSchema } from "../packages/llm-worker/dist/index.js";
 import { FsStore, restoreSession, SessionLog } from "../packages/session-store/dist/index.js";
 import { makeEntries } from "./lib/turn-entries.mjs";
+import { printRatio } from "./session-store.lib.mjs";
 
 const ENTRIES = 100_000;
+const BURST = 16;
 const PER_TICK_ENTRIES = 20_000;
 const LOCK_EACH_ENTRIES = 5_000;
-const ROUNDS = 5;
+const SLICE = 5_000;
+const ROUNDS = 7;
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 const head = { systemPrompt: "You are a careful reviewer.", config: { max_tokens: 8192 }, history: [] };
+const strict = { itemSchema: ItemSchema, configSchema: RequestConfigSchema };
 
 const dir = mkdtempSync(join(tmpdir(), "podkit-bench-session-store-"));
 let counter = 0;
@@ -34,21 +45,44 @@ const clean = () => {
   mkdirSync(dir);
 };
 
-async function appendOurs(entries) {
-  const store = new FsStore({ root: fresh() });
+/** A log and a floor file written slice by slice, the two sides alternating within the round. */
+async function appendRound(entries, lines, round, burst) {
+  const root = fresh();
+  const store = new FsStore({ root });
   const log = await SessionLog.create(store, head);
-  const t0 = performance.now();
-  for (const entry of entries) await log.append(entry);
-  const ms = performance.now() - t0;
-  await store.close();
-  return { ms, store, log };
-}
-
-function appendFloor(lines) {
   const path = `${fresh()}.jsonl`;
-  const t0 = performance.now();
-  for (const line of lines) appendFileSync(path, line);
-  return { ms: performance.now() - t0, path };
+  let ours = 0;
+  let floor = 0;
+  for (let at = 0, slice = 0; at < entries.length; at += SLICE, slice++) {
+    const end = Math.min(at + SLICE, entries.length);
+    const runOurs = async () => {
+      const t0 = performance.now();
+      if (burst) {
+        for (let from = at; from < end; from += BURST) {
+          const pending = [];
+          for (let i = from; i < Math.min(from + BURST, end); i++) pending.push(log.append(entries[i]));
+          await Promise.all(pending);
+        }
+      } else {
+        for (let i = at; i < end; i++) await log.append(entries[i]);
+      }
+      ours += performance.now() - t0;
+    };
+    const runFloor = () => {
+      const t0 = performance.now();
+      for (let i = at; i < end; i++) appendFileSync(path, lines[i]);
+      floor += performance.now() - t0;
+    };
+    if ((slice + round) % 2 === 0) {
+      await runOurs();
+      runFloor();
+    } else {
+      runFloor();
+      await runOurs();
+    }
+  }
+  await store.close();
+  return { ours, floor, root, sessionId: log.sessionId, path };
 }
 
 async function appendOursPerTick(entries, lockLingerMs) {
@@ -75,10 +109,12 @@ async function appendFloorPerTick(lines) {
   return performance.now() - t0;
 }
 
-async function restoreOurs(store, sessionId) {
+async function restoreOurs(root, sessionId, options) {
+  const store = new FsStore({ root, ...options });
   const t0 = performance.now();
   const state = await restoreSession(store, sessionId);
   const ms = performance.now() - t0;
+  await store.close();
   if (state.entryCount !== ENTRIES + 1) throw new Error(`restored ${state.entryCount} entries`);
   return ms;
 }
@@ -103,27 +139,31 @@ try {
     `# ${ENTRIES} entries, ${(bytes / 1e6).toFixed(1)} MB per segment; ${ROUNDS} rounds after a warm-up`,
   );
 
-  const append = { ours: [], floor: [] };
-  const restore = { ours: [], floor: [] };
+  const times = { append: [], appendFloor: [], burst: [], burstFloor: [] };
+  Object.assign(times, { restore: [], restoreMinimal: [], restoreFloor: [] });
   for (let round = 0; round <= ROUNDS; round++) {
-    const warm = round === 0;
-    const order = round % 2 === 0 ? ["ours", "floor"] : ["floor", "ours"];
-    let ours;
-    let floor;
-    for (const side of order) {
+    gc();
+    const plain = await appendRound(entries, lines, round, false);
+    gc();
+    const burst = await appendRound(entries, lines, round, true);
+    // Restores in ABBA order (ours, floor, floor, ours; the next round the other way round).
+    const restoreSides = [
+      ["restore", () => restoreOurs(plain.root, plain.sessionId, strict)],
+      ["restoreMinimal", () => restoreOurs(plain.root, plain.sessionId, {})],
+      ["restoreFloor", async () => restoreFloor(plain.path)],
+    ];
+    const order = round % 2 === 0 ? restoreSides : [...restoreSides].reverse();
+    const sums = { restore: 0, restoreMinimal: 0, restoreFloor: 0 };
+    for (const [side, run] of [...order, ...[...order].reverse()]) {
       gc();
-      if (side === "ours") ours = await appendOurs(entries);
-      else floor = appendFloor(lines);
+      sums[side] += await run();
     }
-    for (const side of order) {
-      gc();
-      const ms =
-        side === "ours" ? await restoreOurs(ours.store, ours.log.sessionId) : restoreFloor(floor.path);
-      if (!warm) restore[side].push(ms);
-    }
-    if (!warm) {
-      append.ours.push(ours.ms);
-      append.floor.push(floor.ms);
+    if (round > 0) {
+      times.append.push(plain.ours);
+      times.appendFloor.push(plain.floor);
+      times.burst.push(burst.ours);
+      times.burstFloor.push(burst.floor);
+      for (const side of Object.keys(sums)) times[side].push(sums[side] / 2);
     }
     clean();
   }
@@ -133,41 +173,46 @@ try {
   const perTick = { ours: [], floor: [] };
   const lockEach = { ours: [], floor: [] };
   for (let round = 0; round <= ROUNDS; round++) {
-    const ours = await appendOursPerTick(tickEntries, 10);
-    const floor = await appendFloorPerTick(tickLines);
-    const oursEach = await appendOursPerTick(tickEntries.slice(0, LOCK_EACH_ENTRIES), 0);
-    const floorEach = await appendFloorPerTick(tickLines.slice(0, LOCK_EACH_ENTRIES));
-    if (round > 0) {
-      perTick.ours.push(ours);
-      perTick.floor.push(floor);
-      lockEach.ours.push(oursEach);
-      lockEach.floor.push(floorEach);
-    }
+    const flip = round % 2 === 1;
+    const pair = async (oursRun, floorRun, into) => {
+      const first = flip ? await floorRun() : await oursRun();
+      const second = flip ? await oursRun() : await floorRun();
+      if (round > 0) {
+        into.ours.push(flip ? second : first);
+        into.floor.push(flip ? first : second);
+      }
+    };
+    await pair(
+      () => appendOursPerTick(tickEntries, 10),
+      () => appendFloorPerTick(tickLines),
+      perTick,
+    );
+    await pair(
+      () => appendOursPerTick(tickEntries.slice(0, LOCK_EACH_ENTRIES), 0),
+      () => appendFloorPerTick(tickLines.slice(0, LOCK_EACH_ENTRIES)),
+      lockEach,
+    );
     clean();
   }
 
   const perSecond = (n, ms) => Math.round((n / ms) * 1000);
-  const a = { ours: median(append.ours), floor: median(append.floor) };
-  const r = { ours: median(restore.ours), floor: median(restore.floor) };
-  const t = { ours: median(perTick.ours), floor: median(perTick.floor) };
-  const e = { ours: median(lockEach.ours), floor: median(lockEach.floor) };
-  console.log(`BENCH session-store.append.ratio ${(a.ours / a.floor).toFixed(2)} x`);
-  console.log(`BENCH session-store.restore.ratio ${(r.ours / r.floor).toFixed(2)} x`);
-  console.log(`BENCH session-store.append.entries_per_s ${perSecond(ENTRIES, a.ours)} entries/s`);
-  console.log(`BENCH session-store.append.floor_entries_per_s ${perSecond(ENTRIES, a.floor)} entries/s`);
-  console.log(`BENCH session-store.restore.entries_per_s ${perSecond(ENTRIES, r.ours)} entries/s`);
-  console.log(`BENCH session-store.restore.floor_entries_per_s ${perSecond(ENTRIES, r.floor)} entries/s`);
-  console.log(`BENCH session-store.append_per_tick.ratio ${(t.ours / t.floor).toFixed(2)} x`);
+  const mid = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  printRatio("session-store.append.ratio", times.append, times.appendFloor);
+  printRatio("session-store.append_burst.ratio", times.burst, times.burstFloor);
+  printRatio("session-store.restore.ratio", times.restore, times.restoreFloor);
+  printRatio("session-store.restore_minimal.ratio", times.restoreMinimal, times.restoreFloor);
+  console.log(`BENCH session-store.append.entries_per_s ${perSecond(ENTRIES, mid(times.append))} entries/s`);
   console.log(
-    `BENCH session-store.append_per_tick.entries_per_s ${perSecond(PER_TICK_ENTRIES, t.ours)} entries/s`,
+    `BENCH session-store.append.floor_entries_per_s ${perSecond(ENTRIES, mid(times.appendFloor))} entries/s`,
   );
   console.log(
-    `BENCH session-store.append_per_tick.floor_entries_per_s ${perSecond(PER_TICK_ENTRIES, t.floor)} entries/s`,
+    `BENCH session-store.restore.entries_per_s ${perSecond(ENTRIES, mid(times.restore))} entries/s`,
   );
-  console.log(`BENCH session-store.append_lock_each.ratio ${(e.ours / e.floor).toFixed(2)} x`);
   console.log(
-    `BENCH session-store.append_lock_each.entries_per_s ${perSecond(LOCK_EACH_ENTRIES, e.ours)} entries/s`,
+    `BENCH session-store.restore.floor_entries_per_s ${perSecond(ENTRIES, mid(times.restoreFloor))} entries/s`,
   );
+  printRatio("session-store.append_per_tick.ratio", perTick.ours, perTick.floor);
+  printRatio("session-store.append_lock_each.ratio", lockEach.ours, lockEach.floor);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

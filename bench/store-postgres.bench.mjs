@@ -1,31 +1,43 @@
 // @podkit/store-postgres against the same driver (pg) doing plain SQL on the same rows, same run,
-// same server:
-//   append.ratio  - SessionLog.append per entry (validate, serialize, one conditional
-//                   UPDATE+INSERT statement) vs one plain INSERT per pre-serialized row into a
-//                   table of the same shape (primary key (segment_id, seq), text body);
-//   restore.ratio - restoreSession (head rule: list + describe segments; read, validate every
-//                   entry with zod, replay) vs SELECT body ... ORDER BY seq + JSON.parse per row;
-//   appends_per_s_8_sessions - 8 sessions appending at once through one store (pool of 10).
+// same server (medians of per-round ratios, with their spread):
+//   append.ratio    `await log.append(entry)` one entry after another (validate, serialize, one
+//                   conditional statement) vs one plain INSERT per pre-serialized row into a table
+//                   of the same shape (primary key (segment_id, seq), text body); the two sides
+//                   alternate in slices of 250 within each round;
+//   append_burst.ratio the same entries fired 16 at a time without awaiting each (group commit)
+//                   vs the same floor;
+//   restore.ratio   restoreSession as a pod opens the store (llm-worker's item and request-config
+//                   schemas; head rule: list + describe segments; read, validate, replay) vs
+//                   SELECT body ... ORDER BY seq + JSON.parse per row, in ABBA order;
+//   appends_per_s_8_sessions - 8 sessions appending at once through one store (pool of 10);
+//   max_loop_gap_ms - the longest event-loop stall of a writer whose append drifts on a
+//                   100,000-entry session and forks (a ~20 MB segment_start), and of restoring
+//                   that fork (see bench/session-store.loop-gap.bench.mjs).
 // Uses PODKIT_TEST_DATABASE_URL when set, else starts a throwaway cluster (scripts/pg-cluster.mjs).
 // Without PostgreSQL it says so and exits 0, so `pnpm bench` still runs and passes the other benches.
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
+import { ItemSchema, RequestConfigSchema } from "../packages/llm-worker/dist/index.js";
 import { restoreSession, SessionLog } from "../packages/session-store/dist/index.js";
 import { PostgresStore } from "../packages/store-postgres/dist/index.js";
 import { startCluster } from "../scripts/pg-cluster.mjs";
 import { makeEntries } from "./lib/turn-entries.mjs";
+import { printRatio, printValue, withLoopGap } from "./session-store.lib.mjs";
 
 // The same driver the store uses, resolved from the store's package.
 const pg = createRequire(new URL("../packages/store-postgres/package.json", import.meta.url))("pg");
 
 const APPENDS = 3_000;
+const SLICE = 250;
+const BURST = 16;
 const RESTORE_ENTRIES = 20_000;
+const GAP_ENTRIES = 100_000;
 const SESSIONS = 8;
 const APPENDS_PER_SESSION = 500;
 const ROUNDS = 5;
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const head = { systemPrompt: "You are a careful reviewer.", config: { max_tokens: 8192 }, history: [] };
+const strict = { itemSchema: ItemSchema, configSchema: RequestConfigSchema };
 
 let cluster;
 let url = process.env.PODKIT_TEST_DATABASE_URL;
@@ -41,6 +53,7 @@ if (!url) {
 
 const schema = `bench_${randomBytes(4).toString("hex")}`;
 const store = new PostgresStore({ url, schema, maxConnections: 10 });
+const strictStore = new PostgresStore({ url, schema, maxConnections: 10, ...strict });
 const plain = new pg.Pool({ connectionString: url, max: 10 });
 try {
   await store.listSessions(); // migrates
@@ -52,24 +65,44 @@ try {
   const appendEntries = makeEntries(APPENDS);
   const appendBodies = appendEntries.map((entry) => JSON.stringify(entry));
   const restoreEntries = makeEntries(RESTORE_ENTRIES);
+  const insertPlain = `INSERT INTO "${schema}".plain_entries (segment_id, seq, body) VALUES ($1, $2, $3)`;
 
-  async function appendOurs() {
+  /** One round of appends: our log and the plain table, alternating slice by slice. */
+  async function appendRound(round, burst) {
     const log = await SessionLog.create(store, head);
-    const t0 = performance.now();
-    for (const entry of appendEntries) await log.append(entry);
-    return performance.now() - t0;
-  }
-  async function appendPlain() {
     const segment = randomBytes(8).toString("hex");
-    const t0 = performance.now();
-    for (const [seq, body] of appendBodies.entries()) {
-      await plain.query(`INSERT INTO "${schema}".plain_entries (segment_id, seq, body) VALUES ($1, $2, $3)`, [
-        segment,
-        seq,
-        body,
-      ]);
+    let ours = 0;
+    let floor = 0;
+    for (let at = 0, slice = 0; at < APPENDS; at += SLICE, slice++) {
+      const end = Math.min(at + SLICE, APPENDS);
+      const runOurs = async () => {
+        const t0 = performance.now();
+        if (burst) {
+          for (let from = at; from < end; from += BURST) {
+            const pending = [];
+            for (let i = from; i < Math.min(from + BURST, end); i++)
+              pending.push(log.append(appendEntries[i]));
+            await Promise.all(pending);
+          }
+        } else {
+          for (let i = at; i < end; i++) await log.append(appendEntries[i]);
+        }
+        ours += performance.now() - t0;
+      };
+      const runPlain = async () => {
+        const t0 = performance.now();
+        for (let i = at; i < end; i++) await plain.query(insertPlain, [segment, i, appendBodies[i]]);
+        floor += performance.now() - t0;
+      };
+      if ((slice + round) % 2 === 0) {
+        await runOurs();
+        await runPlain();
+      } else {
+        await runPlain();
+        await runOurs();
+      }
     }
-    return performance.now() - t0;
+    return { ours, floor };
   }
 
   // The restore subjects: the same entries in a session and in the plain table.
@@ -87,7 +120,7 @@ try {
   }
   async function restoreOurs() {
     const t0 = performance.now();
-    const state = await restoreSession(store, restoreLog.sessionId);
+    const state = await restoreSession(strictStore, restoreLog.sessionId);
     const ms = performance.now() - t0;
     if (state.entryCount !== RESTORE_ENTRIES + 1) throw new Error(`restored ${state.entryCount} entries`);
     return ms;
@@ -116,50 +149,81 @@ try {
     return (SESSIONS * APPENDS_PER_SESSION) / ((performance.now() - t0) / 1000);
   }
 
-  // Warm-up, then alternating measured rounds.
-  await appendOurs();
-  await appendPlain();
+  // A long session for the loop-gap figures: one drift fork and one restore of it per round.
+  const gapEntries = makeEntries(GAP_ENTRIES);
+  const gapLog = await SessionLog.create(store, head);
+  for (let at = 0; at < gapEntries.length; at += 1000)
+    await gapLog.appendMany(gapEntries.slice(at, at + 1000));
+  async function loopGaps() {
+    const a = await SessionLog.openSegment(strictStore, gapLog.ref);
+    const b = await SessionLog.openSegment(strictStore, gapLog.ref);
+    await a.append({ kind: "user_input", text: "A was here first" });
+    const drift = await withLoopGap(() => b.append({ kind: "user_input", text: "B drifts" }));
+    if (drift.result.driftFork === null) throw new Error("expected a drift fork");
+    const forked = await withLoopGap(() => SessionLog.openSegment(strictStore, b.ref));
+    // Put the head back where it was for the next round.
+    await store.truncate(gapLog.ref, GAP_ENTRIES + 1);
+    return { drift: drift.gapMs, forked: forked.gapMs };
+  }
+
+  // Warm-up, then measured rounds.
+  await appendRound(0, false);
   await restoreOurs();
   await restorePlain();
-  const results = { appendOurs: [], appendPlain: [], restoreOurs: [], restorePlain: [], concurrent: [] };
+  await loopGaps();
+  const results = {
+    append: [],
+    appendPlain: [],
+    burst: [],
+    burstPlain: [],
+    restoreOurs: [],
+    restorePlain: [],
+  };
+  Object.assign(results, { concurrent: [], gap: [], driftGap: [], forkedGap: [] });
   for (let round = 0; round < ROUNDS; round++) {
-    const flip = round % 2 === 1;
-    for (const [name, run] of flip
-      ? [
-          ["appendPlain", appendPlain],
-          ["appendOurs", appendOurs],
-        ]
-      : [
-          ["appendOurs", appendOurs],
-          ["appendPlain", appendPlain],
-        ]) {
-      results[name].push(await run());
+    const plainRound = await appendRound(round, false);
+    results.append.push(plainRound.ours);
+    results.appendPlain.push(plainRound.floor);
+    const burstRound = await appendRound(round, true);
+    results.burst.push(burstRound.ours);
+    results.burstPlain.push(burstRound.floor);
+    const order = round % 2 === 0 ? [restoreOurs, restorePlain] : [restorePlain, restoreOurs];
+    let ours = 0;
+    let floor = 0;
+    for (const run of [...order, ...[...order].reverse()]) {
+      const ms = await run();
+      if (run === restoreOurs) ours += ms;
+      else floor += ms;
     }
-    for (const [name, run] of flip
-      ? [
-          ["restorePlain", restorePlain],
-          ["restoreOurs", restoreOurs],
-        ]
-      : [
-          ["restoreOurs", restoreOurs],
-          ["restorePlain", restorePlain],
-        ]) {
-      results[name].push(await run());
-    }
+    results.restoreOurs.push(ours);
+    results.restorePlain.push(floor);
     results.concurrent.push(await concurrent());
+    const gaps = await loopGaps();
+    results.driftGap.push(gaps.drift);
+    results.forkedGap.push(gaps.forked);
+    results.gap.push(Math.max(gaps.drift, gaps.forked));
   }
-  const m = Object.fromEntries(Object.entries(results).map(([name, xs]) => [name, median(xs)]));
-  console.log(`# ${APPENDS} appends, restore of ${RESTORE_ENTRIES} entries, medians of ${ROUNDS} rounds`);
-  console.log(`BENCH store-postgres.append.ratio ${(m.appendOurs / m.appendPlain).toFixed(2)} x`);
-  console.log(`BENCH store-postgres.append_us ${((m.appendOurs * 1000) / APPENDS).toFixed(1)} us`);
-  console.log(`BENCH store-postgres.append.plain_us ${((m.appendPlain * 1000) / APPENDS).toFixed(1)} us`);
-  console.log(`BENCH store-postgres.restore.ratio ${(m.restoreOurs / m.restorePlain).toFixed(2)} x`);
-  console.log(`BENCH store-postgres.restore_ms ${m.restoreOurs.toFixed(1)} ms`);
-  console.log(`BENCH store-postgres.restore.plain_ms ${m.restorePlain.toFixed(1)} ms`);
-  console.log(`BENCH store-postgres.appends_per_s_8_sessions ${Math.round(m.concurrent)} appends/s`);
+  const mid = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  console.log(
+    `# ${APPENDS} appends, restore of ${RESTORE_ENTRIES} entries, ${ROUNDS} rounds after a warm-up`,
+  );
+  printRatio("store-postgres.append.ratio", results.append, results.appendPlain);
+  printRatio("store-postgres.append_burst.ratio", results.burst, results.burstPlain);
+  console.log(`BENCH store-postgres.append_us ${((mid(results.append) * 1000) / APPENDS).toFixed(1)} us`);
+  console.log(
+    `BENCH store-postgres.append.plain_us ${((mid(results.appendPlain) * 1000) / APPENDS).toFixed(1)} us`,
+  );
+  printRatio("store-postgres.restore.ratio", results.restoreOurs, results.restorePlain);
+  console.log(`BENCH store-postgres.restore_ms ${(mid(results.restoreOurs) / 2).toFixed(1)} ms`);
+  console.log(`BENCH store-postgres.restore.plain_ms ${(mid(results.restorePlain) / 2).toFixed(1)} ms`);
+  printValue("store-postgres.appends_per_s_8_sessions", results.concurrent, "appends/s", 0);
+  printValue("store-postgres.max_loop_gap_ms", results.gap, "ms");
+  printValue("store-postgres.drift_fork.max_loop_gap_ms", results.driftGap, "ms");
+  printValue("store-postgres.restore_forked.max_loop_gap_ms", results.forkedGap, "ms");
 } finally {
   await plain.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
   await plain.end();
   await store.close();
+  await strictStore.close();
   cluster?.stop();
 }

@@ -49,12 +49,12 @@ export { type LanguageModel, type ModelOverride, podModelAdapter } from "./pod/m
 export { Pod } from "./pod/pod.js";
 export { NOTIFICATION_CAPACITY, type PodOptions } from "./pod/pod-options.js";
 export { RunHandle } from "./pod/run-handle.js";
+export { type OpenSessionStoreOptions, openSessionStore } from "./pod/store-selection.js";
 export {
-  type OpenSessionStoreOptions,
-  openSessionStore,
-  type PostgresStoreModule,
-} from "./pod/store-selection.js";
-export { SessionStorePackageMissingError, SessionStoreUrlUnsetError } from "./pod/store-selection-errors.js";
+  SessionStorePackageInvalidError,
+  SessionStorePackageMissingError,
+  SessionStoreUrlUnsetError,
+} from "./pod/store-selection-errors.js";
 export {
   InvalidPromptRefError,
   PromptIoError,

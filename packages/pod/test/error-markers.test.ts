@@ -10,6 +10,7 @@ import {
 import { PodkitPodError, PodUsageError } from "../src/errors.js";
 import { HooksFrozenError, PodBusyError, PodClosedError, PromptCancelledError } from "../src/pod/errors.js";
 import {
+  SessionStorePackageInvalidError,
   SessionStorePackageMissingError,
   SessionStoreUrlUnsetError,
 } from "../src/pod/store-selection-errors.js";
@@ -112,6 +113,11 @@ const CASES = [
     make: () =>
       new SessionStorePackageMissingError("missing", { packageName: "p", hint: "h", cause: undefined }),
     is: SessionStorePackageMissingError,
+  },
+  {
+    kind: "session-store-package-invalid",
+    make: () => new SessionStorePackageInvalidError("invalid", { packageName: "p", hint: "h" }),
+    is: SessionStorePackageInvalidError,
   },
   {
     kind: "compact-summary-missing",

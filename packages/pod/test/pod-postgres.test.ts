@@ -9,6 +9,7 @@ import { usePostgresDatabases } from "../../store-postgres/test/helpers/database
 import type { Pod } from "../src/pod/pod.js";
 import { compactionTable, compactResponder } from "./compaction-harness.js";
 import { testTools, text, toolCall, usePodWorlds, type World } from "./pod-harness.js";
+import { installStorePackage } from "./store-workspace.js";
 
 const database = usePostgresDatabases();
 const world = usePodWorlds();
@@ -52,12 +53,15 @@ const COMPACT = "compact" as const;
 interface Backend {
   manifestExtra: string;
   env: Record<string, string>;
+  /** The store package, installed in the workspace the way a project installs it. */
+  install?: (workspace: string) => Promise<void>;
 }
 
 const filesystem: Backend = { manifestExtra: "", env: {} };
 const postgres = (url: string): Backend => ({
   manifestExtra: `[session]\nstore = "postgres"\nurl_env = "${URL_VARIABLE}"\n`,
   env: { [URL_VARIABLE]: url },
+  install: installStorePackage,
 });
 
 /**
@@ -84,6 +88,7 @@ async function scriptedSession(
         }
       : {}),
   });
+  await backend.install?.(w.workspace);
   const options = { env: { ANTHROPIC_API_KEY: "test-key", ...backend.env } };
   let pod: Pod = await w.pod(options);
   for (const [i, turn] of turns.entries()) {

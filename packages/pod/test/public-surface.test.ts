@@ -27,6 +27,7 @@ describe("the public surface of @podkit/pod", () => {
       "PromptRenderError",
       "PromptRootEscapeError",
       "RunHandle",
+      "SessionStorePackageInvalidError",
       "SessionStorePackageMissingError",
       "SessionStoreUrlUnsetError",
       "SystemPromptRenderError",

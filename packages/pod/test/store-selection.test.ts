@@ -1,33 +1,28 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdir, readdir, realpath, symlink } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { loadManifest } from "@podkit/manifest";
-import { FORMAT_VERSION, FsStore, sessionsRoot } from "@podkit/session-store";
+import { ItemSchema, type RequestConfigSchema, textMessage } from "@podkit/llm-worker";
+import { FORMAT_VERSION, FsStore, restoreSession, SessionLog, sessionsRoot } from "@podkit/session-store";
 import { describe, expect, it } from "vitest";
+// The PostgreSQL test harness lives with the store (it resolves `pg` from there).
+import { usePostgresDatabases } from "../../store-postgres/test/helpers/databases.js";
 import { Pod } from "../src/pod/pod.js";
 import { openSessionStore } from "../src/pod/store-selection.js";
-import { SessionStoreUrlUnsetError } from "../src/pod/store-selection-errors.js";
+import {
+  SessionStorePackageInvalidError,
+  SessionStoreUrlUnsetError,
+} from "../src/pod/store-selection-errors.js";
 import { caught, useTempDirs, writeFiles } from "./helpers.js";
-import { MODEL_REF } from "./pod-harness.js";
+import { installStorePackage, workspaceWith } from "./store-workspace.js";
 
 const run = promisify(execFile);
 const tempDir = useTempDirs();
+const database = usePostgresDatabases();
 const podDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 const manifestDist = join(podDir, "node_modules", "@podkit", "manifest", "dist", "index.js");
-
-/** A workspace whose manifest has `session` as its `[session]` table; returns it loaded. */
-async function workspaceWith(session: string) {
-  const root = await tempDir("store");
-  await writeFiles(root, {
-    "project/.podkit/manifest.toml": `[pod]\nname = "p"\n[model]\nref = "${MODEL_REF}"\n${session}`,
-  });
-  const workspace = join(root, "project");
-  const loaded = await loadManifest({ env: { cwd: workspace, home: join(root, "home"), env: {} } });
-  return { root, workspace, loaded };
-}
 
 /**
  * Runs `node probe.mjs` in `dir`: it loads the manifest of `workspace`, opens its session store
@@ -48,18 +43,22 @@ try {
   await store.close();
 } catch (error) {
   outcome = (SessionStorePackageMissingError.isInstance(error) ? "package missing: " : "other error: ") + error.message;
+  if (error.hint !== undefined) outcome += " | hint: " + error.hint;
 }
 const pgLoaded = Object.keys(createRequire(import.meta.url).cache).some((f) => /[\\\\/]pg[\\\\/]lib[\\\\/]/.test(f));
 console.log(JSON.stringify({ outcome, pgLoaded }));
 `,
   });
-  const { stdout } = await run(process.execPath, [script], { cwd: dir });
+  // Without the NODE_PATH pnpm's bin shims give the test runner (it lists the monorepo's virtual
+  // store, where every workspace package is found): resolution as in a user's project.
+  const { NODE_PATH: _, ...processEnv } = process.env;
+  const { stdout } = await run(process.execPath, [script], { cwd: dir, env: processEnv });
   return JSON.parse(stdout) as { outcome: string; pgLoaded: boolean };
 }
 
 describe("openSessionStore: the store [session] selects", () => {
   it("opens the filesystem store under <workspace>/.podkit/sessions by default", async () => {
-    const { workspace, loaded } = await workspaceWith("");
+    const { workspace, loaded } = await workspaceWith(tempDir, "");
     const store = await openSessionStore(loaded, { env: {} });
     expect(store).toBeInstanceOf(FsStore);
     const ref = { sessionId: "s1", segmentId: "g1" };
@@ -80,7 +79,10 @@ describe("openSessionStore: the store [session] selects", () => {
   });
 
   it("names the variable, and the manifest line that chose it, when the URL is unset or empty", async () => {
-    const { loaded } = await workspaceWith(`[session]\nstore = "postgres"\nurl_env = "TEAM_PG_URL"\n`);
+    const { loaded } = await workspaceWith(
+      tempDir,
+      `[session]\nstore = "postgres"\nurl_env = "TEAM_PG_URL"\n`,
+    );
     const unset = await caught(openSessionStore(loaded, { env: { PODKIT_DATABASE_URL: "postgres://x" } }));
     expect(SessionStoreUrlUnsetError.isInstance(unset)).toBe(true);
     expect((unset as SessionStoreUrlUnsetError).variable).toBe("TEAM_PG_URL");
@@ -95,7 +97,7 @@ describe("openSessionStore: the store [session] selects", () => {
   });
 
   it("Pod.fromManifest and Pod.restore open the selected store, failing before any tool starts", async () => {
-    const { loaded } = await workspaceWith(`[session]\nstore = "postgres"\n`);
+    const { loaded } = await workspaceWith(tempDir, `[session]\nstore = "postgres"\n`);
     let toolsLoaded = false;
     const toolPackages = [
       {
@@ -115,8 +117,9 @@ describe("openSessionStore: the store [session] selects", () => {
   });
 
   it("never loads the database driver for the filesystem store (and does for PostgreSQL)", async () => {
-    const fs = await workspaceWith("");
-    const pgWorkspace = await workspaceWith(`[session]\nstore = "postgres"\n`);
+    const fs = await workspaceWith(tempDir, "");
+    const pgWorkspace = await workspaceWith(tempDir, `[session]\nstore = "postgres"\n`);
+    await installStorePackage(pgWorkspace.workspace);
     const dir = await tempDir("probe");
     const podEntry = join(podDir, "dist", "index.js");
     expect(await probe(dir, podEntry, fs.workspace, {})).toEqual({ outcome: "FsStore", pgLoaded: false });
@@ -128,38 +131,97 @@ describe("openSessionStore: the store [session] selects", () => {
     });
   });
 
-  it("names @podkit/store-postgres when it is not installed next to @podkit/pod", async () => {
-    const { workspace } = await workspaceWith(`[session]\nstore = "postgres"\n`);
-    // An installation of @podkit/pod with its dependencies but without the optional peer.
-    const dir = await tempDir("install");
-    const installed = join(dir, "node_modules", "@podkit", "pod");
-    await mkdir(join(installed, "node_modules", "@podkit"), { recursive: true });
-    await cp(join(podDir, "package.json"), join(installed, "package.json"));
-    await cp(join(podDir, "dist"), join(installed, "dist"), { recursive: true });
-    await cp(join(podDir, "resources"), join(installed, "resources"), { recursive: true });
-    for (const name of await readdir(join(podDir, "node_modules"))) {
-      const scoped = name.startsWith("@") ? await readdir(join(podDir, "node_modules", name)) : [""];
-      for (const inner of scoped) {
-        const dep = inner === "" ? name : `${name}/${inner}`;
-        if (dep === "@podkit/store-postgres" || dep === "@podkit/testkit" || dep.startsWith(".")) continue;
-        if (dep.startsWith("@types")) continue;
-        await mkdir(dirname(join(installed, "node_modules", dep)), { recursive: true });
-        await symlink(
-          await realpath(join(podDir, "node_modules", dep)),
-          join(installed, "node_modules", dep),
-        );
-      }
-    }
-    const podEntry = join(installed, "dist", "index.js");
+  it("finds @podkit/store-postgres where the manifest is, and names it with where it looked when it is not there", async () => {
+    const { root, workspace } = await workspaceWith(tempDir, `[session]\nstore = "postgres"\n`);
+    const dir = await tempDir("probe");
+    const podEntry = join(podDir, "dist", "index.js");
     const url = { PODKIT_DATABASE_URL: "postgres://podkit@127.0.0.1:9/podkit" };
     const missing = await probe(dir, podEntry, workspace, url);
     expect(missing.outcome).toMatch(/^package missing: /);
-    expect(missing.outcome).toContain("needs the package @podkit/store-postgres, which is not installed");
+    expect(missing.outcome).toContain(
+      "needs the package @podkit/store-postgres, which is not installed where the manifest is",
+    );
+    expect(missing.outcome).toContain(join(workspace, "node_modules", "@podkit", "store-postgres"));
+    expect(missing.outcome).toContain("manifest.toml:6");
+    expect(missing.outcome).toContain(
+      `hint: install it in the workspace: cd ${workspace} && npm install @podkit/store-postgres (or pnpm add @podkit/store-postgres)`,
+    );
     expect(missing.pgLoaded).toBe(false);
 
-    // Positive control: installed beside @podkit/pod (a flat node_modules), the same probe opens it.
-    const real = await realpath(join(podDir, "node_modules", "@podkit", "store-postgres"));
-    await symlink(real, join(dir, "node_modules", "@podkit", "store-postgres"));
+    // Positive control: installed in a node_modules above the workspace (as in a monorepo), the
+    // same probe finds it there and opens it.
+    await installStorePackage(root);
     expect(await probe(dir, podEntry, workspace, url)).toEqual({ outcome: "PostgresStore", pgLoaded: true });
+  });
+
+  it("uses the store package the application passes, with the worker's schemas, instead of resolving one", async () => {
+    const { loaded } = await workspaceWith(tempDir, `[session]\nstore = "postgres"\n`);
+    const opened: unknown[] = [];
+    const fake = {
+      openStore: (options: unknown) => {
+        opened.push(options);
+        return { close: async () => {} };
+      },
+    };
+    const env = { PODKIT_DATABASE_URL: "postgres://app@db/podkit" };
+    await openSessionStore(loaded, { env, storePackages: { "@podkit/store-postgres": async () => fake } });
+    expect(opened).toHaveLength(1);
+    const { url, itemSchema, configSchema } = opened[0] as {
+      url: string;
+      itemSchema: unknown;
+      configSchema: typeof RequestConfigSchema;
+    };
+    expect({ url, itemSchema }).toEqual({ url: "postgres://app@db/podkit", itemSchema: ItemSchema });
+    // The worker's request config: its keys typed, keys of other versions let through.
+    expect(configSchema.safeParse({ max_tokens: 5, model: "written by an older podkit" }).success).toBe(true);
+    expect(configSchema.safeParse({ max_tokens: "lots" }).success).toBe(false);
+
+    const invalid = await caught(
+      openSessionStore(loaded, {
+        env,
+        storePackages: { "@podkit/store-postgres": async () => ({ PostgresStore: 1 }) },
+      }),
+    );
+    expect(SessionStorePackageInvalidError.isInstance(invalid)).toBe(true);
+    expect(invalid.message).toContain("@podkit/store-postgres does not export openStore");
+  });
+
+  it("opens a real database through the package installed in the workspace and restores what it wrote", async () => {
+    const { workspace, loaded } = await workspaceWith(tempDir, `[session]\nstore = "postgres"\n`);
+    await installStorePackage(workspace);
+    const url = await database();
+    const store = await openSessionStore(loaded, { env: { PODKIT_DATABASE_URL: url } });
+    try {
+      const log = await SessionLog.create(store, { systemPrompt: "resolved", config: { max_tokens: 5 } });
+      await log.append({ kind: "user_input", text: "through the workspace's store package" });
+      const restored = await restoreSession(store, log.sessionId);
+      expect(restored.history).toEqual([textMessage("user", "through the workspace's store package")]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("@podkit/pod has no dependency on @podkit/store-postgres and its build never imports it", async () => {
+    const manifest = JSON.parse(await readFile(join(podDir, "package.json"), "utf8")) as Record<
+      string,
+      unknown
+    >;
+    for (const field of ["dependencies", "peerDependencies", "optionalDependencies"]) {
+      expect(Object.keys((manifest[field] as Record<string, string> | undefined) ?? {})).not.toContain(
+        "@podkit/store-postgres",
+      );
+    }
+    const dist = join(podDir, "dist");
+    const files = (await readdir(dist, { recursive: true })).filter((file) => String(file).endsWith(".js"));
+    expect(files.length).toBeGreaterThan(10);
+    // Positive control: the pattern does find an import of it.
+    expect('const m = await import("@podkit/store-postgres");').toMatch(
+      /(?:from|import)\s*\(?\s*["']@podkit\/store-postgres["']/,
+    );
+    for (const file of files) {
+      expect(await readFile(join(dist, String(file)), "utf8"), String(file)).not.toMatch(
+        /(?:from|import)\s*\(?\s*["']@podkit\/store-postgres["']/,
+      );
+    }
   });
 });

@@ -5,6 +5,7 @@ export type {
   EntryInput,
   EntryKind,
   EntryOf,
+  EntrySchemas,
   InvokeTrigger,
   Lineage,
   MinimalItem,
@@ -13,7 +14,6 @@ export type {
   SystemItem,
 } from "./entry/entry-schema.js";
 export {
-  createEntrySchema,
   EntrySchema,
   FORMAT_VERSION,
   MinimalItemSchema,
@@ -32,8 +32,6 @@ export {
 } from "./errors.js";
 export type { FsStoreOptions } from "./fs/fs-store.js";
 export { FsStore, sessionsRoot } from "./fs/fs-store.js";
-export type { SyncFs } from "./fs/sync-fs.js";
-export { newId } from "./ids.js";
 export type { SegmentInfo, SessionOverview } from "./log/session-head.js";
 export { describeSession } from "./log/session-head.js";
 export type {
@@ -55,9 +53,13 @@ export type {
 } from "./replay/session-state.js";
 export type {
   AppendOutcome,
+  ReadOptions,
   SegmentRef,
   SegmentSummary,
   Store,
+  StorePackage,
+  StorePackageOptions,
   TruncateOutcome,
   WriteOptions,
 } from "./store/store.js";
+export { assertReadFrom } from "./store/store.js";

@@ -6,6 +6,7 @@ import { FsStore } from "../src/fs/fs-store.js";
 import { SessionLog } from "../src/log/session-log.js";
 import { childScript } from "./helpers/built-package.js";
 import { bigPayloadOf, payloadOf, seqOf } from "./helpers/payload.mjs";
+import { mulberry32 } from "./helpers/seeded-random.js";
 import { useTempDirs } from "./helpers/temp-dir.js";
 
 const tempDir = useTempDirs();
@@ -13,20 +14,11 @@ const KILLS = 120;
 /** Every BIG_EVERY-th kill targets the middle of a 12 MB write. */
 const BIG_EVERY = 8;
 
-/** Small seeded PRNG so a failing run can be replayed with the seed it prints. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface ChildRun {
   child: ChildProcess;
   reported: number[];
+  /** Store appends that carried more than one entry (group commit at work). */
+  batches: number;
   /** The large append announced last: its sequence number and the file size before it. */
   bigWrite: Promise<{ seq: number; sizeBefore: number }>;
   exited: Promise<void>;
@@ -39,6 +31,7 @@ interface ChildRun {
 function spawnWriter(script: string, root: string, sessionId: string): ChildRun {
   const child = spawn(process.execPath, [script, root, sessionId], { stdio: ["pipe", "pipe", "pipe"] });
   const reported: number[] = [];
+  let batches = 0;
   const stderr: string[] = [];
   let buffered = "";
   let onWarm: () => void = () => {};
@@ -57,6 +50,7 @@ function spawnWriter(script: string, root: string, sessionId: string): ChildRun 
     for (const line of lines) {
       if (line === "warm") onWarm();
       else if (/^\d+$/.test(line)) reported.push(Number(line));
+      else if (line.startsWith("batch ")) batches++;
       else if (line.startsWith("big ")) {
         const [, seq, size] = line.split(" ");
         onBig({ seq: Number(seq), sizeBefore: Number(size) });
@@ -69,6 +63,9 @@ function spawnWriter(script: string, root: string, sessionId: string): ChildRun 
   return {
     child,
     reported,
+    get batches() {
+      return batches;
+    },
     bigWrite,
     exited,
     warm,
@@ -96,7 +93,7 @@ async function lastByte(path: string): Promise<number | undefined> {
 }
 
 describe("crash safety under SIGKILL", () => {
-  it(`keeps every reported entry across ${KILLS} kills of a real appending process, some inside large writes`, {
+  it(`keeps every reported entry across ${KILLS} kills of a real appending process with group commit, some inside large writes`, {
     timeout: 400_000,
   }, async () => {
     const script = childScript("append-child.mjs");
@@ -113,6 +110,7 @@ describe("crash safety under SIGKILL", () => {
     let staleLocks = 0;
     let tornTails = 0;
     let killsInsideWrites = 0;
+    let groupCommits = 0;
 
     // Two writers load the package ahead of time (they only restore once told "go").
     const ready = [spawnWriter(script, root, ref.sessionId), spawnWriter(script, root, ref.sessionId)];
@@ -136,6 +134,7 @@ describe("crash safety under SIGKILL", () => {
       run.child.kill("SIGKILL");
       await run.exited;
       for (const seq of run.reported) committed.add(seq);
+      groupCommits += run.batches;
       if (existsSync(`${path}.lock`)) staleLocks++;
       if ((await lastByte(path)) !== 0x0a) tornTails++;
 
@@ -167,6 +166,8 @@ describe("crash safety under SIGKILL", () => {
     for (const idle of ready) idle.child.kill("SIGKILL");
     await Promise.all(ready.map((idle) => idle.exited));
     expect(committed.size).toBeGreaterThan(KILLS);
+    // Group commit was on: appends fired together went out in shared writes.
+    expect(groupCommits).toBeGreaterThan(KILLS / 2);
     // The child appends under a held lease, so kills regularly leave a dead pid's lock behind.
     expect(staleLocks).toBeGreaterThan(0);
     // Kills really landed inside writes, and each torn tail they left was repaired above.
@@ -175,7 +176,7 @@ describe("crash safety under SIGKILL", () => {
     console.log(
       `crash test (seed ${seed}): ${KILLS} kills, ${committed.size} reported entries, ` +
         `${staleLocks} stale locks taken over, ${killsInsideWrites} kills inside a large write, ` +
-        `${tornTails} torn tails repaired`,
+        `${tornTails} torn tails repaired, ${groupCommits} shared writes`,
     );
   });
 });

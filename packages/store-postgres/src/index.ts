@@ -6,5 +6,6 @@ export {
 } from "./errors.js";
 export type { MigrateOptions, MigrationResult } from "./migrations.js";
 export { migrate, SCHEMA_VERSION } from "./migrations.js";
+export { openStore } from "./open-store.js";
 export type { PostgresStoreOptions } from "./postgres-store.js";
 export { PostgresStore } from "./postgres-store.js";

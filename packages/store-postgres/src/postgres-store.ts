@@ -1,12 +1,15 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import {
   type AppendOutcome,
+  assertReadFrom,
   CorruptEntryError,
   createEntryCodec,
   type Entry,
   type EntryCodec,
+  type EntrySchemas,
   type MinimalItem,
-  MinimalItemSchema,
   NotFoundError,
+  type ReadOptions,
   type SegmentRef,
   type SegmentSummary,
   SessionStoreError,
@@ -16,13 +19,13 @@ import {
   type WriteOptions,
 } from "@podkit/session-store";
 import pg from "pg";
-import type { z } from "zod";
 import { PostgresQueryError } from "./errors.js";
+import { createWithUpload, LONG_BODY, readLongBody, regroup } from "./long-body.js";
 import { ensureSchema, quoteSchema } from "./migrations.js";
 import { storeQueries } from "./queries.js";
 
 /** Options of `PostgresStore`: a connection URL or a pool of your own, and where the tables live. */
-export interface PostgresStoreOptions<TItem> {
+export interface PostgresStoreOptions<TItem> extends EntrySchemas<TItem> {
   /** `postgres://user:password@host:port/database`; read it from the environment, never a manifest. */
   url?: string;
   /** A pool to use instead of `url`; the store never ends it. */
@@ -31,12 +34,14 @@ export interface PostgresStoreOptions<TItem> {
   schema?: string;
   /** Connections of the store's own pool (default 10). */
   maxConnections?: number;
-  /** Schema of history items; default: any JSON object with a string `type`. */
-  itemSchema?: z.ZodType<TItem>;
 }
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 const UNIQUE_VIOLATION = "23505";
+/** Rows decoded between two turns of the event loop while a segment is read. */
+const DECODE_BATCH = 512;
+/** Bodies at least this long are decoded in slices (`decodeSliced`). */
+const SLICED_BODY = 1 << 16;
 
 function assertSafeId(id: string, what: "session" | "segment"): void {
   if (!SAFE_ID.test(id)) {
@@ -73,7 +78,7 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     this.options = options;
     this.schema = options.schema ?? "public";
     this.sql = storeQueries(quoteSchema(this.schema));
-    this.codec = createEntryCodec(options.itemSchema ?? (MinimalItemSchema as unknown as z.ZodType<TItem>));
+    this.codec = createEntryCodec(options);
   }
 
   /** The pool, created and the schema migrated on first use. */
@@ -117,10 +122,32 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     if (entries[0]?.kind !== "segment_start") {
       throw new SessionStoreUsageError(`segment ${ref.segmentId} must begin with a segment_start entry`);
     }
-    const bodies = entries.map((entry) => this.codec.encode(entry));
+    // The segment_start may hold a long history: serialized in slices, sent as a parameter of
+    // its own (a text[] element would be escaped character by character by the driver), and in
+    // parts when it is long (`long-body.ts`).
+    const [start, ...rest] = entries as [Entry<TItem>, ...Entry<TItem>[]];
+    const groups = regroup(await this.codec.encodeSliced(start));
+    // A fork carries the usage entries of the whole session: thousands, encoded between turns of
+    // the event loop.
+    const bodies: string[] = [];
+    for (const [index, entry] of rest.entries()) {
+      bodies.push(this.codec.encode(entry));
+      if (index % DECODE_BATCH === DECODE_BATCH - 1) await nextTurn();
+    }
     await this.run("creating a segment", this.where(ref), async (pool) => {
       try {
-        await pool.query(this.sql.createSegment, [ref.segmentId, ref.sessionId, bodies.length, bodies]);
+        if (groups.length === 1) {
+          await pool.query(this.sql.createSegment, [
+            ref.segmentId,
+            ref.sessionId,
+            entries.length,
+            groups[0],
+            JSON.stringify(bodies),
+          ]);
+        } else {
+          const values = { segmentId: ref.segmentId, sessionId: ref.sessionId, count: entries.length };
+          await createWithUpload(pool, this.sql, { ...values, groups, rest: JSON.stringify(bodies) });
+        }
       } catch (error) {
         if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) {
           throw new SessionStoreUsageError(
@@ -142,12 +169,21 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     options?.signal?.throwIfAborted();
     return this.run("appending", this.where(ref), async (pool) => {
       const expected = options?.expectedCount ?? null;
-      const result = await pool.query<{ entry_count: number }>({
-        // Named: each connection parses and plans the statement once, not on every append.
-        name: `podkit_append_${this.schema}`,
-        text: this.sql.append,
-        values: [ref.segmentId, ref.sessionId, bodies.length, expected, bodies],
-      });
+      // Named: each connection parses and plans the statement once, not on every append. One
+      // entry (most appends) goes as a plain text parameter: no array to build and unnest.
+      const result = await pool.query<{ entry_count: number }>(
+        bodies.length === 1
+          ? {
+              name: `podkit_append_one_${this.schema}`,
+              text: this.sql.appendOne,
+              values: [ref.segmentId, ref.sessionId, expected, bodies[0]],
+            }
+          : {
+              name: `podkit_append_${this.schema}`,
+              text: this.sql.append,
+              values: [ref.segmentId, ref.sessionId, bodies.length, expected, JSON.stringify(bodies)],
+            },
+      );
       const appended = result.rows[0];
       if (appended !== undefined) return { status: "appended", count: appended.entry_count };
       // No row updated: the segment is missing or holds another count. Read the committed count
@@ -208,82 +244,115 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     });
   }
 
-  readAll(ref: SegmentRef): AsyncIterable<Entry<TItem>> {
-    return this.readSegment(ref);
-  }
-
-  readBatches(ref: SegmentRef): AsyncIterable<readonly Entry<TItem>[]> {
-    return this.readSegmentBatch(ref);
-  }
-
-  private async *readSegment(ref: SegmentRef): AsyncGenerator<Entry<TItem>> {
-    yield* await this.decodeSegment(ref);
-  }
-
-  private async *readSegmentBatch(ref: SegmentRef): AsyncGenerator<Entry<TItem>[]> {
-    // One result set, decoded into one array: restore pays one await, not one per entry.
-    yield await this.decodeSegment(ref);
-  }
-
-  private async decodeSegment(ref: SegmentRef): Promise<Entry<TItem>[]> {
+  async *readFrom(
+    ref: SegmentRef,
+    from: number,
+    options?: ReadOptions,
+  ): AsyncIterable<readonly Entry<TItem>[]> {
+    assertReadFrom(from);
     assertSafeId(ref.segmentId, "segment");
+    const signal = options?.signal;
+    signal?.throwIfAborted();
     const where = this.where(ref);
     const rows = await this.run("reading a segment", where, async (pool) => {
-      const result = await pool.query<[number, string]>({
-        name: `podkit_read_${this.schema}`,
-        text: this.sql.readAll,
-        values: [ref.segmentId, ref.sessionId],
+      const result = await pool.query<[number, number | null, string | null, number | null]>({
+        name: `podkit_read_from_${this.schema}`,
+        text: this.sql.readFrom,
+        values: [ref.segmentId, ref.sessionId, from, LONG_BODY],
         rowMode: "array",
       });
       return result.rows;
     });
-    if (rows.length === 0) throw new NotFoundError({ what: "segment", id: ref.segmentId, where });
-    // Rows come in any order; (segment_id, seq) is unique, so n rows hold seq 0..n-1 exactly when
-    // every one lands inside the array.
-    const bodies: (string | undefined)[] = new Array(rows.length);
-    let highest = -1;
-    for (const [seq, body] of rows) {
-      if (seq >= 0 && seq < bodies.length) bodies[seq] = body;
-      if (seq > highest) highest = seq;
-    }
-    const entries: Entry<TItem>[] = new Array(rows.length);
-    for (let index = 0; index < bodies.length; index++) {
-      const body = bodies[index];
-      if (body === undefined) {
+    const first = rows[0];
+    if (first === undefined) throw new NotFoundError({ what: "segment", id: ref.segmentId, where });
+    // Rows come in any order (no ORDER BY: a server-side sort of a long segment cost as much as
+    // the rest of a restore); the segment row's count says which seqs must be there, and each
+    // row is placed by its seq.
+    const count = first[0];
+    const bodies: (string | null | undefined)[] = new Array(Math.max(0, count - from));
+    for (const [, seq, body] of rows) {
+      if (seq === null) continue;
+      if (seq >= count) {
         throw new CorruptEntryError({
           file: where,
-          line: index + 1,
-          reason: `entry ${index} is missing (the segment has entries up to ${highest})`,
+          line: seq + 1,
+          reason: `entry seq ${seq} lies past the segment's count of ${count} entries`,
         });
       }
-      entries[index] = this.codec.decode(body, where, index + 1);
+      bodies[seq - from] = body;
     }
-    return entries;
+    let batch: Entry<TItem>[] = [];
+    for (let index = 0; index < bodies.length; index++) {
+      const body = bodies[index];
+      const seq = from + index;
+      let entry: Entry<TItem>;
+      try {
+        if (body === undefined) {
+          throw new CorruptEntryError({
+            file: where,
+            line: seq + 1,
+            reason: `entry seq ${seq} is missing (the segment counts ${count} entries)`,
+          });
+        }
+        // Only a long body (a segment_start with a long history) is worth an await.
+        // Only a long body (a segment_start with a long history) is worth an await: it comes in
+        // parts (null here) and is decoded in slices.
+        entry =
+          body !== null && body.length < SLICED_BODY
+            ? this.codec.decode(body, where, seq + 1)
+            : await this.codec.decodeSliced(body ?? (await this.longBody(ref, seq)), where, seq + 1);
+      } catch (error) {
+        // The entries before a corrupt one are still committed entries: hand them out first.
+        if (batch.length > 0) yield batch;
+        throw error;
+      }
+      batch.push(entry);
+      if (batch.length === DECODE_BATCH) {
+        yield batch;
+        batch = [];
+        // Decoding a long segment is work the event loop must not wait for in one piece.
+        await nextTurn();
+        signal?.throwIfAborted();
+      }
+    }
+    if (batch.length > 0) yield batch;
+  }
+
+  /** Every committed entry, in order: `readFrom(ref, 0)` one entry at a time. */
+  async *readAll(ref: SegmentRef): AsyncIterable<Entry<TItem>> {
+    for await (const batch of this.readFrom(ref, 0)) yield* batch;
   }
 
   async describeSegment(ref: SegmentRef): Promise<SegmentSummary<TItem>> {
     assertSafeId(ref.segmentId, "segment");
     const where = this.where(ref);
     const row = await this.run("describing a segment", where, async (pool) => {
-      const result = await pool.query<{ entry_count: number; first: string | null; last: string | null }>(
-        this.sql.describe,
-        [ref.segmentId, ref.sessionId],
-      );
+      const result = await pool.query<{
+        entry_count: number;
+        first: string | null;
+        last: string | null;
+        first_seq: number | null;
+        last_seq: number | null;
+      }>(this.sql.describe, [ref.segmentId, ref.sessionId, LONG_BODY]);
       return result.rows[0];
     });
     if (row === undefined) throw new NotFoundError({ what: "segment", id: ref.segmentId, where });
-    if (row.first === null || row.last === null) {
+    // A long body comes as null with its seq: read it in parts.
+    const first = row.first ?? (row.first_seq === null ? null : await this.longBody(ref, row.first_seq));
+    const lastText = row.last ?? (row.last_seq === null ? null : await this.longBody(ref, row.last_seq));
+    if (first === null || lastText === null) {
       throw new CorruptEntryError({
         file: where,
-        line: row.first === null ? 1 : row.entry_count,
+        line: first === null ? 1 : row.entry_count,
         reason: "the segment row counts an entry that is missing",
       });
     }
-    const start = this.codec.decode(row.first, where, 1);
+    const start = await this.codec.decodeSliced(first, where, 1);
     if (start.kind !== "segment_start") {
       throw new SessionStoreUsageError(`${where} does not begin with a segment_start; it is not a segment`);
     }
-    const last = row.entry_count === 1 ? start : this.codec.decode(row.last, where, row.entry_count);
+    const last =
+      row.entry_count === 1 ? start : await this.codec.decodeSliced(lastText, where, row.entry_count);
     return { start, last, entryCount: row.entry_count };
   }
 
@@ -311,6 +380,13 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
       const result = await pool.query<{ session_id: string }>(this.sql.lookup, [segmentId]);
       return result.rows[0]?.session_id;
     });
+  }
+
+  /** The UTF-8 bytes of a body longer than `LONG_BODY`, read in parts. */
+  private longBody(ref: SegmentRef, seq: number): Promise<Buffer> {
+    return this.run("reading a long entry", this.where(ref), (pool) =>
+      readLongBody(pool, this.sql, ref.segmentId, seq),
+    );
   }
 
   /** Ends the store's own pool (a pool passed in is left open); the next call opens a new one. */

@@ -24,6 +24,17 @@ async function session(applicationName?: string) {
   return { schema, store, log };
 }
 
+/** Waits until the server has finished (or rolled back) every statement of a killed client. */
+async function serverIdle(): Promise<void> {
+  for (let tries = 0; tries < 500; tries++) {
+    const active = await admin().query(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%podkit_entries%' AND pid <> pg_backend_pid() AND state <> 'idle'",
+    );
+    if (active.rows[0].n === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Batches found in a segment: every batch must be whole (all BATCH entries, in order) or absent. */
 async function batchesIn(store: PostgresStore, sessionId: string, segmentId: string): Promise<number[]> {
   const texts: string[] = [];
@@ -123,13 +134,7 @@ describe("a connection lost in the middle of appends", () => {
     }
 
     // The server notices the dead client and rolls its transaction back; wait until it is gone.
-    for (let tries = 0; tries < 500; tries++) {
-      const active = await admin().query(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%podkit_entries%' AND pid <> pg_backend_pid() AND state <> 'idle'",
-      );
-      if (active.rows[0].n === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await serverIdle();
     const found = await batchesIn(store, log.sessionId, log.segmentId);
     expect(found.slice(0, acknowledged.length)).toEqual(acknowledged);
     expect(found.length - acknowledged.length).toBeLessThanOrEqual(1);
@@ -138,5 +143,72 @@ describe("a connection lost in the middle of appends", () => {
       segmentId: log.segmentId,
       driftFork: null,
     });
+  });
+
+  it("clients SIGKILLed while appending with group commit: every acknowledged append is there, whole, none doubled", {
+    timeout: 180_000,
+  }, async () => {
+    const { schema, store, log } = await session();
+    const KILLS = 6;
+    const PAD = 20_000;
+    let sharedWrites = 0;
+    const acknowledged = new Map<string, number>();
+    for (let kill = 0; kill < KILLS; kill++) {
+      const name = `k${kill}`;
+      const child = spawnChild("writer-child.mjs", [
+        databaseUrl(),
+        schema,
+        log.sessionId,
+        log.segmentId,
+        name,
+        "forever",
+        "6",
+        String(PAD),
+      ]);
+      cleanup.push(async () => {
+        child.child.kill("SIGKILL");
+      });
+      expect(await child.next()).toBe("ready");
+      child.send("go");
+      const wanted = 5 + ((kill * 7) % 25);
+      let acks = 0;
+      const read = (line: string) => {
+        if (line.startsWith("batch ")) sharedWrites++;
+        else {
+          acknowledged.set(`${name}-${(JSON.parse(line) as { n: number }).n}`, kill);
+          acks++;
+        }
+      };
+      while (acks < wanted) read(await child.next());
+      child.child.kill("SIGKILL");
+      await child.exited;
+      // Lines printed before the kill that were not read yet count too.
+      for (;;) {
+        const line = await child.next().catch(() => undefined);
+        if (line === undefined) break;
+        read(line);
+      }
+      await serverIdle();
+      // Every acknowledged append is there exactly once and whole; the segment reads cleanly.
+      const texts: string[] = [];
+      for await (const entry of store.readAll(log.ref) as AsyncIterable<Entry>) {
+        if (entry.kind !== "user_input") continue;
+        expect(entry.text.length).toBeGreaterThan(PAD);
+        expect(entry.text.endsWith("x".repeat(PAD))).toBe(true);
+        texts.push(entry.text.slice(0, entry.text.length - PAD));
+      }
+      expect(new Set(texts).size).toBe(texts.length);
+      for (const id of acknowledged.keys()) expect(texts, `kill ${kill}: ${id}`).toContain(id);
+      // Each client's appends are in the order it made them, with no gap before an acknowledged one.
+      const mine = texts
+        .filter((text) => text.startsWith(`${name}-`))
+        .map((text) => Number(text.split("-")[1]));
+      expect(mine).toEqual(Array.from({ length: mine.length }, (_, i) => i));
+    }
+    expect(acknowledged.size).toBeGreaterThan(KILLS * 5);
+    // Group commit was on: bursts went out as shared statements.
+    expect(sharedWrites).toBeGreaterThan(0);
+    const reopened = await SessionLog.open(store, log.sessionId);
+    expect(await reopened.append({ kind: "user_input", text: "after" })).toMatchObject({ driftFork: null });
   });
 });

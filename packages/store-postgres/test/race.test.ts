@@ -43,7 +43,13 @@ describe("the database decides races (exact interleavings, forced with a held tr
   it("an append waiting for another writer's uncommitted append re-checks the committed count and writes nothing", async () => {
     const { store, log, holder, sql } = await fixture();
     await holder.query("BEGIN");
-    const held = await holder.query(sql.append, [log.segmentId, log.sessionId, 1, 1, [entry("first")]]);
+    const held = await holder.query(sql.append, [
+      log.segmentId,
+      log.sessionId,
+      1,
+      1,
+      JSON.stringify([entry("first")]),
+    ]);
     expect(held.rows).toEqual([{ entry_count: 2 }]);
     // The loser starts while the winner's transaction is open: same expected count (1).
     const loser = store.append(log.ref, [{ kind: "user_input", ts: 2, text: "second" }], {
@@ -60,7 +66,7 @@ describe("the database decides races (exact interleavings, forced with a held tr
   it("positive control: without the expected count the waiting append lands after the other, at the next seq", async () => {
     const { store, log, holder, sql } = await fixture();
     await holder.query("BEGIN");
-    await holder.query(sql.append, [log.segmentId, log.sessionId, 1, null, [entry("first")]]);
+    await holder.query(sql.append, [log.segmentId, log.sessionId, 1, null, JSON.stringify([entry("first")])]);
     const second = store.append(log.ref, [{ kind: "user_input", ts: 2, text: "second" }]);
     await someAppendWaitsForALock();
     await holder.query("COMMIT");

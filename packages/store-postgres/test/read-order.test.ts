@@ -57,7 +57,9 @@ describe("reading a segment from PostgreSQL", () => {
     );
     expect(CorruptEntryError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ line: 5 });
-    expect((error as CorruptEntryError).reason).toBe("entry 4 is missing (the segment has entries up to 10)");
+    expect((error as CorruptEntryError).reason).toBe(
+      "entry seq 4 is missing (the segment counts 11 entries)",
+    );
   });
 
   it("does not read a segment under another session's id", async () => {

@@ -1,5 +1,6 @@
 import type { Item } from "@podkit/llm-worker";
 import {
+  CorruptEntryError,
   describeSession,
   NotFoundError,
   SessionLog,
@@ -8,7 +9,7 @@ import {
 } from "@podkit/session-store";
 import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
-import { entriesBeforeCorruption, readingBeforeCorruption } from "../session/corrupt-log.js";
+import { corruptLogError, entriesBeforeCorruption, intactView } from "../session/corrupt-log.js";
 import { oneLine } from "../session/event-printer.js";
 import { loadPodManifest } from "../session/load-pod-manifest.js";
 import { openStore } from "../session/open-store.js";
@@ -34,7 +35,8 @@ export async function list(input: CommandInput, ctx: CommandContext): Promise<nu
   return withStore(input, ctx, async (store) => {
     const rows = [];
     for (const sessionId of await store.listSessions()) {
-      const overview = await describeSession(store, sessionId);
+      // A damaged session is listed as far as it is intact (`session show` names the bad line).
+      const { overview } = await intactView(store, sessionId);
       const entries = await entriesBeforeCorruption(store, { sessionId, segmentId: overview.head.segmentId });
       const { turns } = summarizeEntries(entries);
       const first = turns.find((t) => t.input !== null)?.input ?? "";
@@ -87,9 +89,9 @@ export async function fork(input: CommandInput, ctx: CommandContext): Promise<nu
     });
   }
   return withStore(input, ctx, async (store) => {
-    const overview = await overviewOf(store, sessionId);
-    // A corrupt head can still be forked from the turns before its bad line.
-    const source = readingBeforeCorruption(store, overview.head.segmentId);
+    // A corrupt session can still be forked from the turns before its bad line.
+    const source = (await intactView(store, sessionId).catch((error) => throwMissing(error, sessionId)))
+      .store;
     const log = await SessionLog.fork(source, sessionId, atTurn === undefined ? {} : { atTurn });
     const forked = {
       sessionId: log.sessionId,
@@ -107,16 +109,23 @@ export async function fork(input: CommandInput, ctx: CommandContext): Promise<nu
   });
 }
 
+/** The session's overview; a missing session is a CLI error, a corrupt one names the fork to make. */
 async function overviewOf(store: Store<Item>, sessionId: string): Promise<SessionOverview> {
   try {
     return await describeSession(store, sessionId);
   } catch (error) {
-    if (NotFoundError.isInstance(error)) {
-      throw new PodkitCliError(`no session ${sessionId} in this workspace`, {
-        hint: "`podkit session list` shows this workspace's sessions",
-        cause: error,
-      });
-    }
-    throw error;
+    if (CorruptEntryError.isInstance(error)) throw await corruptLogError(error, store, sessionId);
+    return throwMissing(error, sessionId);
   }
+}
+
+/** Rethrows `error`, a missing session as the CLI's error saying where to look. */
+function throwMissing(error: unknown, sessionId: string): never {
+  if (NotFoundError.isInstance(error)) {
+    throw new PodkitCliError(`no session ${sessionId} in this workspace`, {
+      hint: "`podkit session list` shows this workspace's sessions",
+      cause: error,
+    });
+  }
+  throw error;
 }

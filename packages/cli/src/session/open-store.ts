@@ -12,7 +12,10 @@ export function openStore(
   loaded: LoadedManifest,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<Store<Item>> {
-  // The import is the CLI's own, so it resolves from the CLI's dependencies (pnpm does not hoist
-  // it next to @podkit/pod).
-  return openSessionStore(loaded, { env, importPostgresStore: () => import("@podkit/store-postgres") });
+  // The CLI ships its own @podkit/store-postgres (a dependency): a globally installed podkit opens
+  // PostgreSQL for projects that do not install the store package themselves.
+  return openSessionStore(loaded, {
+    env,
+    storePackages: { "@podkit/store-postgres": () => import("@podkit/store-postgres") },
+  });
 }

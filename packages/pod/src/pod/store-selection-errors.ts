@@ -24,7 +24,10 @@ export class SessionStoreUrlUnsetError extends PodkitPodError {
 
 const PACKAGE_MISSING_MARKER = Symbol.for("podkit.pod.error.session-store-package-missing");
 
-/** The manifest selects a store whose package (e.g. `@podkit/store-postgres`) is not installed. */
+/**
+ * The manifest selects a store whose package (e.g. `@podkit/store-postgres`) is not installed
+ * where the manifest is (and the application did not pass it).
+ */
 export class SessionStorePackageMissingError extends PodkitPodError {
   readonly [PACKAGE_MISSING_MARKER] = true;
   override name = "SessionStorePackageMissingError";
@@ -38,5 +41,24 @@ export class SessionStorePackageMissingError extends PodkitPodError {
 
   static override isInstance(error: unknown): error is SessionStorePackageMissingError {
     return hasMarker(error, PACKAGE_MISSING_MARKER);
+  }
+}
+
+const PACKAGE_INVALID_MARKER = Symbol.for("podkit.pod.error.session-store-package-invalid");
+
+/** The store package the manifest selects was found but does not export `openStore`. */
+export class SessionStorePackageInvalidError extends PodkitPodError {
+  readonly [PACKAGE_INVALID_MARKER] = true;
+  override name = "SessionStorePackageInvalidError";
+  /** The npm package that was loaded. */
+  readonly packageName: string;
+
+  constructor(message: string, options: { packageName: string; hint: string }) {
+    super(message, { hint: options.hint });
+    this.packageName = options.packageName;
+  }
+
+  static override isInstance(error: unknown): error is SessionStorePackageInvalidError {
+    return hasMarker(error, PACKAGE_INVALID_MARKER);
   }
 }

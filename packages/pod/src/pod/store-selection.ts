@@ -1,87 +1,131 @@
-import type { Item } from "@podkit/llm-worker";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { type Item, ItemSchema, RequestConfigSchema } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
-import { FsStore, type Store, sessionsRoot } from "@podkit/session-store";
-import { SessionStorePackageMissingError, SessionStoreUrlUnsetError } from "./store-selection-errors.js";
+import { FsStore, type Store, type StorePackage, sessionsRoot } from "@podkit/session-store";
+import {
+  SessionStorePackageInvalidError,
+  SessionStorePackageMissingError,
+  SessionStoreUrlUnsetError,
+} from "./store-selection-errors.js";
 
-/** The package of the PostgreSQL store; an optional peer of `@podkit/pod`. */
+/** The package of the PostgreSQL store (`[session] store = "postgres"`). */
 export const POSTGRES_STORE_PACKAGE = "@podkit/store-postgres";
+
+/**
+ * What a log read back is validated with: the worker's own item and request-config schemas, so a
+ * malformed or hand-edited log is a `CorruptEntryError` naming its file and line, never a crash
+ * inside the worker. A config key the worker does not know is let through (logs written by other
+ * versions carry some, e.g. `model`; the worker reads only its own keys), every key it knows must
+ * have its type.
+ */
+const LOG_SCHEMAS = { itemSchema: ItemSchema, configSchema: RequestConfigSchema.loose() };
 
 /** Options of `openSessionStore`. */
 export interface OpenSessionStoreOptions {
   /** Where the variable `[session] url_env` names is read; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
-   * Imports `@podkit/store-postgres` when it is selected; default a dynamic import from
-   * `@podkit/pod`. An application that depends on the package itself (the CLI does) passes
-   * `() => import("@podkit/store-postgres")`, so the import resolves from its own dependencies.
+   * Store packages the application ships, by package name, used instead of resolving them from
+   * the manifest's directory: a globally installed CLI passes
+   * `{ "@podkit/store-postgres": () => import("@podkit/store-postgres") }` for projects that do
+   * not install the store themselves.
    */
-  readonly importPostgresStore?: () => Promise<PostgresStoreModule>;
-}
-
-/** What `openSessionStore` needs of `@podkit/store-postgres`. */
-export interface PostgresStoreModule {
-  readonly PostgresStore: new (options: { url: string }) => Store<Item>;
+  readonly storePackages?: Readonly<Record<string, () => Promise<unknown>>>;
 }
 
 /**
  * Opens the session store the manifest's `[session]` table selects: the filesystem store under
  * `<workspace>/.podkit/sessions` (the default), or PostgreSQL at the URL held by the variable
- * `url_env` names. `@podkit/store-postgres` is imported only when selected, so a pod on the
- * filesystem never loads the database driver. No connection is made here: the PostgreSQL store
- * connects (and migrates) on first use. The caller owns the store and closes it.
+ * `url_env` names. The store package is found the way tool packages are — resolved from the
+ * directory of the manifest that selected it, then from the workspace — unless the application
+ * passes it (`storePackages`); it is imported only when selected, so a pod on the filesystem
+ * never loads the database driver. No connection is made here: the PostgreSQL store connects
+ * (and migrates) on first use. The caller owns the store and closes it. Either store validates
+ * what it reads with the worker's item and request-config schemas.
  *
- * Throws `SessionStoreUrlUnsetError` naming the variable when it is unset, and
- * `SessionStorePackageMissingError` naming the package when it is not installed.
+ * Throws `SessionStoreUrlUnsetError` naming the variable when it is unset,
+ * `SessionStorePackageMissingError` naming the package and where it was looked for when it is
+ * not installed, and `SessionStorePackageInvalidError` when it does not export `openStore`.
  */
 export async function openSessionStore(
   loaded: LoadedManifest,
   options: OpenSessionStoreOptions = {},
 ): Promise<Store<Item>> {
   const session = loaded.manifest.session;
-  if (session.store === "fs") return new FsStore<Item>({ root: sessionsRoot(loaded.workspace) });
+  if (session.store === "fs")
+    return new FsStore<Item>({ root: sessionsRoot(loaded.workspace), ...LOG_SCHEMAS });
   const env = options.env ?? process.env;
   const url = env[session.url_env];
   if (url === undefined || url.trim() === "") {
     throw new SessionStoreUrlUnsetError(
-      `[session] store = "postgres" reads the database URL from $${session.url_env}${whereSet(loaded)}, but ${session.url_env} is ${url === undefined ? "not set" : "empty"}`,
+      `[session] store = "postgres" reads the database URL from $${session.url_env}${whereSet(loaded, "session.url_env")}, but ${session.url_env} is ${url === undefined ? "not set" : "empty"}`,
       {
         variable: session.url_env,
         hint: `export ${session.url_env}=postgres://<user>:<password>@<host>:5432/<database>, or name another variable with [session] url_env`,
       },
     );
   }
-  const { PostgresStore } = await importPostgresStore(options.importPostgresStore);
-  return new PostgresStore({ url });
+  const storePackage = await loadStorePackage(loaded, POSTGRES_STORE_PACKAGE, options.storePackages);
+  return storePackage.openStore<Item>({ url, ...LOG_SCHEMAS });
 }
 
-/** ` (url_env set in <file>:<line>)`, or nothing when the name is the builtin default. */
-function whereSet(loaded: LoadedManifest): string {
-  const source = loaded.provenance.get("session.url_env");
+/** ` (<key> set in <file>:<line>)`, or nothing when the value is the builtin default. */
+function whereSet(loaded: LoadedManifest, key: string): string {
+  const source = loaded.provenance.get(key);
   const file = source?.layer.file;
   if (file === undefined) return "";
-  return ` (url_env set in ${file}${source?.line === undefined ? "" : `:${source.line}`})`;
+  return ` (${key.split(".").at(-1)} set in ${file}${source?.line === undefined ? "" : `:${source.line}`})`;
 }
 
-async function importPostgresStore(
-  importer: (() => Promise<PostgresStoreModule>) | undefined,
-): Promise<PostgresStoreModule> {
-  try {
-    return importer === undefined ? await import("@podkit/store-postgres") : await importer();
-  } catch (error) {
-    // Only the package itself missing is "not installed"; a missing dependency of it (or any
-    // other failure while loading it) is a broken installation and keeps its own message.
-    const code = (error as { code?: unknown }).code;
-    const message = error instanceof Error ? error.message : "";
-    if (code === "ERR_MODULE_NOT_FOUND" && message.includes(`'${POSTGRES_STORE_PACKAGE}'`)) {
-      throw new SessionStorePackageMissingError(
-        `[session] store = "postgres" needs the package ${POSTGRES_STORE_PACKAGE}, which is not installed where @podkit/pod can import it`,
-        {
-          packageName: POSTGRES_STORE_PACKAGE,
-          hint: `install it next to @podkit/pod: npm install ${POSTGRES_STORE_PACKAGE} (or pnpm add ${POSTGRES_STORE_PACKAGE})`,
-          cause: error,
-        },
-      );
-    }
-    throw error;
+/** The application's copy of `name`, or the one installed where the manifest is. */
+async function loadStorePackage(
+  loaded: LoadedManifest,
+  name: string,
+  provided: OpenSessionStoreOptions["storePackages"],
+): Promise<StorePackage> {
+  const provide = provided?.[name];
+  const loadedFrom = provide === undefined ? resolveStorePackage(loaded, name) : undefined;
+  const module =
+    provide === undefined ? await import(pathToFileURL(loadedFrom as string).href) : await provide();
+  if (typeof (module as Partial<StorePackage> | null)?.openStore !== "function") {
+    throw new SessionStorePackageInvalidError(
+      `${name}${loadedFrom === undefined ? "" : ` (${loadedFrom})`} does not export openStore, so it cannot open the session store [session] selects`,
+      {
+        packageName: name,
+        hint: `install a version of ${name} that matches @podkit/pod`,
+      },
+    );
   }
+  return module as StorePackage;
+}
+
+/**
+ * Resolves `name` as an import written in the manifest that selected the store would be, then
+ * as one in the workspace: Node's resolver, looking in each directory's `node_modules` and every
+ * ancestor's (the way `[tools] packages` are found).
+ */
+function resolveStorePackage(loaded: LoadedManifest, name: string): string {
+  const file = loaded.provenance.get("session.store")?.layer.file;
+  const dirs = [...new Set([...(file === undefined ? [] : [dirname(file)]), loaded.workspace])];
+  const searched: string[] = [];
+  let cause: unknown;
+  for (const dir of dirs) {
+    const require = createRequire(join(dir, "podkit-manifest.js"));
+    try {
+      return require.resolve(name);
+    } catch (error) {
+      cause ??= error;
+      for (const place of require.resolve.paths(name) ?? []) searched.push(join(place, name));
+    }
+  }
+  throw new SessionStorePackageMissingError(
+    `[session] store = "postgres"${whereSet(loaded, "session.store")} needs the package ${name}, which is not installed where the manifest is; looked in ${[...new Set(searched)].join(", ")}`,
+    {
+      packageName: name,
+      hint: `install it in the workspace: cd ${loaded.workspace} && npm install ${name} (or pnpm add ${name})`,
+      cause,
+    },
+  );
 }

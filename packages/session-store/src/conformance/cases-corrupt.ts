@@ -3,7 +3,7 @@ import { CorruptEntryError, UnsupportedFormatError } from "../errors.js";
 import { newId } from "../ids.js";
 import { restoreSession, SessionLog } from "../log/session-log.js";
 import type { CaseContext } from "./harness.js";
-import { readEntries } from "./helpers.js";
+import { readEntries, readFromIndex } from "./helpers.js";
 
 function startText(sessionId: string, segmentId: string, v: number): string {
   return JSON.stringify({
@@ -35,6 +35,9 @@ export function corruptionCases({ it }: CaseContext): void {
       await writeRaw(ref, [startText(ref.sessionId, ref.segmentId, 2), good, text, good]);
       const corrupt = (error: unknown) => CorruptEntryError.isInstance(error) && error.line === 3;
       await assert.rejects(readEntries(store, ref), corrupt);
+      await assert.rejects(readFromIndex(store, ref, 1), corrupt);
+      await assert.rejects(readFromIndex(store, ref, 2), corrupt);
+      assert.equal((await readFromIndex(store, ref, 3)).length, 1); // the entries after it
       await assert.rejects(SessionLog.openSegment(store, ref), corrupt);
       await assert.rejects(restoreSession(store, ref.sessionId), corrupt);
     });

@@ -3,7 +3,7 @@ import type { MinimalItem } from "../entry/entry-schema.js";
 import { describeSession } from "../log/session-head.js";
 import { restoreSession, SessionLog } from "../log/session-log.js";
 import type { CaseContext } from "./harness.js";
-import { completeTurn, inputTexts, manualClock, refOf, userTexts } from "./helpers.js";
+import { completeTurn, inputTexts, manualClock, readEntries, refOf, userTexts } from "./helpers.js";
 
 /** Fork, forkAt, compaction lineage and the head rule. */
 export function lineageCases({ it }: CaseContext): void {
@@ -23,6 +23,30 @@ export function lineageCases({ it }: CaseContext): void {
     assert.deepEqual(await inputTexts(store, refOf(log)), ["one", "two"]);
     assert.deepEqual(userTexts((await restoreSession(store, fork.sessionId)).history), ["one"]);
     assert.equal((await store.listSessions()).length, 2);
+  });
+
+  it("a fork of a long session carries its whole history byte-identically (a segment_start of megabytes)", async ({
+    store,
+  }) => {
+    const log = await SessionLog.create(store, { systemPrompt: "long", config: { k: 1 } });
+    const filler = "é".repeat(180);
+    for (let at = 0; at < 4_000; at += 500) {
+      await log.appendMany(
+        Array.from({ length: 500 }, (_, i) => ({
+          kind: "user_input" as const,
+          text: `${at + i} ${filler} "]}`,
+        })),
+      );
+    }
+    await log.append({ kind: "turn_end", turn: 1 });
+    const fork = await SessionLog.fork(store, log.sessionId);
+    assert.equal(fork.state.history.length, 4_000);
+    const reopened = await SessionLog.openSegment(store, refOf(fork));
+    assert.equal(JSON.stringify(reopened.state.history), JSON.stringify(log.state.history));
+    const summary = await store.describeSegment(refOf(fork));
+    assert.equal(summary.entryCount, 1);
+    assert.equal(summary.start.kind === "segment_start" && summary.start.history.length, 4_000);
+    assert.equal(JSON.stringify((await readEntries(store, refOf(fork)))[0]), JSON.stringify(summary.start));
   });
 
   it("forkAt starts a branch in the same session holding the state at the end of a turn", async ({

@@ -4,16 +4,28 @@ import type { SessionLog, SessionLogOptions } from "../log/session-log.js";
 import type { SegmentRef, Store } from "../store/store.js";
 
 /**
- * Every committed entry of a segment, in order. A store with `readBatches` is read both ways and
- * must give the same entries, so every case that reads also checks the batched path.
+ * Every committed entry of a segment, in order. The segment is read both with `readAll` and with
+ * `readFrom(ref, 0)`, which must give the same entries, so every case that reads checks both.
  */
 export async function readEntries(store: Store<MinimalItem>, ref: SegmentRef): Promise<Entry<MinimalItem>[]> {
   const entries: Entry<MinimalItem>[] = [];
   for await (const entry of store.readAll(ref)) entries.push(entry);
-  if (store.readBatches !== undefined) {
-    const batched: Entry<MinimalItem>[] = [];
-    for await (const batch of store.readBatches(ref)) batched.push(...batch);
-    assert.deepEqual(batched, entries, "readBatches must give readAll's entries, in order");
+  const batched = await readFromIndex(store, ref, 0);
+  assert.deepEqual(batched, entries, "readFrom(ref, 0) must give readAll's entries, in order");
+  return entries;
+}
+
+/** The entries `readFrom(ref, from)` yields, flattened (each batch must be non-empty). */
+export async function readFromIndex(
+  store: Store<MinimalItem>,
+  ref: SegmentRef,
+  from: number,
+  signal?: AbortSignal,
+): Promise<Entry<MinimalItem>[]> {
+  const entries: Entry<MinimalItem>[] = [];
+  for await (const batch of store.readFrom(ref, from, signal === undefined ? {} : { signal })) {
+    assert.ok(batch.length > 0, "readFrom yields no empty batches");
+    entries.push(...batch);
   }
   return entries;
 }

@@ -1,6 +1,7 @@
 import { basicCases } from "./cases-basic.js";
 import { corruptionCases } from "./cases-corrupt.js";
 import { lineageCases } from "./cases-lineage.js";
+import { readFromCases } from "./cases-read-from.js";
 import { writerCases } from "./cases-writers.js";
 import type { CaseContext, ConformanceHarness, ConformanceTestApi } from "./harness.js";
 
@@ -15,7 +16,7 @@ export interface ConformanceOptions {
 /**
  * Registers the store conformance suite: every guarantee of docs/session-store.md that is not about files —
  * ordering, byte-identical entries, the one-writer rule and drift forks, truncate, fork, forkAt,
- * the head rule, corrupt and unknown-version data as typed errors. `createHarness` is called
+ * the head rule, incremental reads (`readFrom`), corrupt and unknown-version data as typed errors. `createHarness` is called
  * once per test and must return an empty store; the harness is disposed after the test.
  *
  * ```ts
@@ -50,6 +51,7 @@ export function describeStoreConformance(
     api.describe("ordering, verbatim entries, listings", () => basicCases(context));
     api.describe("one writer per segment, drift forks, truncate", () => writerCases(context));
     api.describe("fork, forkAt, compaction and the head rule", () => lineageCases(context));
+    api.describe("incremental reads from an index", () => readFromCases(context));
     api.describe("corrupt and unknown-version data", () => corruptionCases(context));
   });
 }

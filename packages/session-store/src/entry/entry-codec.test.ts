@@ -4,7 +4,7 @@ import { CorruptEntryError, InvalidEntryError, UnsupportedFormatError } from "..
 import { createEntryCodec } from "./entry-codec.js";
 import { type Entry, MinimalItemSchema } from "./entry-schema.js";
 
-const codec = createEntryCodec(MinimalItemSchema);
+const codec = createEntryCodec({ itemSchema: MinimalItemSchema });
 
 describe("entry codec", () => {
   it("round-trips an item byte-identically, key order and provider metadata included", () => {
@@ -57,7 +57,9 @@ describe("entry codec", () => {
   });
 
   it("validates items with a schema passed in", () => {
-    const strict = createEntryCodec(z.object({ type: z.literal("message"), role: z.string() }));
+    const strict = createEntryCodec({
+      itemSchema: z.object({ type: z.literal("message"), role: z.string() }),
+    });
     expect(() => strict.decode('{"kind":"tool_result","ts":1,"item":{"type":"message"}}', "f", 9)).toThrow(
       /f:9: .*item\.role/,
     );

@@ -53,14 +53,33 @@ export type HistorySourceEntry = z.infer<typeof HistorySourceSchema>;
 
 const ts = z.number().int().nonnegative();
 const count = z.number().int().nonnegative();
-const config = z.record(z.string(), z.unknown());
+/** The request config as far as this package knows it: any JSON object. */
+export const MinimalConfigSchema = z.record(z.string(), z.unknown());
 
 /**
- * Builds the schema of one log line for a given item schema. The result is used to validate
- * only: readers keep the object `JSON.parse` produced (zod would rebuild objects and reorder
- * keys), so items round-trip byte-identically.
+ * What a store validates the items and the request config of a log with. A log read back is
+ * untrusted input (a hand-edited or damaged file, a row written by another program): a store
+ * given llm-worker's `ItemSchema` and `RequestConfigSchema` answers a malformed item or config
+ * with `CorruptEntryError` naming the file and line, instead of handing it to the worker. This
+ * package depends on no podkit package, so the schemas are passed in; the defaults only require
+ * an item to be an object with a string `type` and the config to be an object.
  */
-export function createEntrySchema<TItem>(item: z.ZodType<TItem>) {
+export interface EntrySchemas<TItem> {
+  /** History items (`segment_start.history`, `assistant_item`, `tool_result`); default `MinimalItemSchema`. */
+  itemSchema?: z.ZodType<TItem>;
+  /** `config` of `segment_start` and `config_changed`; default any JSON object. */
+  configSchema?: z.ZodType<Record<string, unknown>>;
+}
+
+/**
+ * Builds the schema of one log line for a given item (and config) schema. The result is used to
+ * validate only: readers keep the object `JSON.parse` produced (zod would rebuild objects and
+ * reorder keys), so items round-trip byte-identically.
+ */
+export function createEntrySchema<TItem>(
+  item: z.ZodType<TItem>,
+  config: z.ZodType<Record<string, unknown>> = MinimalConfigSchema,
+) {
   return z.discriminatedUnion("kind", [
     z.object({
       kind: z.literal("segment_start"),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { mulberry32 } from "../../test/helpers/seeded-random.js";
 import { createEntrySchema, EntrySchema, FORMAT_VERSION, SystemItemSchema } from "./entry-schema.js";
 import { compileFastCheck } from "./fast-check.js";
 
@@ -86,16 +87,6 @@ const REPLACEMENTS: unknown[] = [
   new Date(0),
   Object.create({ inherited: 1 }),
 ];
-
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ (t + t);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Every (nested) object path of `value`, for mutation. */
 function paths(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {

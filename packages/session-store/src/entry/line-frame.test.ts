@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { crc32 as zlibCrc32 } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { crc32 } from "./crc32.js";
-import { frameLine, frameLines, unframeLine } from "./line-frame.js";
+import { FrameBuffer, frameInto, frameLine, frameParts, unframeLine } from "./line-frame.js";
 
 describe("v2 line frame", () => {
   it("computes zlib's CRC-32 for short and long ranges", () => {
@@ -26,9 +26,14 @@ describe("v2 line frame", () => {
       '{"kind":"turn_end","ts":1,"turn":1}',
       `{"kind":"user_input","ts":2,"text":"${"日".repeat(600)}"}`,
     ];
-    expect(frameLines(bodies, 7).toString("utf8")).toBe(
-      `${frameLine(bodies[0] as string, 7)}\n${frameLine(bodies[1] as string, 8)}\n`,
-    );
+    const into = new FrameBuffer();
+    const length = frameInto(into, bodies, 7);
+    const expected = `${frameLine(bodies[0] as string, 7)}\n${frameLine(bodies[1] as string, 8)}\n`;
+    expect(into.bytes.toString("utf8", 0, length)).toBe(expected);
+    // A long line serialized in parts frames to the same bytes.
+    const body = bodies[1] as string;
+    const parts = [body.slice(0, 7), body.slice(7, 300), body.slice(300)];
+    expect(Buffer.concat([...frameParts(parts, 8)]).toString("utf8")).toBe(`${frameLine(body, 8)}\n`);
   });
 
   it("refuses an upper-case checksum, a leading zero in seq and a missing frame, even with a matching crc", () => {

@@ -25,27 +25,77 @@ export function frameLine(body: string, seq: number): string {
 
 const HEX_DIGITS = Buffer.from("0123456789abcdef", "latin1");
 
+function writeHex8(out: Buffer, at: number, value: number): void {
+  let crc = value;
+  for (let d = 7; d >= 0; d--, crc >>>= 4) out[at + d] = HEX_DIGITS[crc & 0xf] as number;
+}
+
+/** A growable byte buffer reused by every append of a store (appends are synchronous). */
+export class FrameBuffer {
+  bytes = Buffer.allocUnsafe(64 * 1024);
+
+  ensure(length: number): Buffer {
+    if (this.bytes.length < length) this.bytes = Buffer.allocUnsafe(Math.max(length, this.bytes.length * 2));
+    return this.bytes;
+  }
+}
+
 /**
- * The bytes of consecutive v2 lines (newlines included) for serialized entries starting at
- * sequence number `firstSeq` — the append path's form of `frameLine`. The lines are encoded to
- * UTF-8 in one call with a placeholder checksum, which is then computed over the bytes and
- * written in place.
+ * Writes consecutive v2 lines (newlines included) for serialized entries starting at sequence
+ * number `firstSeq` into `into`, and returns their length — the append path's form of
+ * `frameLine`, encoding each body straight into the reused buffer and computing its checksum
+ * over the bytes written, without building the line as a string first.
  */
-export function frameLines(bodies: readonly string[], firstSeq: number): Buffer {
-  let text = "";
+export function frameInto(into: FrameBuffer, bodies: readonly string[], firstSeq: number): number {
+  let worst = 0;
+  for (const body of bodies) worst += body.length * 3 + 48;
+  const out = into.ensure(worst);
+  let at = 0;
   for (let i = 0; i < bodies.length; i++) {
-    text += `${(bodies[i] as string).slice(0, -1)}${SEQ_MEMBER}${firstSeq + i},"crc":"00000000"}\n`;
+    const body = bodies[i] as string;
+    const start = at;
+    // The body's closing brace is overwritten by the frame, which closes the object again.
+    at += out.write(body, at, "utf8") - 1;
+    at += out.write(`${SEQ_MEMBER}${firstSeq + i}`, at, "latin1");
+    const crc = crc32(out, start, at);
+    CRC_OPEN.copy(out, at);
+    writeHex8(out, at + CRC_OPEN.length, crc);
+    at += CRC_OPEN.length + 8;
+    out[at++] = 0x22; // "
+    out[at++] = 0x7d; // }
+    out[at++] = 0x0a;
   }
-  const out = Buffer.from(text, "utf8");
-  let start = 0;
-  for (let i = 0; i < bodies.length; i++) {
-    const end = i === bodies.length - 1 ? out.length - 1 : out.indexOf(0x0a, start);
-    const digitsAt = end - CRC_CLOSE.length - 8;
-    let crc = crc32(out, start, end - CRC_TAIL_LENGTH);
-    for (let d = 7; d >= 0; d--, crc >>>= 4) out[digitsAt + d] = HEX_DIGITS[crc & 0xf] as number;
-    start = end + 1;
+  return at;
+}
+
+/**
+ * The bytes of one v2 line (newline included) whose serialized entry is the concatenation of
+ * `parts` — a long `segment_start` serialized in slices — encoded and checksummed part by part,
+ * so no part of the work is proportional to the whole line at once.
+ */
+export function* frameParts(parts: readonly string[], seq: number): Iterable<Buffer> {
+  let crc = 0;
+  let pending = "";
+  for (let i = 0; i < parts.length; i++) {
+    let part = parts[i] as string;
+    if (i === parts.length - 1) part = part.slice(0, -1);
+    pending += part;
+    // Batch small parts into chunks of about 64 Ki characters before encoding them.
+    if (pending.length < 64 * 1024 && i < parts.length - 1) continue;
+    const bytes = Buffer.from(pending, "utf8");
+    crc = zlibCrc32(bytes, crc);
+    pending = "";
+    yield bytes;
   }
-  return out;
+  const seqBytes = Buffer.from(`${SEQ_MEMBER}${seq}`, "latin1");
+  crc = zlibCrc32(seqBytes, crc);
+  const tail = Buffer.allocUnsafe(seqBytes.length + CRC_TAIL_LENGTH + 1);
+  seqBytes.copy(tail, 0);
+  CRC_OPEN.copy(tail, seqBytes.length);
+  writeHex8(tail, seqBytes.length + CRC_OPEN.length, crc);
+  CRC_CLOSE.copy(tail, seqBytes.length + CRC_OPEN.length + 8);
+  tail[tail.length - 1] = 0x0a;
+  yield tail;
 }
 
 /** True when bytes `[start, end)` end like a v2 line (the checksum is not verified here). */
@@ -70,25 +120,36 @@ function readHex8(buffer: Buffer, at: number): number {
   return value;
 }
 
-/** A v2 line taken apart: the entry's JSON as written and the sequence number it carries. */
-export type Unframed = { ok: true; body: string; seq: number } | { ok: false; reason: string };
+/** Where a verified v2 frame puts the entry: its sequence number and where its own JSON ends. */
+export type Frame = { ok: true; seq: number; bodyEnd: number } | { ok: false; reason: string };
+
+/** Offset of the stored checksum's first hex digit in the v2 line `[start, end)` (frame tail present). */
+function crcDigitsAt(end: number): number {
+  return end - CRC_TAIL_LENGTH + CRC_OPEN.length;
+}
+
+/** The checksum a v2 line covers: bytes `[start, end - CRC_TAIL_LENGTH)`. */
+export function coveredEnd(end: number): number {
+  return end - CRC_TAIL_LENGTH;
+}
 
 /**
- * Checks and strips the frame of the v2 line in bytes `[start, end)` (no newline). The bytes
- * must already be known to be valid UTF-8. Fails with a reason when the tail is missing, the
- * checksum does not match the bytes, or the `seq` member is malformed.
+ * Checks the frame of the v2 line in bytes `[start, end)` (no newline): the tail is present, the
+ * stored checksum is 8 lowercase hex digits equal to `crc` (the CRC-32 of the covered bytes,
+ * computed here unless the caller already did, in slices, for a long line), and the `seq` member
+ * is well formed. The bytes must already be known to be valid UTF-8.
  */
-export function unframeLine(buffer: Buffer, start: number, end: number): Unframed {
+export function readFrame(buffer: Buffer, start: number, end: number, crc?: number): Frame {
   if (!hasFrameTail(buffer, start, end)) {
     return { ok: false, reason: 'no `"seq"`/`"crc"` frame at the end of the line (format v2 requires one)' };
   }
-  const coveredEnd = end - CRC_TAIL_LENGTH;
-  const stored = readHex8(buffer, coveredEnd + CRC_OPEN.length);
+  const covered = coveredEnd(end);
+  const stored = readHex8(buffer, crcDigitsAt(end));
   if (stored === -1) {
-    const text = buffer.toString("latin1", coveredEnd + CRC_OPEN.length, end - CRC_CLOSE.length);
+    const text = buffer.toString("latin1", crcDigitsAt(end), end - CRC_CLOSE.length);
     return { ok: false, reason: `checksum ${JSON.stringify(text)} is not 8 lowercase hex digits` };
   }
-  const actual = crc32(buffer, start, coveredEnd);
+  const actual = crc ?? crc32(buffer, start, covered);
   if (actual !== stored) {
     return {
       ok: false,
@@ -98,12 +159,12 @@ export function unframeLine(buffer: Buffer, start: number, end: number): Unframe
   // `,"seq":<digits>` ends the covered bytes; read the digits backwards.
   let seq = 0;
   let scale = 1;
-  let at = coveredEnd - 1;
+  let at = covered - 1;
   for (; at > start && (buffer[at] as number) >= 0x30 && (buffer[at] as number) <= 0x39; at--) {
     seq += ((buffer[at] as number) - 0x30) * scale;
     scale *= 10;
   }
-  const digits = coveredEnd - 1 - at;
+  const digits = covered - 1 - at;
   const memberAt = at + 1 - SEQ_MEMBER_BYTES.length;
   if (
     digits === 0 ||
@@ -114,6 +175,20 @@ export function unframeLine(buffer: Buffer, start: number, end: number): Unframe
   ) {
     return { ok: false, reason: 'malformed "seq" member' };
   }
+  return { ok: true, seq, bodyEnd: memberAt };
+}
+
+/** A v2 line taken apart: the entry's JSON as written and the sequence number it carries. */
+export type Unframed = { ok: true; body: string; seq: number } | { ok: false; reason: string };
+
+/**
+ * Checks and strips the frame of the v2 line in bytes `[start, end)` (no newline). The bytes
+ * must already be known to be valid UTF-8. Fails with a reason when the tail is missing, the
+ * checksum does not match the bytes, or the `seq` member is malformed.
+ */
+export function unframeLine(buffer: Buffer, start: number, end: number): Unframed {
+  const frame = readFrame(buffer, start, end);
+  if (!frame.ok) return frame;
   // The entry's own JSON: everything before `,"seq":`, closed again.
-  return { ok: true, body: `${buffer.toString("utf8", start, memberAt)}}`, seq };
+  return { ok: true, body: `${buffer.toString("utf8", start, frame.bodyEnd)}}`, seq: frame.seq };
 }

@@ -1,38 +1,34 @@
 import { join } from "node:path";
-import type { z } from "zod";
 import { createEntryCodec, type EntryCodec } from "../entry/entry-codec.js";
-import {
-  type Entry,
-  FORMAT_VERSION,
-  type FormatVersion,
-  type MinimalItem,
-  MinimalItemSchema,
-} from "../entry/entry-schema.js";
-import { CRC_TAIL_LENGTH, frameLine, frameLines, hasFrameTail } from "../entry/line-frame.js";
-import { NotFoundError, SessionStoreUsageError } from "../errors.js";
+import type { Entry, EntrySchemas, FormatVersion, MinimalItem } from "../entry/entry-schema.js";
+import { FrameBuffer, frameInto, frameLine, frameParts } from "../entry/line-frame.js";
+import { timeSlicer } from "../entry/time-slice.js";
+import { CorruptEntryError, NotFoundError, SessionStoreUsageError } from "../errors.js";
 import { assertSafeId } from "../ids.js";
-import type {
-  AppendOutcome,
-  SegmentRef,
-  SegmentSummary,
-  Store,
-  TruncateOutcome,
-  WriteOptions,
+import {
+  type AppendOutcome,
+  assertReadFrom,
+  type ReadOptions,
+  type SegmentRef,
+  type SegmentSummary,
+  type Store,
+  type TruncateOutcome,
+  type WriteOptions,
 } from "../store/store.js";
 import { listDir } from "./list-dir.js";
-import { holdLock, releaseLock, releaseLocksOf } from "./lock-registry.js";
-import { type ReadSummary, readSegmentBatches, readSegmentEnds, readSegmentFile } from "./read-segment.js";
+import { acquireOrRenewLease, pinLease, releaseLock, releaseLocksOf } from "./lock-registry.js";
+import { OpenSegments } from "./open-segments.js";
+import { readSegmentEnds, readSegmentFrom } from "./read-segment.js";
 import { isProcessAlive, type LockPolicy } from "./segment-lock.js";
+import { type ReadStart, SegmentPositions } from "./segment-positions.js";
 import { scanLines } from "./segment-scan.js";
-import { appendOnce, type OpenSegment, writeWholeFile } from "./segment-write.js";
+import { appendOnce, createFileExclusive, type OpenSegment, rewritePrefix } from "./segment-write.js";
 import { defaultSyncFs, errorCode, type SyncFs } from "./sync-fs.js";
 
 /** Options of `FsStore`. */
-export interface FsStoreOptions<TItem> {
+export interface FsStoreOptions<TItem> extends EntrySchemas<TItem> {
   /** Directory holding `<session>/<segment>.jsonl`; see `sessionsRoot(workspace)`. */
   root: string;
-  /** Schema of history items; default: any JSON object with a string `type`. */
-  itemSchema?: z.ZodType<TItem>;
   /** `"fsync"` flushes every append and whole-file write to disk; default `"none"`. */
   durability?: "none" | "fsync";
   /** Bound on waiting for a segment lock held by a live process (default 10 000 ms). */
@@ -45,7 +41,7 @@ export interface FsStoreOptions<TItem> {
   lockLingerMs?: number;
   /** Age after which a lock file without a pid counts as stale (default 2 000 ms). */
   staleEmptyLockMs?: number;
-  /** Injection points: file operations, pid, liveness check, clock. */
+  /** Injection points for tests: file operations, pid, liveness check, clock. */
   fs?: SyncFs;
   pid?: number;
   isProcessAlive?: (pid: number) => boolean;
@@ -57,14 +53,8 @@ export function sessionsRoot(workspace: string): string {
   return join(workspace, ".podkit", "sessions");
 }
 
-const MAX_OPEN_SEGMENTS = 16;
-
-interface ReadHint {
-  ino: number;
-  committedSize: number;
-  count: number;
-  version: FormatVersion | undefined;
-}
+const MAX_LOCK_PATHS = 64;
+const SCAN_CHUNK = 1 << 20;
 
 /**
  * The embedded default store: one JSONL file per segment at `<root>/<session>/<segment>.jsonl`.
@@ -77,8 +67,8 @@ interface ReadHint {
  * by `<segment>.jsonl.lock` (pid inside, O_EXCL), held as a short lease: kept while appends keep
  * coming and released `lockLingerMs` after the last one, so a burst pays for one lock file and
  * another process waits at most that long. While the lease is held, a 1-byte read past the
- * committed end is the only check an append needs. Create and truncate write a temp file and
- * rename it into place.
+ * committed end is the only check an append needs. Create writes a temp file and links it into
+ * place (never over an existing segment); truncate writes a temp file and renames it over.
  */
 export class FsStore<TItem = MinimalItem> implements Store<TItem> {
   readonly root: string;
@@ -86,9 +76,9 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
   private readonly fs: SyncFs;
   private readonly fsync: boolean;
   private readonly lockPolicy: LockPolicy & { lingerMs: number };
-  private readonly open = new Map<string, OpenSegment>();
-  private readonly hints = new Map<string, ReadHint>();
-  private readonly probe = Buffer.alloc(1);
+  private readonly positions = new SegmentPositions();
+  private readonly segments: OpenSegments;
+  private readonly frame = new FrameBuffer();
   /** Paths of frozen refs (a writer passes the same frozen ref on every append). */
   private readonly paths = new WeakMap<SegmentRef, string>();
   /** Lock path of each segment path: a string built per append cost a hash of it on every lookup. */
@@ -96,9 +86,10 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
 
   constructor(options: FsStoreOptions<TItem>) {
     this.root = options.root;
-    this.codec = createEntryCodec(options.itemSchema ?? (MinimalItemSchema as unknown as z.ZodType<TItem>));
+    this.codec = createEntryCodec(options);
     this.fs = options.fs ?? defaultSyncFs;
     this.fsync = options.durability === "fsync";
+    this.segments = new OpenSegments(this.fs, this.positions);
     this.lockPolicy = {
       fs: this.fs,
       pid: options.pid ?? process.pid,
@@ -128,15 +119,23 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
       throw new SessionStoreUsageError(`segment ${ref.segmentId} must begin with a segment_start entry`);
     }
     const version = first.v;
-    const lines = entries.map((entry, seq) => this.line(this.codec.encode(entry), seq, version));
-    const data = Buffer.from(`${lines.join("\n")}\n`, "utf8");
-    this.fs.mkdirSync(join(this.root, ref.sessionId), { recursive: true });
-    if (this.exists(path)) {
-      throw new SessionStoreUsageError(
-        `segment ${ref.segmentId} already exists at ${path}; segments are never replaced`,
-      );
+    const pause = timeSlicer();
+    // Serialize (and validate) everything before touching the file system.
+    const encoded: string[][] = [];
+    // A fork carries the usage entries of the whole session: thousands of them, in slices too.
+    for (const entry of entries) {
+      encoded.push(await this.codec.encodeSliced(entry, pause));
+      await pause();
     }
-    writeWholeFile(this.fs, path, [data], this.fsync);
+    this.fs.mkdirSync(join(this.root, ref.sessionId), { recursive: true });
+    const file = await createFileExclusive(
+      path,
+      lines(encoded, version),
+      { fs: this.fs, fsync: this.fsync, pause },
+      ref,
+    );
+    // Its end is a known line position: the writer that continues here need not count the lines.
+    this.positions.record(path, file.ino, version, entries.length, file.size);
   }
 
   append(ref: SegmentRef, entries: readonly Entry<TItem>[], options?: WriteOptions): Promise<AppendOutcome> {
@@ -145,7 +144,8 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
     try {
       const path = this.segmentPath(ref);
       // Validate and serialize before taking the lock; only the frame needs the position.
-      const bodies = entries.map((entry) => this.codec.encode(entry));
+      const bodies: string[] = new Array(entries.length);
+      for (let i = 0; i < entries.length; i++) bodies[i] = this.codec.encode(entries[i] as Entry<TItem>);
       const locked = this.lockedSegment(ref, path, options?.signal);
       if (locked instanceof Promise) {
         return locked.then((segment) => this.appendLocked(segment, bodies, options?.expectedCount));
@@ -164,14 +164,19 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
       return { status: "drift", count: segment.count };
     }
     if (bodies.length === 0) return { status: "appended", count: segment.count };
-    const data =
-      segment.version === 1
-        ? Buffer.from(`${bodies.join("\n")}\n`, "utf8")
-        : frameLines(bodies, segment.count);
+    let data: Buffer;
+    let length: number;
+    if (segment.version === 1) {
+      data = Buffer.from(`${bodies.join("\n")}\n`, "utf8");
+      length = data.length;
+    } else {
+      length = frameInto(this.frame, bodies, segment.count);
+      data = this.frame.bytes;
+    }
     try {
-      appendOnce(this.fs, segment, data, bodies.length, this.fsync);
+      appendOnce(this.fs, segment, data, length, bodies.length, this.fsync);
     } catch (error) {
-      this.forget(segment.path);
+      this.segments.forget(segment.path);
       throw error;
     }
     return { status: "appended", count: segment.count };
@@ -185,11 +190,12 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
 
   async truncate(ref: SegmentRef, keep: number, options?: WriteOptions): Promise<TruncateOutcome> {
     const path = this.segmentPath(ref);
+    const lockPath = this.lockPathOf(path);
     const locked = this.lockedSegment(ref, path, options?.signal);
     const segment = locked instanceof Promise ? await locked : locked;
     const expected = options?.expectedCount;
     if (expected !== undefined && expected !== segment.count) {
-      releaseLock(this.lockPathOf(path));
+      releaseLock(lockPath);
       return { status: "drift", count: segment.count };
     }
     if (!Number.isInteger(keep) || keep < 1 || keep > segment.count) {
@@ -201,24 +207,46 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
     if (keep === segment.count && segment.fileSize === segment.committedSize) {
       return { status: "truncated", count: keep };
     }
-    const cut = scanLines(this.fs, segment.fd, {
-      from: 0,
-      to: segment.committedSize,
-      startCount: 0,
-      stopAtCount: keep,
-    });
-    const chunks: Buffer[] = [];
-    const chunk = 1 << 20;
-    for (let position = 0; position < cut.committedSize; position += chunk) {
-      const buffer = Buffer.allocUnsafe(Math.min(chunk, cut.committedSize - position));
-      this.fs.readSync(segment.fd, buffer, 0, buffer.length, position);
-      chunks.push(buffer);
+    // The rewrite awaits between chunks: the lease stays ours throughout (pinned), so neither
+    // another process nor another operation of this one can touch the segment meanwhile.
+    const unpin = pinLease(lockPath);
+    const version = segment.version;
+    try {
+      const pause = timeSlicer();
+      const cut = await this.lineOffset(segment, keep, pause);
+      const file = await rewritePrefix(path, segment.fd, cut, { fs: this.fs, fsync: this.fsync, pause });
+      this.positions.drop(path);
+      // The new file's end is a known line position: reopening it counts nothing.
+      this.positions.record(path, file.ino, version, keep, file.size);
+    } catch (error) {
+      this.positions.drop(path);
+      throw error;
+    } finally {
+      this.segments.forget(path);
+      unpin();
     }
-    writeWholeFile(this.fs, path, chunks, this.fsync);
-    this.forget(path);
-    // Still under the lock taken above (no await since), so the reopened view is exact.
+    // Still under the lock (the pin ended just now, with nothing run since), so the view is exact.
     const reopened = this.lockedSegment(ref, path, options?.signal);
     return { status: "truncated", count: (reopened instanceof Promise ? await reopened : reopened).count };
+  }
+
+  /** Byte offset where line `index` (0-based) of an open segment starts, counted in slices. */
+  private async lineOffset(segment: OpenSegment, index: number, pause: () => Promise<void> | undefined) {
+    const start = this.readStart(segment.path, segment.ino, segment.committedSize, index, false);
+    let scan = { count: start.index, committedSize: start.offset };
+    while (scan.count < index) {
+      const to = Math.min(segment.committedSize, scan.committedSize + SCAN_CHUNK);
+      const next = scanLines(this.fs, segment.fd, {
+        from: scan.committedSize,
+        to,
+        startCount: scan.count,
+        stopAtCount: index,
+      });
+      // A chunk without a newline (part of a long line) moves on by the chunk, not the line.
+      scan = next.count === scan.count ? { count: scan.count, committedSize: to } : next;
+      await pause();
+    }
+    return scan.committedSize;
   }
 
   async describeSegment(ref: SegmentRef): Promise<SegmentSummary<TItem>> {
@@ -240,42 +268,67 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
     return { start: ends.first, last: ends.last, entryCount: ends.count };
   }
 
-  /** One line as stored: a v2 line is framed with its sequence number and checksum. */
-  private line(body: string, seq: number, version: FormatVersion): string {
-    return version === 1 ? body : frameLine(body, seq);
+  async *readAll(ref: SegmentRef): AsyncIterable<Entry<TItem>> {
+    for await (const batch of this.readFrom(ref, 0)) yield* batch;
   }
 
-  readAll(ref: SegmentRef): AsyncIterable<Entry<TItem>> {
-    const path = this.segmentPath(ref);
-    return this.readFile(path, ref, readSegmentFile);
-  }
-
-  readBatches(ref: SegmentRef): AsyncIterable<readonly Entry<TItem>[]> {
-    const path = this.segmentPath(ref);
-    return this.readFile(path, ref, readSegmentBatches);
-  }
-
-  private async *readFile<T>(
-    path: string,
+  async *readFrom(
     ref: SegmentRef,
-    read: (
-      file: string,
-      codec: EntryCodec<TItem>,
-      onComplete: (summary: ReadSummary) => void,
-    ) => AsyncGenerator<T>,
-  ): AsyncGenerator<T> {
-    try {
-      yield* read(path, this.codec, (summary) => {
-        if (this.open.has(path)) return;
-        if (this.hints.size >= MAX_OPEN_SEGMENTS) this.hints.clear();
-        this.hints.set(path, summary);
+    from: number,
+    options?: ReadOptions,
+  ): AsyncIterable<readonly Entry<TItem>[]> {
+    assertReadFrom(from);
+    const path = this.segmentPath(ref);
+    let fromMark = false;
+    let yielded = false;
+    const read = () =>
+      readSegmentFrom(path, this.codec, {
+        from,
+        ...(options?.signal === undefined ? {} : { signal: options.signal }),
+        startAt: (ino, size) => {
+          const start = this.readStart(path, ino, size, from, true);
+          fromMark = start.index > 0;
+          return start;
+        },
+        onPosition: (ino, version, position) =>
+          this.positions.record(path, ino, version, position.index, position.offset),
       });
+    try {
+      try {
+        for await (const batch of read()) {
+          yielded = true;
+          yield batch;
+        }
+      } catch (error) {
+        // A remembered position that no longer holds (a replaced file that reused the inode)
+        // shows as a wrong sequence number on the first line decoded there: read from the top.
+        if (!(fromMark && !yielded && CorruptEntryError.isInstance(error))) throw error;
+        this.positions.drop(path);
+        for await (const batch of read()) yield batch;
+      }
     } catch (error) {
       if (errorCode(error) === "ENOENT") {
         throw new NotFoundError({ what: "segment", id: ref.segmentId, where: path });
       }
       throw error;
     }
+  }
+
+  /** The nearest known line start at or before `index`: a remembered position or this writer's end. */
+  private readStart(path: string, ino: number, size: number, index: number, forReading: boolean): ReadStart {
+    const start = this.positions.start(path, ino, size, index, forReading);
+    const open = this.segments.endOf(path);
+    if (
+      open !== undefined &&
+      open.ino === ino &&
+      open.count <= index &&
+      open.count > start.index &&
+      open.committedSize <= size &&
+      (!forReading || open.version === 2)
+    ) {
+      return { index: open.count, offset: open.committedSize, version: open.version };
+    }
+    return start;
   }
 
   async listSessions(): Promise<string[]> {
@@ -300,118 +353,29 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
 
   async close(): Promise<void> {
     releaseLocksOf(this);
-    for (const path of [...this.open.keys()]) this.forget(path);
-    this.hints.clear();
+    this.segments.closeAll();
+    this.positions.clear();
   }
 
-  /**
-   * Takes the segment's lock and returns the exact committed state of its file. While this
-   * store has held the lock continuously only bytes past the committed end need checking;
-   * otherwise the path is re-checked too: same inode → count the lines past the known committed
-   * length (a torn tail is not a line); replaced (truncated by someone) or shrunk → full rescan.
-   */
+  /** Takes (or renews) the segment's lock and returns the exact committed state of its file. */
   private lockedSegment(
     ref: SegmentRef,
     path: string,
     signal?: AbortSignal,
   ): OpenSegment | Promise<OpenSegment> {
-    const held = holdLock(this.lockPathOf(path), this, this.lockPolicy, ref, signal);
-    if (typeof held === "boolean") return this.segmentView(ref, path, held);
-    return held.then((continuous) => this.segmentView(ref, path, continuous));
+    const held = acquireOrRenewLease(this.lockPathOf(path), this, this.lockPolicy, ref, signal);
+    if (typeof held === "boolean") return this.segments.view(ref, path, held);
+    return held.then((continuous) => this.segments.view(ref, path, continuous));
   }
 
   private lockPathOf(path: string): string {
     let lockPath = this.lockPaths.get(path);
     if (lockPath === undefined) {
-      if (this.lockPaths.size >= MAX_OPEN_SEGMENTS * 4) this.lockPaths.clear();
+      if (this.lockPaths.size >= MAX_LOCK_PATHS) this.lockPaths.clear();
       lockPath = `${path}.lock`;
       this.lockPaths.set(path, lockPath);
     }
     return lockPath;
-  }
-
-  private segmentView(ref: SegmentRef, path: string, continuous: boolean): OpenSegment {
-    const cached = this.open.get(path);
-    if (continuous && cached !== undefined) {
-      // No cooperating writer can have run, but a stray one (an editor, `echo >>`) might have:
-      // a 1-byte read past the committed end (cheaper than fstat) keeps "cut the torn tail
-      // before each append" literally true without trusting the lock alone.
-      if (this.fs.readSync(cached.fd, this.probe, 0, 1, cached.committedSize) !== 0) {
-        this.rescanTail(cached, this.fs.fstatSync(cached.fd).size);
-      }
-      return cached;
-    }
-    let stat: { ino: number; size: number };
-    try {
-      stat = this.fs.statSync(path);
-    } catch (error) {
-      if (errorCode(error) === "ENOENT") {
-        throw new NotFoundError({ what: "segment", id: ref.segmentId, where: path });
-      }
-      throw error;
-    }
-    if (cached !== undefined && cached.ino === stat.ino && stat.size >= cached.committedSize) {
-      // Committed bytes never change in place, so only what lies past them needs counting.
-      if (stat.size !== cached.committedSize) this.rescanTail(cached, stat.size);
-      else cached.fileSize = stat.size;
-      return cached;
-    }
-    if (cached !== undefined) this.forget(path);
-    const fd = this.fs.openSync(path, "r+");
-    const { ino, size } = this.fs.fstatSync(fd);
-    const hint = this.hints.get(path);
-    this.hints.delete(path);
-    const base = hint !== undefined && hint.ino === ino && size >= hint.committedSize ? hint : undefined;
-    const scan = scanLines(this.fs, fd, {
-      from: base?.committedSize ?? 0,
-      to: size,
-      startCount: base?.count ?? 0,
-    });
-    const segment: OpenSegment = {
-      path,
-      fd,
-      ino,
-      committedSize: scan.committedSize,
-      count: scan.count,
-      fileSize: size,
-      version: base?.version ?? this.versionOf(fd, scan.committedSize),
-    };
-    // A long-lived writer moves on to new segments (compaction, forks); keep only recent files open.
-    const oldest = this.open.keys().next();
-    if (this.open.size >= MAX_OPEN_SEGMENTS && !oldest.done) this.forget(oldest.value);
-    this.open.set(path, segment);
-    return segment;
-  }
-
-  /** A segment's format, from the frame (or its absence) on its last committed line. */
-  private versionOf(fd: number, committedSize: number): FormatVersion {
-    const length = Math.min(committedSize - 1, CRC_TAIL_LENGTH + 1);
-    if (length <= CRC_TAIL_LENGTH) return FORMAT_VERSION;
-    const tail = Buffer.alloc(length);
-    this.fs.readSync(fd, tail, 0, length, committedSize - 1 - length);
-    return hasFrameTail(tail, 0, length) ? 2 : 1;
-  }
-
-  private rescanTail(segment: OpenSegment, size: number): void {
-    const scan = scanLines(this.fs, segment.fd, {
-      from: segment.committedSize,
-      to: size,
-      startCount: segment.count,
-    });
-    segment.committedSize = scan.committedSize;
-    segment.count = scan.count;
-    segment.fileSize = size;
-  }
-
-  private forget(path: string): void {
-    const segment = this.open.get(path);
-    if (segment === undefined) return;
-    this.open.delete(path);
-    try {
-      this.fs.closeSync(segment.fd);
-    } catch {
-      // Already unusable; nothing else to release.
-    }
   }
 
   private exists(path: string): boolean {
@@ -423,4 +387,27 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
       throw error;
     }
   }
+}
+
+/**
+ * The bytes of a new segment's lines: each entry's serialized parts, framed when v2. Short lines
+ * are gathered into chunks of about 64 Ki characters; a long one comes as the chunks `frameParts` makes.
+ */
+function* lines(encoded: readonly string[][], version: FormatVersion): Iterable<Buffer> {
+  let pending = "";
+  for (let seq = 0; seq < encoded.length; seq++) {
+    const parts = encoded[seq] as string[];
+    if (parts.length === 1 || version === 1) {
+      const body = parts.join("");
+      pending += version === 1 ? `${body}\n` : `${frameLine(body, seq)}\n`;
+      if (pending.length < 64 * 1024) continue;
+      yield Buffer.from(pending, "utf8");
+      pending = "";
+    } else {
+      if (pending.length > 0) yield Buffer.from(pending, "utf8");
+      pending = "";
+      yield* frameParts(parts, seq);
+    }
+  }
+  if (pending.length > 0) yield Buffer.from(pending, "utf8");
 }

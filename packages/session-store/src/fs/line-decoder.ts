@@ -1,8 +1,16 @@
 import { isUtf8 } from "node:buffer";
+import { crc32 as zlibCrc32 } from "node:zlib";
 import type { EntryCodec } from "../entry/entry-codec.js";
 import type { Entry, FormatVersion } from "../entry/entry-schema.js";
-import { hasFrameTail, unframeLine } from "../entry/line-frame.js";
+import { parseWithHistory, SLICED_LINE_BYTES, SlicedParseError } from "../entry/large-entry.js";
+import { coveredEnd, hasFrameTail, readFrame, unframeLine } from "../entry/line-frame.js";
+import type { Pause } from "../entry/time-slice.js";
 import { CorruptEntryError } from "../errors.js";
+
+/** Bytes checksummed (or checked for UTF-8) between two pauses when verifying a long line. */
+const CRC_SLICE = 4 << 20;
+const INVALID_UTF8 =
+  "invalid UTF-8 (a committed line must be valid UTF-8; it would otherwise restore altered)";
 
 /**
  * Decodes the committed lines of one segment file. The first line fixes the format: a v2
@@ -18,20 +26,68 @@ export class LineDecoder<TItem> {
     readonly file: string,
   ) {}
 
+  /** True when line `[start, end)` is long enough to be decoded with `decodeLong` instead. */
+  isLong(start: number, end: number): boolean {
+    return end - start >= SLICED_LINE_BYTES;
+  }
+
   /** Decodes line `lineNumber` (1-based), held in bytes `[start, end)` without its newline. */
   decode(buffer: Buffer, start: number, end: number, lineNumber: number): Entry<TItem> {
-    if (this.version === undefined) return this.decodeFirst(buffer, start, end, lineNumber);
-    if (this.version === 1)
-      return this.codec.decode(buffer.toString("utf8", start, end), this.file, lineNumber);
-    const framed = unframeLine(buffer, start, end);
-    if (!framed.ok) throw this.corrupt(lineNumber, framed.reason);
-    if (framed.seq !== lineNumber - 1) {
-      throw this.corrupt(
-        lineNumber,
-        `it carries sequence number ${framed.seq} where ${lineNumber - 1} belongs (a duplicated, reordered or misplaced line)`,
-      );
+    const version = this.version ?? this.firstLineVersion(buffer, start, end);
+    let entry: Entry<TItem>;
+    if (version === 1) {
+      entry = this.codec.decode(buffer.toString("utf8", start, end), this.file, lineNumber);
+    } else {
+      const framed = unframeLine(buffer, start, end);
+      if (!framed.ok) throw this.corrupt(lineNumber, framed.reason);
+      this.checkSeq(framed.seq, lineNumber);
+      entry = this.codec.decode(framed.body, this.file, lineNumber);
     }
-    return this.codec.decode(framed.body, this.file, lineNumber);
+    return this.version === undefined ? this.checkFirst(entry, version, lineNumber) : entry;
+  }
+
+  /**
+   * `decode` for a long line (a `segment_start` carrying a long history): the checksum, the
+   * parse and the validation run in slices with `pause` between them, so the event loop keeps
+   * turning while a fork of a long session is restored.
+   */
+  async decodeLong(
+    buffer: Buffer,
+    start: number,
+    end: number,
+    lineNumber: number,
+    pause: Pause,
+  ): Promise<Entry<TItem>> {
+    await this.assertUtf8Sliced(buffer, start, end, lineNumber, pause);
+    const version = this.version ?? this.firstLineVersion(buffer, start, end);
+    let bodyEnd = end;
+    let tail = "";
+    if (version === 2) {
+      let crc = 0;
+      for (let at = start; at < coveredEnd(end); at += CRC_SLICE) {
+        crc = zlibCrc32(buffer.subarray(at, Math.min(at + CRC_SLICE, coveredEnd(end))), crc);
+        await pause();
+      }
+      const frame = readFrame(buffer, start, end, crc);
+      if (!frame.ok) throw this.corrupt(lineNumber, frame.reason);
+      this.checkSeq(frame.seq, lineNumber);
+      bodyEnd = frame.bodyEnd;
+      tail = "}";
+    }
+    let value: unknown;
+    try {
+      value = await parseWithHistory(buffer, start, bodyEnd, tail, pause);
+    } catch (error) {
+      if (!(error instanceof SlicedParseError)) throw error;
+      throw new CorruptEntryError({
+        file: this.file,
+        line: lineNumber,
+        reason: `not valid JSON (${error.message})`,
+        cause: error,
+      });
+    }
+    const entry = await this.codec.checkSliced(value, this.file, lineNumber, pause);
+    return this.version === undefined ? this.checkFirst(entry, version, lineNumber) : entry;
   }
 
   /**
@@ -45,24 +101,53 @@ export class LineDecoder<TItem> {
     return { entry: this.codec.decode(framed.body, this.file, framed.seq + 1), seq: framed.seq };
   }
 
-  private decodeFirst(buffer: Buffer, start: number, end: number, lineNumber: number): Entry<TItem> {
-    if (!hasFrameTail(buffer, start, end)) {
-      const entry = this.codec.decode(buffer.toString("utf8", start, end), this.file, lineNumber);
-      if (entry.kind === "segment_start" && entry.v !== 1) {
+  private checkSeq(seq: number, lineNumber: number): void {
+    if (seq !== lineNumber - 1) {
+      throw this.corrupt(
+        lineNumber,
+        `it carries sequence number ${seq} where ${lineNumber - 1} belongs (a duplicated, reordered or misplaced line)`,
+      );
+    }
+  }
+
+  /** The format the first line is written in: framed lines are v2. */
+  private firstLineVersion(buffer: Buffer, start: number, end: number): FormatVersion {
+    return hasFrameTail(buffer, start, end) ? 2 : 1;
+  }
+
+  /** The first line's `segment_start` must say the version its framing implies. */
+  private checkFirst(entry: Entry<TItem>, version: FormatVersion, lineNumber: number): Entry<TItem> {
+    if (entry.kind === "segment_start") {
+      if (version === 1 && entry.v !== 1) {
         throw this.corrupt(
           lineNumber,
           `a format v${entry.v} segment_start must end with its "seq" and "crc"`,
         );
       }
-      this.version = 1;
-      return entry;
+      if (version === 2 && entry.v === 1) {
+        throw this.corrupt(lineNumber, 'a format v1 segment_start cannot carry "seq" and "crc"');
+      }
     }
-    this.version = 2;
-    const entry = this.decode(buffer, start, end, lineNumber);
-    if (entry.kind === "segment_start" && entry.v === 1) {
-      throw this.corrupt(lineNumber, 'a format v1 segment_start cannot carry "seq" and "crc"');
-    }
+    this.version = version;
     return entry;
+  }
+
+  /** `assertUtf8` of one long line, a few megabytes at a time between pauses. */
+  private async assertUtf8Sliced(
+    buffer: Buffer,
+    start: number,
+    end: number,
+    lineNumber: number,
+    pause: Pause,
+  ) {
+    for (let at = start; at < end; ) {
+      let to = Math.min(end, at + CRC_SLICE);
+      // Cut before a lead byte, never inside a multi-byte sequence (continuations are 10xxxxxx).
+      while (to < end && to > at && ((buffer[to] as number) & 0xc0) === 0x80) to--;
+      if (!isUtf8(buffer.subarray(at, to))) throw this.corrupt(lineNumber, INVALID_UTF8);
+      at = to;
+      await pause();
+    }
   }
 
   /** Throws for the first line of `[start, end)` that is not valid UTF-8 (lines start at `firstLine`). */
@@ -73,10 +158,7 @@ export class LineDecoder<TItem> {
       const newline = buffer.indexOf(0x0a, lineStart);
       const lineEnd = newline === -1 || newline > end ? end : newline;
       if (!isUtf8(buffer.subarray(lineStart, lineEnd))) {
-        throw this.corrupt(
-          line,
-          "invalid UTF-8 (a committed line must be valid UTF-8; it would otherwise restore altered)",
-        );
+        throw this.corrupt(line, INVALID_UTF8);
       }
       lineStart = lineEnd + 1;
     }

@@ -16,6 +16,8 @@ interface HeldLock {
   lingerMs: number;
   lastUse: number;
   lastWantCheck: number;
+  /** Set while an operation holds the lease across awaits (see `pinLease`); settles when it ends. */
+  pinned?: Promise<void>;
 }
 /** How often a busy holder looks for a waiting process's hand-over request. */
 const WANT_CHECK_MS = 2;
@@ -31,14 +33,23 @@ function release(lockPath: string, lock: HeldLock): void {
   releaseFileLock(lock.fs, lockPath);
 }
 
-/** Releases every lock this thread holds (also runs on process exit). */
+/** Releases every lock this thread holds that no operation is using (also runs on process exit). */
 export function releaseHeldLocks(): void {
+  for (const [lockPath, lock] of held) if (lock.pinned === undefined) release(lockPath, lock);
+}
+
+/** Releases every lock this thread holds, pinned or not: the process is going away. */
+function releaseAllOnExit(): void {
   for (const [lockPath, lock] of held) release(lockPath, lock);
 }
 
-/** Releases the locks `owner` holds now instead of when they expire. */
+/** Releases the locks `owner` holds now instead of when they expire (pinned ones when they end). */
 export function releaseLocksOf(owner: object): void {
-  for (const [lockPath, lock] of held) if (lock.owner === owner) release(lockPath, lock);
+  for (const [lockPath, lock] of held) {
+    if (lock.owner !== owner) continue;
+    if (lock.pinned === undefined) release(lockPath, lock);
+    else lock.lingerMs = 0;
+  }
 }
 
 /** Releases `lockPath` now if this thread holds it (e.g. a segment its writer just left). */
@@ -49,7 +60,8 @@ export function releaseLock(lockPath: string): void {
 
 function releaseAtTickEnd(): void {
   tickReleaseScheduled = false;
-  for (const [lockPath, lock] of held) if (lock.lingerMs === 0) release(lockPath, lock);
+  for (const [lockPath, lock] of held)
+    if (lock.lingerMs === 0 && lock.pinned === undefined) release(lockPath, lock);
 }
 
 function releaseIdle(): void {
@@ -57,7 +69,7 @@ function releaseIdle(): void {
   const now = performance.now();
   let next = Number.POSITIVE_INFINITY;
   for (const [lockPath, lock] of held) {
-    if (lock.lingerMs === 0) continue;
+    if (lock.lingerMs === 0 || lock.pinned !== undefined) continue;
     const due = lock.lastUse + lock.lingerMs;
     if (due <= now) release(lockPath, lock);
     else next = Math.min(next, due);
@@ -71,21 +83,46 @@ function armLingerTimer(ms: number): void {
   lingerTimer.unref();
 }
 
-function register(lockPath: string, owner: object, policy: LockPolicy & { lingerMs: number }): void {
-  const now = performance.now();
-  held.set(lockPath, { owner, fs: policy.fs, lingerMs: policy.lingerMs, lastUse: now, lastWantCheck: now });
-  if (policy.lingerMs === 0) {
+function scheduleRelease(lingerMs: number): void {
+  if (lingerMs === 0) {
     if (!tickReleaseScheduled) {
       tickReleaseScheduled = true;
       setImmediate(releaseAtTickEnd);
     }
   } else {
-    armLingerTimer(policy.lingerMs);
+    armLingerTimer(lingerMs);
   }
+}
+
+function register(lockPath: string, owner: object, policy: LockPolicy & { lingerMs: number }): void {
+  const now = performance.now();
+  held.set(lockPath, { owner, fs: policy.fs, lingerMs: policy.lingerMs, lastUse: now, lastWantCheck: now });
+  scheduleRelease(policy.lingerMs);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
-    process.once("exit", releaseHeldLocks);
+    process.once("exit", releaseAllOnExit);
   }
+}
+
+/**
+ * Keeps the lease on `lockPath` (which this thread must hold) until the returned function is
+ * called, for an operation that awaits while it needs the segment to itself (a truncation
+ * rewriting the file): no linger, no hand-over to a waiting process and no `releaseHeldLocks`
+ * gives it up meanwhile, and another operation of this thread waits for it to end.
+ */
+export function pinLease(lockPath: string): () => void {
+  const lock = held.get(lockPath);
+  if (lock === undefined) throw new Error(`pinLease: ${lockPath} is not held by this thread`);
+  let unpin: () => void = () => {};
+  lock.pinned = new Promise<void>((resolve) => {
+    unpin = resolve;
+  });
+  return () => {
+    lock.pinned = undefined;
+    lock.lastUse = performance.now();
+    unpin();
+    scheduleRelease(lock.lingerMs);
+  };
 }
 
 /** Settles when `signal` aborts (never without one). */
@@ -102,23 +139,30 @@ async function acquire(
   signal: AbortSignal | undefined,
 ): Promise<false> {
   for (;;) {
-    const pending = acquiring.get(lockPath);
-    if (pending === undefined) break;
-    // Another operation of this thread is already waiting for this lock: queue behind it.
-    await Promise.race([pending.catch(() => {}), aborted(signal)]);
-    signal?.throwIfAborted();
+    const pinned = held.get(lockPath)?.pinned;
+    if (pinned !== undefined) {
+      // Another operation of this thread has the segment to itself for a moment: wait for it.
+      await Promise.race([pinned, aborted(signal)]);
+      signal?.throwIfAborted();
+      continue;
+    }
     const current = held.get(lockPath);
     if (current !== undefined) {
       current.owner = owner;
       current.lastUse = performance.now();
       return false;
     }
+    const pending = acquiring.get(lockPath);
+    if (pending === undefined) break;
+    // Another operation of this thread is already waiting for this lock: queue behind it.
+    await Promise.race([pending.catch(() => {}), aborted(signal)]);
+    signal?.throwIfAborted();
   }
   const wait = acquireFileLock(lockPath, policy, what, {
     signal,
-    // Every lease this thread holds is idle while it waits (no operation holds a lock across
-    // an await), so give them up: two processes must never wait on each other's leases.
-    // (This wait's own lock is not among them: it is not held yet.)
+    // Every lease this thread holds is idle while it waits (only a pinned operation holds a lock
+    // across an await, and it never waits for another lock), so give them up: two processes must
+    // never wait on each other's leases. (This wait's own lock is not among them: not held yet.)
     onWait: releaseHeldLocks,
   });
   acquiring.set(lockPath, wait);
@@ -132,7 +176,8 @@ async function acquire(
 }
 
 /**
- * Makes sure this thread holds the append lock `lockPath` for `owner`. The lock is a lease: it
+ * Acquires the append lock `lockPath` for `owner`, or renews the lease this thread already
+ * holds on it. The lock is a lease: it
  * is kept until the end of the current tick (`lingerMs` 0) or until no append used it for
  * `lingerMs`, and released on process exit; a killed holder leaves a lock of a dead pid that
  * the next writer takes over. A holder that keeps appending checks every few ms whether another
@@ -143,7 +188,7 @@ async function acquire(
  * (re)taken and the file must be re-checked. Synchronous (a plain boolean) when the lock is held
  * or free; a promise only when it has to wait, and the wait never blocks the event loop.
  */
-export function holdLock(
+export function acquireOrRenewLease(
   lockPath: string,
   owner: object,
   policy: LockPolicy & { lingerMs: number },
@@ -151,6 +196,7 @@ export function holdLock(
   signal?: AbortSignal,
 ): boolean | Promise<boolean> {
   const current = held.get(lockPath);
+  if (current?.pinned !== undefined) return acquire(lockPath, owner, policy, what, signal);
   if (current !== undefined) {
     const now = performance.now();
     current.lastUse = now;

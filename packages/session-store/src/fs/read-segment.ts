@@ -2,75 +2,117 @@ import { isUtf8 } from "node:buffer";
 import { type FileHandle, open } from "node:fs/promises";
 import type { EntryCodec } from "../entry/entry-codec.js";
 import type { Entry, FormatVersion } from "../entry/entry-schema.js";
+import { hasFrameTail } from "../entry/line-frame.js";
+import { timeSlicer } from "../entry/time-slice.js";
 import { LineDecoder } from "./line-decoder.js";
+import type { LinePosition, ReadStart } from "./segment-positions.js";
 
 const NEWLINE = 0x0a;
 const CHUNK = 1 << 20;
+/** Bytes of a skipped line kept while skipping it: enough to see its v2 frame tail. */
+const TAIL_KEEP = 64;
 
-/** What a complete read learned about the file, so a writer can skip re-scanning it. */
-export interface ReadSummary {
-  ino: number;
-  committedSize: number;
-  count: number;
-  version: FormatVersion | undefined;
+/** How `readSegmentFrom` reads. */
+export interface SegmentReadOptions {
+  /** Index of the first entry wanted (0 = the `segment_start`). */
+  from: number;
+  /** Where to start, given the file's inode and size once it is open (a line start at or before `from`). */
+  startAt(ino: number, size: number): ReadStart;
+  /** Reports line starts seen (at read chunk boundaries and the committed end). */
+  onPosition?(ino: number, version: FormatVersion | undefined, position: LinePosition): void;
+  signal?: AbortSignal;
 }
 
 /**
- * Streams the committed entries of a segment file in chunks. Only newline-terminated lines are
- * entries; an unterminated last line is a torn write and is ignored. Splitting on the newline
- * byte is safe for UTF-8 (0x0A never occurs inside a multi-byte sequence). A committed line that
- * is not valid UTF-8, fails its v2 checksum or sequence number, or does not decode throws
- * `CorruptEntryError` with its 1-based line number.
+ * Streams the committed entries of a segment file at index `from` and after, one batch per read
+ * chunk. Only newline-terminated lines are entries; an unterminated last line is a torn write and
+ * is ignored. Splitting on the newline byte is safe for UTF-8 (0x0A never occurs inside a
+ * multi-byte sequence). Lines before `from` are counted, not decoded. A committed line that is
+ * not valid UTF-8, fails its v2 checksum or sequence number, or does not decode throws
+ * `CorruptEntryError` with its 1-based line number. A long line (a `segment_start` holding a
+ * long history) is decoded in slices that yield to the event loop.
  */
-export async function* readSegmentFile<TItem>(
+export async function* readSegmentFrom<TItem>(
   file: string,
   codec: EntryCodec<TItem>,
-  onComplete?: (summary: ReadSummary) => void,
-): AsyncGenerator<Entry<TItem>> {
-  for await (const batch of readSegmentBatches(file, codec, onComplete)) yield* batch;
-}
-
-/** `readSegmentFile` one read chunk at a time: the entries of each chunk's complete lines. */
-export async function* readSegmentBatches<TItem>(
-  file: string,
-  codec: EntryCodec<TItem>,
-  onComplete?: (summary: ReadSummary) => void,
+  options: SegmentReadOptions,
 ): AsyncGenerator<Entry<TItem>[]> {
+  const { from, signal } = options;
   const handle = await open(file, "r");
   const decoder = new LineDecoder(codec, file);
+  const pause = timeSlicer(signal);
   try {
-    const { ino } = await handle.stat();
+    const { ino, size } = await handle.stat();
+    const start = options.startAt(ino, size);
+    let version = start.version;
+    if (version !== undefined) decoder.version = version;
     let buffer = Buffer.allocUnsafe(CHUNK);
     let filled = 0;
-    let consumed = 0;
-    let lineNumber = 0;
+    /** File offset of `buffer[0]`, and the index of the line that starts there. */
+    let position = start.offset;
+    let index = start.index;
     for (;;) {
+      signal?.throwIfAborted();
       if (filled === buffer.length) {
-        // A line longer than the buffer: grow instead of splitting it.
-        const bigger = Buffer.allocUnsafe(buffer.length * 2);
-        buffer.copy(bigger, 0, 0, filled);
-        buffer = bigger;
+        if (index < from) {
+          // A long line that is only skipped: keep its last bytes (its frame tail), not all of it.
+          buffer.copy(buffer, 0, filled - TAIL_KEEP, filled);
+          position += filled - TAIL_KEEP;
+          filled = TAIL_KEEP;
+        } else {
+          // A line longer than the buffer: grow instead of splitting it — at once to what is
+          // left of the file, so a long line is copied once, not at every doubling.
+          const bigger = Buffer.allocUnsafe(Math.max(buffer.length * 2, size - position + 1));
+          buffer.copy(bigger, 0, 0, filled);
+          buffer = bigger;
+        }
       }
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, consumed + filled);
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, position + filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
       const lastNewline = buffer.lastIndexOf(NEWLINE, filled - 1);
       if (lastNewline === -1) continue;
-      decoder.assertUtf8(buffer, 0, lastNewline, lineNumber + 1);
-      const batch: Entry<TItem>[] = [];
-      let start = 0;
-      while (start <= lastNewline) {
-        const end = buffer.indexOf(NEWLINE, start);
-        lineNumber++;
-        batch.push(decoder.decode(buffer, start, end, lineNumber));
-        start = end + 1;
+      let lineStart = 0;
+      for (; index < from && lineStart <= lastNewline; index++) {
+        const end = buffer.indexOf(NEWLINE, lineStart);
+        if (index === 0 && version === undefined) {
+          version = hasFrameTail(buffer, lineStart, end) ? 2 : 1;
+          decoder.version = version;
+        }
+        lineStart = end + 1;
       }
-      yield batch;
+      const batch: Entry<TItem>[] = [];
+      try {
+        if (lineStart <= lastNewline) {
+          // One UTF-8 check for a chunk of short lines; a long line (or a chunk that fails the
+          // check) is checked line by line, so the lines before a bad one are still entries.
+          const eachLine =
+            decoder.isLong(lineStart, lastNewline) || !isUtf8(buffer.subarray(lineStart, lastNewline));
+          for (; lineStart <= lastNewline; index++) {
+            if ((index & 255) === 0) await pause();
+            const end = buffer.indexOf(NEWLINE, lineStart);
+            if (decoder.isLong(lineStart, end)) {
+              batch.push(await decoder.decodeLong(buffer, lineStart, end, index + 1, pause));
+            } else {
+              if (eachLine) decoder.assertUtf8(buffer, lineStart, end, index + 1);
+              batch.push(decoder.decode(buffer, lineStart, end, index + 1));
+            }
+            lineStart = end + 1;
+          }
+          version = decoder.version;
+        }
+      } catch (error) {
+        // The entries before a corrupt line are still committed entries: hand them out first.
+        if (batch.length > 0) yield batch;
+        throw error;
+      }
       buffer.copy(buffer, 0, lastNewline + 1, filled);
-      consumed += lastNewline + 1;
+      position += lastNewline + 1;
       filled -= lastNewline + 1;
+      options.onPosition?.(ino, version, { index, offset: position });
+      if (batch.length > 0) yield batch;
+      await pause();
     }
-    onComplete?.({ ino, committedSize: consumed, count: lineNumber, version: decoder.version });
   } finally {
     await handle.close();
   }
@@ -131,8 +173,7 @@ export async function readSegmentEnds<TItem>(
     let first: Entry<TItem>;
     if (lastStart === 0) {
       const bytes = await readAt(handle, 0, committedEnd - 1);
-      decoder.assertUtf8(bytes, 0, bytes.length, 1);
-      first = decoder.decode(bytes, 0, bytes.length, 1);
+      first = await decodeWhole(decoder, bytes, 1);
       return { first, last: first, count: 1 };
     }
     first = await readFirstLine(handle, decoder);
@@ -148,6 +189,14 @@ export async function readSegmentEnds<TItem>(
   }
 }
 
+/** Decodes `bytes` (one line without its newline), in slices when it is long. */
+async function decodeWhole<TItem>(decoder: LineDecoder<TItem>, bytes: Buffer, lineNumber: number) {
+  if (decoder.isLong(0, bytes.length))
+    return decoder.decodeLong(bytes, 0, bytes.length, lineNumber, timeSlicer());
+  decoder.assertUtf8(bytes, 0, bytes.length, lineNumber);
+  return decoder.decode(bytes, 0, bytes.length, lineNumber);
+}
+
 async function readFirstLine<TItem>(handle: FileHandle, decoder: LineDecoder<TItem>): Promise<Entry<TItem>> {
   let buffer = Buffer.allocUnsafe(64 * 1024);
   let filled = 0;
@@ -160,10 +209,7 @@ async function readFirstLine<TItem>(handle: FileHandle, decoder: LineDecoder<TIt
     const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
     const newline = buffer.indexOf(NEWLINE, filled);
     filled += bytesRead;
-    if (newline !== -1 && newline < filled) {
-      decoder.assertUtf8(buffer, 0, newline, 1);
-      return decoder.decode(buffer, 0, newline, 1);
-    }
+    if (newline !== -1 && newline < filled) return decodeWhole(decoder, buffer.subarray(0, newline), 1);
     if (bytesRead === 0) throw decoder.corrupt(1, "the first line has no newline");
   }
 }

@@ -15,6 +15,7 @@ export type SyncFs = Pick<
   | "ftruncateSync"
   | "fsyncSync"
   | "renameSync"
+  | "linkSync"
   | "unlinkSync"
   | "mkdirSync"
   | "readFileSync"

@@ -5,6 +5,7 @@ import { type ReplayFold, type ReplayOptions, replay, startFold } from "../repla
 import type { HistorySource, SessionState } from "../replay/session-state.js";
 import { entriesThroughTurn } from "../replay/turn-cut.js";
 import type { SegmentRef, Store } from "../store/store.js";
+import { GroupCommit } from "./group-commit.js";
 import { collect, type SegmentHead, segmentStart } from "./segment-start.js";
 import { describeSession, type SegmentInfo } from "./session-head.js";
 import type {
@@ -31,13 +32,13 @@ const MAX_DRIFT_FORKS = 3;
  * segment no longer holds that count (someone else wrote) does not touch that segment but
  * continues in a new one with `forked_from`, carrying the state over exactly. Writes are
  * asynchronous and run one at a time in call order, so callers may fire appends without
- * awaiting each one; every append is committed when its promise resolves.
+ * awaiting each one; appends that queue up behind a write in flight share the next write (group
+ * commit). Every append is committed when its promise resolves.
  */
 export class SessionLog<TItem = MinimalItem> {
   private fold: ReplayFold<TItem>;
   private currentRef: SegmentRef;
-  /** The last queued write while one is running (null when idle). */
-  private tail: Promise<unknown> | null = null;
+  private readonly writes: GroupCommit<TItem>;
   /**
    * Live segments of the session other than the one this log continues, as found when it was
    * opened by `SessionLog.open` (empty otherwise): branches a restore did not pick (see the head rule).
@@ -55,6 +56,7 @@ export class SessionLog<TItem = MinimalItem> {
     this.currentRef = SessionLog.refOf(fold);
     this.now = options.now ?? Date.now;
     this.newId = options.newId ?? newId;
+    this.writes = new GroupCommit((entries, signal) => this.write(entries, signal));
   }
 
   // Frozen so a store may cache what it derives from it (FsStore caches the file path).
@@ -113,12 +115,8 @@ export class SessionLog<TItem = MinimalItem> {
       if (fold === undefined) fold = startFold(entry, options);
       else fold.apply(entry);
     };
-    // One await per batch where the store can batch: a per-entry await was a tenth of a restore.
-    if (store.readBatches !== undefined) {
-      for await (const batch of store.readBatches(ref)) for (const entry of batch) apply(entry);
-    } else {
-      for await (const entry of store.readAll(ref)) apply(entry);
-    }
+    // One await per batch: a per-entry await was a tenth of a restore.
+    for await (const batch of store.readFrom(ref, 0)) for (const entry of batch) apply(entry);
     if (fold === undefined) fold = startFold<TItem>(undefined);
     if (fold.state.segmentId !== ref.segmentId || fold.state.sessionId !== ref.sessionId) {
       throw new SessionStoreUsageError(
@@ -235,19 +233,22 @@ export class SessionLog<TItem = MinimalItem> {
    * the promise resolves. Throws `InvalidEntryError` before writing anything invalid.
    */
   append(input: EntryInput<TItem>, options?: WriteCallOptions): Promise<AppendResult> {
-    let entries: Entry<TItem>[];
+    let entry: Entry<TItem>;
     try {
-      entries = [this.stamp(input)];
+      entry = this.stamp(input);
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.serial(() => this.write(entries, options));
+    return this.writes.append([entry], options?.signal);
   }
 
-  /** Appends several entries in one write (each line still commits on its own in a crash). */
+  /**
+   * Appends several entries in one write — the entries one step commits (each line still
+   * commits on its own in a crash).
+   */
   async appendMany(inputs: readonly EntryInput<TItem>[], options?: WriteCallOptions): Promise<AppendResult> {
     const entries = inputs.map((input) => this.stamp(input));
-    return this.serial(() => this.write(entries, options));
+    return this.writes.append(entries, options?.signal);
   }
 
   /**
@@ -257,7 +258,7 @@ export class SessionLog<TItem = MinimalItem> {
    * The result's `index` is where the next append lands.
    */
   truncate(keep: number, options?: WriteCallOptions): Promise<AppendResult> {
-    return this.serial(() => this.truncateNow(keep, options));
+    return this.writes.run(() => this.truncateNow(keep, options));
   }
 
   private async truncateNow(keep: number, options?: WriteCallOptions): Promise<AppendResult> {
@@ -322,31 +323,24 @@ export class SessionLog<TItem = MinimalItem> {
         "segment_start cannot be appended; start segments with create, fork, forkAt or createCompactedSegment",
       );
     }
-    // `kind` and `ts` lead every line, so logs stay readable with head/grep.
-    const { kind, ts, ...rest } = input;
-    return { kind, ts: ts ?? this.now(), ...rest } as Entry<TItem>;
+    // `kind` and `ts` lead every line, so logs stay readable with head/grep. (A spread: the keys
+    // already placed keep their place, and it is cheaper than destructuring the rest.)
+    const ts = input.ts ?? this.now();
+    const placed: Record<string, unknown> = { kind: undefined, ts };
+    const entry = Object.assign(placed, input);
+    if (entry.ts === undefined) entry.ts = ts; // an explicit `ts: undefined`
+    return entry as unknown as Entry<TItem>;
   }
 
-  /** Runs `op` after every write queued before it, so the known entry count is never raced by this writer itself. */
-  private serial<T>(op: () => Promise<T>): Promise<T> {
-    // Idle: start at once (the common case: one await per append, no queue).
-    const run = this.tail === null ? op() : this.tail.then(op, op);
-    this.tail = run;
-    const settled = () => {
-      if (this.tail === run) this.tail = null;
-    };
-    run.then(settled, settled);
-    return run;
-  }
-
+  /** Writes a batch at this log's entry count; on drift, moves to a fork and writes it there. */
   private write(
     entries: Entry<TItem>[],
-    options?: WriteCallOptions,
+    signal: AbortSignal | undefined,
     attempt = 0,
     driftFork: DriftFork | null = null,
   ): Promise<AppendResult> {
     const index = this.entryCount;
-    const written = this.store.append(this.ref, entries, { expectedCount: index, signal: options?.signal });
+    const written = this.store.append(this.ref, entries, { expectedCount: index, signal });
     return written.then((outcome) => {
       if (outcome.status === "appended") {
         for (const entry of entries) this.fold.apply(entry);
@@ -359,7 +353,7 @@ export class SessionLog<TItem = MinimalItem> {
         );
       }
       return this.moveToFork(this.fold, index, outcome.count).then((fork) =>
-        this.write(entries, options, attempt + 1, fork),
+        this.write(entries, signal, attempt + 1, fork),
       );
     });
   }

@@ -1,4 +1,5 @@
-import type { Entry, MinimalItem, SegmentStartEntry } from "../entry/entry-schema.js";
+import type { Entry, EntrySchemas, MinimalItem, SegmentStartEntry } from "../entry/entry-schema.js";
+import { SessionStoreUsageError } from "../errors.js";
 
 /** Addresses one segment: the session it belongs to and its own id. */
 export interface SegmentRef {
@@ -19,6 +20,12 @@ export type TruncateOutcome = { status: "truncated"; count: number } | { status:
 export interface WriteOptions {
   expectedCount?: number;
   /** Aborts waiting for the segment (e.g. for another process's lock) with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** Options of a read. */
+export interface ReadOptions {
+  /** Stops the read between batches with the signal's reason. */
   signal?: AbortSignal;
 }
 
@@ -54,11 +61,16 @@ export interface Store<TItem = MinimalItem> {
   /** Streams the committed entries in order; an unterminated last line is not an entry. */
   readAll(ref: SegmentRef): AsyncIterable<Entry<TItem>>;
   /**
-   * Optional: the same entries as `readAll`, in order, in arrays (a file chunk, a result set), so
-   * a reader that wants them all (restore) pays one await per batch instead of one per entry.
-   * Readers fall back to `readAll` when a store does not have it.
+   * The committed entries at index `from` and after (0 is the `segment_start`), in order, in
+   * batches (a file chunk, a result set): what a reader that follows a live segment asks for —
+   * the memory job after each turn, `podkit session show` while a run goes on, an event stream
+   * resumed from an offset — and what restore reads with `from` 0. The cost is proportional to
+   * what lies at `from` and after, not to the whole segment. Entries committed while the read
+   * runs may or may not be included; a segment truncated below `from` yields nothing. Throws
+   * `NotFoundError` for a missing segment, `CorruptEntryError` for a committed entry that does
+   * not verify, `SessionStoreUsageError` for a negative `from`.
    */
-  readBatches?(ref: SegmentRef): AsyncIterable<readonly Entry<TItem>[]>;
+  readFrom(ref: SegmentRef, from: number, options?: ReadOptions): AsyncIterable<readonly Entry<TItem>[]>;
   /** The first and last entries and the count, without reading the whole segment. */
   describeSegment(ref: SegmentRef): Promise<SegmentSummary<TItem>>;
   /** Session ids, newest first. */
@@ -69,4 +81,30 @@ export interface Store<TItem = MinimalItem> {
   lookupSessionOf(segmentId: string): Promise<string | undefined>;
   /** Releases open files and held locks; the store may be used again afterwards. */
   close(): Promise<void>;
+}
+
+/** What a store package is opened with: where its data is, and what to validate entries with. */
+export interface StorePackageOptions<TItem> extends EntrySchemas<TItem> {
+  /** The connection URL (a manifest names the variable holding it, never the URL itself). */
+  url: string;
+}
+
+/**
+ * What a store package exports so that an application can select it by name (a manifest's
+ * `[session] store`): `@podkit/store-postgres` is one. The application finds the package the way
+ * it finds tool packages (from the manifest's directory) or is handed it, and calls `openStore`;
+ * no connection needs to be made before the first read or write.
+ */
+export interface StorePackage {
+  openStore<TItem>(options: StorePackageOptions<TItem>): Store<TItem>;
+}
+
+/**
+ * Refuses a `readFrom` index that is not an entry index (negative, fractional, not a number) with
+ * `SessionStoreUsageError`, as the `Store` contract asks: for store implementations.
+ */
+export function assertReadFrom(from: number): void {
+  if (!Number.isSafeInteger(from) || from < 0) {
+    throw new SessionStoreUsageError(`cannot read from entry ${from}: give an entry index (0 or more)`);
+  }
 }

@@ -1,5 +1,7 @@
 // Crash-test writer: restores a session through the BUILT package and appends `user_input`
 // entries forever, printing each sequence number on stdout only after its append resolved.
+// Appends go out in bursts fired without awaiting each, so the log's group commit writes them
+// together ("batch <n>" is printed for each store append that carried more than one entry).
 // The parent SIGKILLs it. It loads the package, says "warm", and waits for "go" or "go big" on
 // stdin, so the parent can start the next writer while the current one runs. With "go big" it
 // announces each large append as "big <seq> <file size before>" so the parent can kill it in
@@ -24,14 +26,22 @@ for (const item of log.state.history) {
 }
 process.stdout.write(`start ${seq}\n`);
 const path = store.segmentPath(log.ref);
+const storeAppend = store.append.bind(store);
+store.append = (ref, entries, options) => {
+  if (entries.length > 1) process.stdout.write(`batch ${entries.length}\n`);
+  return storeAppend(ref, entries, options);
+};
 for (;;) {
-  const burst = 1 + (seq % 4);
+  const burst = 1 + (seq % 6);
+  const pending = [];
   for (let i = 0; i < burst; i++) {
-    await log.append({ kind: "user_input", text: payloadOf(seq) });
-    // Pipes are synchronous on Linux: the number is out before the next append starts.
-    process.stdout.write(`${seq}\n`);
-    seq++;
+    const n = seq++;
+    // Pipes are synchronous on Linux: the number is out as soon as its append resolved.
+    pending.push(
+      log.append({ kind: "user_input", text: payloadOf(n) }).then(() => process.stdout.write(`${n}\n`)),
+    );
   }
+  await Promise.all(pending);
   if (big) {
     const text = bigPayloadOf(seq);
     process.stdout.write(`big ${seq} ${statSync(path).size}\n`);

@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import * as conformance from "../src/conformance/index.js";
+import * as api from "../src/index.js";
+
+describe("the public surface of @podkit/session-store", () => {
+  it("exports what a user of the store calls and none of the internals", () => {
+    expect(Object.keys(api).sort()).toEqual([
+      "AppendFailedError",
+      "CorruptEntryError",
+      "EntrySchema",
+      "FORMAT_VERSION",
+      "FsStore",
+      "InvalidEntryError",
+      "LockTimeoutError",
+      "MinimalItemSchema",
+      "NotFoundError",
+      "ReplayError",
+      "RunStatusSchema",
+      "SessionLog",
+      "SessionStoreError",
+      "SessionStoreUsageError",
+      "UnsupportedFormatError",
+      "assertReadFrom",
+      "createEntryCodec",
+      "describeSession",
+      "replay",
+      "restoreSession",
+      "sessionsRoot",
+    ]);
+    // Ids are made inside (SessionLog's `newId` option replaces them); the entry schema builder,
+    // the file-system injection type, framing, locks and the replay fold stay internal.
+    for (const internal of [
+      "newId",
+      "createEntrySchema",
+      "frameLine",
+      "acquireOrRenewLease",
+      "ReplayFold",
+      "startFold",
+      "GroupCommit",
+    ]) {
+      expect(Object.keys(api)).not.toContain(internal);
+    }
+  });
+
+  it("the conformance entry point exports the suite only", () => {
+    expect(Object.keys(conformance).sort()).toEqual(["describeStoreConformance"]);
+  });
+});
