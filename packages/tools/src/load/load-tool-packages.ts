@@ -191,11 +191,12 @@ async function importToolPackage(location: ToolPackageLocation, file: string): P
   const problem =
     found.length === 0
       ? "it exports nothing"
-      : `neither its default export nor \`podkitToolPackage\` was made by definePodkitToolPackage (it exports ${found.map((k) => `\`${k}\`: ${describe(module[k])}`).join(", ")})`;
+      : `neither its default export nor \`podkitToolPackage\` was made by definePodkitToolPackage (it exports ${found.map((k) => `\`${k}\`: ${kindOfExport(module[k])}`).join(", ")})`;
   throw new ToolPackageExportError(location, file, problem);
 }
 
-function describe(value: unknown): string {
+/** What an export that is not a tool package is, for the error message ("an array", "a function"…). */
+function kindOfExport(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "object") return "an object without the podkit package marker";

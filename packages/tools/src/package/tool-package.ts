@@ -1,5 +1,6 @@
 import type { ToolFactory } from "@podkit/llm-worker";
 import type { Scope } from "@podkit/manifest";
+import { hasMarker } from "../errors.js";
 
 /** Something a tool package reports and then works around (an MCP server that went away, …). */
 export interface ToolWarning {
@@ -60,9 +61,7 @@ export function definePodkitToolPackage(definition: PodkitToolPackage): DefinedT
 /** True for a value made by `definePodkitToolPackage` (from any copy of this package). */
 export function isPodkitToolPackage(value: unknown): value is DefinedToolPackage {
   return (
-    typeof value === "object" &&
-    value !== null &&
-    (value as Record<symbol, unknown>)[PACKAGE_MARKER] === true &&
+    hasMarker(value, PACKAGE_MARKER) &&
     typeof (value as { tools?: unknown }).tools === "function" &&
     typeof (value as { name?: unknown }).name === "string"
   );
