@@ -44,6 +44,7 @@ export async function loadParts(
   const store = (options.store ??
     (await openSessionStore(loaded, { env: options.env ?? process.env }))) as Store<Item>;
   const toolSet = await loadToolPackages(loaded, {
+    env: options.env ?? process.env,
     warn: (w) => {
       const message = `${w.source}: ${w.message}`;
       warn({ code: "pod.tools", message });

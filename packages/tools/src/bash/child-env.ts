@@ -5,7 +5,7 @@
 const SECRET_WORD =
   /^(KEYS?|APIKEY|TOKENS?|SECRETS?|PASSWORD|PASSWD|PASS|PASSPHRASE|PWD_HASH|CREDENTIALS?|CREDS|AUTH|AUTHORIZATION|COOKIE|SESSION|PRIVATE|SIGNATURE|DSN)$/;
 
-/** Provider key variables removed even when they do not look secret (SPEC §1 provider defaults). */
+/** Provider key variables removed even when they do not look secret. */
 export const PROVIDER_KEY_VARIABLES = [
   "ANTHROPIC_API_KEY",
   "OPENAI_API_KEY",

@@ -20,6 +20,12 @@ export interface ToolPackageContext {
   readonly scope: Scope;
   /** The workspace directory (absolute). */
   readonly workspace: string;
+  /**
+   * The pod's environment (`PodOptions.env`, else `process.env`): where a package reads the
+   * variables it needs (secrets named in the manifest, a child process's environment). Read
+   * this, never `process.env`, so an app that gives its pod an environment is obeyed.
+   */
+  readonly env: Readonly<Record<string, string | undefined>>;
   /** The package's options from the manifest (`[tools.options."<package>"]`), `{}` when none. */
   readonly options: Readonly<Record<string, unknown>>;
   /** Reports a problem the package works around. */
