@@ -4,7 +4,7 @@ import { chmod, mkdir, open, readdir, readFile, stat, symlink } from "node:fs/pr
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MINIMAL, type PodTools, podTools, tempRoot } from "./helpers.js";
+import { type PodTools, type tempRoot, workspaceTools } from "./helpers.js";
 
 // Every fs tool answers every ordinary file-system error with an error result the model can read,
 // never a throw (the tool server would turn a throw into `tool "x" failed: …`). Each situation is
@@ -16,13 +16,7 @@ let tools: PodTools;
 let socketServer: Server | undefined;
 
 beforeEach(async () => {
-  t = await tempRoot();
-  ws = t.path("ws");
-  const manifest = await t.write(
-    "ws/pod.toml",
-    `${MINIMAL}[[scope.allow]]\ntarget = "."\npermission = "write"\n`,
-  );
-  tools = await podTools(manifest, ws);
+  ({ t, ws, tools } = await workspaceTools("write"));
   await t.write("ws/file.txt", "a line\n");
   await mkdir(join(ws, "adir"));
   await symlink("loop", join(ws, "loop"));

@@ -1,20 +1,14 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { MINIMAL, type PodTools, podTools, tempRoot } from "./helpers.js";
+import { type PodTools, type tempRoot, workspaceTools } from "./helpers.js";
 
 let t: Awaited<ReturnType<typeof tempRoot>>;
 let ws: string;
 let tools: PodTools;
 
 beforeEach(async () => {
-  t = await tempRoot();
-  ws = t.path("ws");
-  const manifest = await t.write(
-    "ws/pod.toml",
-    `${MINIMAL}[[scope.allow]]\ntarget = "."\npermission = "read"\n`,
-  );
-  tools = await podTools(manifest, ws);
+  ({ t, ws, tools } = await workspaceTools("read"));
 });
 
 async function grepLines(args: Record<string, unknown>): Promise<string[]> {
