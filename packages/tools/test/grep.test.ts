@@ -1,6 +1,9 @@
+import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
+import { compileLineMatcher, requiredText } from "../src/fs/line-matcher.js";
+import { MatchLines, type OutputLine } from "../src/fs/match-lines.js";
 import { type PodTools, type tempRoot, workspaceTools } from "./helpers.js";
 
 let t: Awaited<ReturnType<typeof tempRoot>>;
@@ -47,6 +50,58 @@ describe("grep's plain-text fast path", () => {
   });
 });
 
+describe("the text a regular expression requires", () => {
+  const REQUIRED: [string, string | undefined][] = [
+    ["needle_[0-9]+_found", "needle_"],
+    ["ab*cd", "cd"],
+    ["abc?de", "ab"],
+    ["(foo)barbaz", "barbaz"],
+    ["foo\\.bar", "foo.bar"],
+    ["\\bword\\b", "word"],
+    ["[abc]xyz", "xyz"],
+    ["x{2}yz", "yz"],
+    ["a(?=bc)de", "de"],
+    ["\\d+px", "px"],
+    ["café au", "café au"],
+    ["a|bcd", undefined],
+    ["(a|b)c", undefined],
+    ["\uD83D\uDE00ab", "ab"],
+    ["a.b", undefined],
+  ];
+
+  it.each(REQUIRED)("%s requires %s", (pattern, required) => {
+    expect(requiredText(pattern)).toBe(required);
+  });
+
+  it("never passes over a block holding a line the regex matches", () => {
+    const lines = [
+      "needle_42_found",
+      "xxcd",
+      "abde",
+      "abcde",
+      "foo.bar",
+      "a word here",
+      "bxyz",
+      "xxyz",
+      "12px",
+      "café au lait",
+      "ab",
+    ];
+    for (const [pattern] of REQUIRED) {
+      const regex = new RegExp(pattern);
+      const matcher = compileLineMatcher(pattern, false);
+      for (const line of lines) {
+        if (!regex.test(line)) continue;
+        expect(matcher.candidate(Buffer.from(`other\n${line}\n`)), `${pattern} on ${line}`).toBeDefined();
+      }
+      // And a block without the required text is passed over.
+      const required = requiredText(pattern);
+      if (required !== undefined)
+        expect(matcher.candidate(Buffer.from("nothing of it\n")), pattern).toBeUndefined();
+    }
+  });
+});
+
 describe("grep over a tree", () => {
   it("skips a file with a NUL byte in its first 8 KiB, reads one whose NUL comes later", async () => {
     await writeFile(join(ws, "early.bin"), Buffer.concat([Buffer.from([0]), Buffer.from("\nneedle\n")]));
@@ -82,5 +137,64 @@ describe("grep over a tree", () => {
       for (let f = 0; f < 3; f++) expected.push(`${dir}/inner/f${f}.txt:1:hit ${dir}/inner/f${f}.txt`);
     }
     expect(await grepLines({ pattern: "hit" })).toEqual(expected);
+  });
+
+  it("searches a file of several MiB chunk by chunk with the same lines and context as grep -C", async () => {
+    // Matches on both sides of every 1 MiB read, with context lines crossing them.
+    const lines = Array.from({ length: 90_000 }, (_, i) =>
+      i % 7919 === 0 || i % 20_000 === 1 ? `hit ${i} here` : `line ${i} of filler text`,
+    );
+    await t.write("ws/big.txt", `${lines.join("\n")}\n`);
+    // GNU grep is the oracle, its `N:` and `N-` prefixed with the path as grep -r would.
+    const gnu = execFileSync("grep", ["-n", "-C", "2", "-E", "hit [0-9]+ here", join(ws, "big.txt")], {
+      encoding: "utf8",
+    })
+      .trimEnd()
+      .split("\n")
+      .map((line) => (line === "--" ? line : `big.txt${line.replace(/^(\d+)([:-])/, "$2$1$2")}`));
+    expect(gnu.length).toBeGreaterThan(40);
+    expect(await grepLines({ pattern: "hit [0-9]+ here", context: 2 })).toEqual(gnu);
+    expect(await grepLines({ pattern: "hit 80000 here" })).toEqual([]);
+    expect(await grepLines({ pattern: "hit 87109 here" })).toEqual(["big.txt:87110:hit 87109 here"]);
+  });
+
+  it("finds a match inside a line longer than a read, and the line after it", async () => {
+    const long = `${"x".repeat(3 * 1024 * 1024)}needle${"y".repeat(1000)}`;
+    await t.write("ws/minified.js", `first\n${long}\nneedle after\n`);
+    const found = await grepLines({ pattern: "needle" });
+    expect(found).toEqual([
+      `minified.js:2:${"x".repeat(300)}… [line cut at 300 characters]`,
+      "minified.js:3:needle after",
+    ]);
+  });
+});
+
+describe("a file's output fed in pieces", () => {
+  it("is the same wherever the pieces are cut, with context lines crossing the cuts", () => {
+    const lines = Array.from({ length: 60 }, (_, i) =>
+      [3, 4, 9, 17, 30, 31, 35, 58].includes(i) ? `hit ${i}` : `l${i}`,
+    );
+    const matcher = compileLineMatcher("hit", false);
+    const output = (pieces: string[], context: number) => {
+      const out: OutputLine[] = [];
+      const file = new MatchLines(
+        () => "f",
+        matcher,
+        context,
+        (line) => out.push(line) > 0,
+      );
+      for (const piece of pieces) file.text(piece);
+      return out;
+    };
+    for (const context of [0, 1, 2, 3]) {
+      const whole = output([`${lines.join("\n")}\n`], context);
+      expect(whole.filter((line) => line.match)).toHaveLength(8);
+      for (let cut = 0; cut <= lines.length; cut++) {
+        const pieces = [lines.slice(0, cut), lines.slice(cut)].map((part) =>
+          part.length === 0 ? "" : `${part.join("\n")}\n`,
+        );
+        expect(output(pieces, context), `context ${context}, cut at ${cut}`).toEqual(whole);
+      }
+    }
   });
 });

@@ -95,40 +95,55 @@ export async function openChecked(
 }
 
 /**
- * Why a file was not read: not text, too big, a FIFO, socket or device, its real path is not the one listed ("changed") or
- * cannot be asked ("unverifiable"), or the errno code that stopped the open or read (`ELOOP` for
- * a symlink swapped in, `EACCES`, `EMFILE`, …).
+ * Why a file was not read: not text, too big, a FIFO, socket or device, its real path is not the
+ * one listed ("changed") or cannot be asked ("unverifiable"), or the errno code that stopped the
+ * open or read (`ELOOP` for a symlink swapped in, `EACCES`, `EMFILE`, …).
  */
 export type SkipReason = "binary" | "too-big" | "not-regular" | "changed" | "unverifiable" | (string & {});
 
-/** Grows with the largest file read; one per search, so reading allocates almost nothing. */
+/** Buffers reused across the files of one search, so reading allocates almost nothing. */
 export interface Scratch {
+  /** Where each file's first read goes; its size decides what counts as a small file. */
   buffer: Buffer;
+  /** Where a larger file is read chunk by chunk; made on first need. */
+  chunk?: Buffer;
 }
 
 /**
- * `openChecked` for one small file read synchronously (a `.gitignore`, or grep's single-file
- * search): no final symlink followed, the real path verified, a regular file of at most
- * `maxBytes`. Returns its bytes or why it was skipped.
+ * `openChecked` for a file read synchronously (grep's single file, a `.gitignore`): no final
+ * symlink followed, the real path verified, a regular file, never blocking on a FIFO. Returns
+ * the descriptor (the caller closes it) or why it cannot be read.
  */
-export function readSmallFileChecked(
-  canonical: string,
-  maxBytes: number,
-  scratch: Scratch,
-  fdLinks = FD_LINKS,
-): Buffer | SkipReason {
+export function openFileChecked(canonical: string, fdLinks = FD_LINKS): number | SkipReason {
   let fd: number;
   try {
     fd = openSync(canonical, READ_FLAGS);
   } catch (error) {
     return errnoCode(error);
   }
+  let refused: SkipReason | undefined;
   try {
-    if (HAS_PROC_FD) {
-      const actual = realPathOfDescriptor(fd, fdLinks);
-      if (actual !== canonical) return actual === null ? "unverifiable" : "changed";
-    }
-    if (!fstatSync(fd).isFile()) return "not-regular";
+    const actual = HAS_PROC_FD ? realPathOfDescriptor(fd, fdLinks) : canonical;
+    if (actual !== canonical) refused = actual === null ? "unverifiable" : "changed";
+    else if (!fstatSync(fd).isFile()) refused = "not-regular";
+  } catch (error) {
+    refused = errnoCode(error);
+  }
+  if (refused === undefined) return fd;
+  closeSync(fd);
+  return refused;
+}
+
+/** `openFileChecked`, then its whole content if it is at most `maxBytes` (into the scratch buffer). */
+export function readSmallFileChecked(
+  canonical: string,
+  maxBytes: number,
+  scratch: Scratch,
+  fdLinks = FD_LINKS,
+): Buffer | SkipReason {
+  const fd = openFileChecked(canonical, fdLinks);
+  if (typeof fd === "string") return fd;
+  try {
     return readText(fd, maxBytes, scratch);
   } catch (error) {
     return errnoCode(error);
@@ -145,19 +160,15 @@ export function readSmallFileChecked(
  * file. Elsewhere each file is opened by path with `O_NOFOLLOW`.
  */
 export class CheckedDirectory {
-  private readonly prefix: string;
-
   private constructor(
-    private readonly dir: string,
     private readonly fd: number | undefined,
-    fdLinks: string,
-  ) {
-    this.prefix = fd === undefined ? `${dir}/` : `${fdLinks}/${fd}/`;
-  }
+    /** What a file name is appended to for its open: the descriptor's link, or the path itself. */
+    private readonly prefix: string,
+  ) {}
 
   /** Opens and verifies `canonicalDir`; the errno code when it vanished or is no longer that directory. */
   static open(canonicalDir: string, fdLinks = FD_LINKS): CheckedDirectory | SkipReason {
-    if (!HAS_PROC_FD) return new CheckedDirectory(canonicalDir, undefined, fdLinks);
+    if (!HAS_PROC_FD) return new CheckedDirectory(undefined, `${canonicalDir}/`);
     let fd: number;
     try {
       fd = openSync(canonicalDir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
@@ -165,36 +176,23 @@ export class CheckedDirectory {
       return errnoCode(error);
     }
     const actual = realPathOfDescriptor(fd, fdLinks);
-    if (actual === canonicalDir) return new CheckedDirectory(canonicalDir, fd, fdLinks);
+    if (actual === canonicalDir) return new CheckedDirectory(fd, `${fdLinks}/${fd}/`);
     closeSync(fd);
     return actual === null ? "unverifiable" : "changed";
   }
 
   /**
-   * The text of the file `name` in this directory, or why it was skipped. No `fstat`: a
-   * directory swapped in fails the read (`EISDIR`), a FIFO cannot block (`O_NONBLOCK`), and
-   * the size bound stops anything endless. Binary files are recognised from their first chunk
-   * and not read on.
+   * Opens the file `name` in this directory for reading (`O_NOFOLLOW | O_NONBLOCK`); the
+   * descriptor, which the caller closes, or the errno code. No `fstat`: a directory swapped in
+   * fails the read (`EISDIR`), a FIFO cannot block, and the reader's size bound stops anything
+   * endless.
    */
-  readText(name: string, maxBytes: number, scratch: Scratch): Buffer | SkipReason {
-    let fd: number;
+  openFile(name: string): number | SkipReason {
     try {
-      fd = openSync(this.prefix + name, READ_FLAGS);
+      return openSync(this.prefix + name, READ_FLAGS);
     } catch (error) {
       return errnoCode(error);
     }
-    try {
-      return readText(fd, maxBytes, scratch);
-    } catch (error) {
-      return errnoCode(error);
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  /** The directory's canonical path. */
-  get path(): string {
-    return this.dir;
   }
 
   close(): void {
@@ -206,7 +204,7 @@ export class CheckedDirectory {
  * Reads `fd` to its end into the scratch buffer: "binary" as soon as the first chunk shows a
  * NUL byte, "too-big" past `maxBytes`. A read shorter than asked ends it: for a regular file
  * POSIX allows that only at the end of the file (or for a signal, which Linux does not deliver
- * to a read of a local file), and it saves a second read call on every small file.
+ * to a read of a local file).
  */
 function readText(fd: number, maxBytes: number, scratch: Scratch): Buffer | SkipReason {
   let length = 0;
@@ -232,6 +230,7 @@ function readText(fd: number, maxBytes: number, scratch: Scratch): Buffer | Skip
   return length > maxBytes ? "too-big" : scratch.buffer.subarray(0, length);
 }
 
-function errnoCode(error: unknown): string {
+/** The errno code of a file-system error (`EIO` for anything without one). */
+export function errnoCode(error: unknown): string {
   return (error as NodeJS.ErrnoException | undefined)?.code ?? "EIO";
 }

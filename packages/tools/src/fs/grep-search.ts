@@ -1,16 +1,20 @@
+import { closeSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import {
   CheckedDirectory,
+  errnoCode,
+  openFileChecked,
   PathChangedError,
   PathNotVerifiableError,
-  readSmallFileChecked,
   type Scratch,
   type SkipReason,
 } from "./checked-open.js";
-import { formatMatches, type LineMatcher, type OutputLine } from "./grep-match.js";
+import { type FileOutcome, Pace, searchOpenFile } from "./grep-file.js";
+import type { LineMatcher } from "./line-matcher.js";
+import { type LineSink, MatchLines } from "./match-lines.js";
 import { type FsToolContext, shownPath } from "./scoped-path.js";
 import { SkippedPaths } from "./skipped-paths.js";
-import { BoundedLines, MAX_FILE_BYTES } from "./text.js";
+import { BoundedLines } from "./text.js";
 import { walkTree } from "./walk-tree.js";
 
 /** What `searchFiles` looks for. */
@@ -37,18 +41,15 @@ export interface GrepResult {
   skipped: SkippedPaths;
 }
 
-/** Longest stretch of synchronous reading before the search yields to the event loop. */
-const SLICE_MS = 10;
-
 /**
  * Searches `root` (a canonical file or directory the scope lets the model read) line by line.
  * Files are opened without following a symlink, through a directory descriptor whose real path
  * was verified (`CheckedDirectory`), so a tree changed during the search never leaks a file
- * outside the scope. Throws only for an abort and for a root that cannot be `stat`ed.
+ * outside the scope. Throws only for an abort and for a root that cannot be read.
  *
  * The walk lists the next directories on the thread pool while this loop reads the current
- * one's files synchronously, in slices of at most `SLICE_MS` with a yield to the event loop
- * between them: an asynchronous open, read and close per file costs three thread-pool round
+ * one's files synchronously, in slices of at most 10 ms with a yield to the event loop between
+ * them (`Pace`): an asynchronous open, read and close per file costs three thread-pool round
  * trips and measured three to five times the CPU of reading in place.
  */
 export async function searchFiles(ctx: FsToolContext, root: string, query: GrepQuery): Promise<GrepResult> {
@@ -61,28 +62,45 @@ export async function searchFiles(ctx: FsToolContext, root: string, query: GrepQ
     truncated: false,
     skipped: new SkippedPaths(),
   };
-  const scratch: Scratch = { buffer: Buffer.allocUnsafe(64 * 1024) };
-  const collect = (canonical: string, read: Buffer | string): boolean => {
-    if (typeof read === "string") {
-      if (read !== "binary") result.skipped.add(read, shownPath(ctx, canonical));
-      return true;
+  const sink: LineSink = (line) => {
+    if (line.match && result.matches >= query.limit) {
+      result.limited = true;
+      return false;
     }
-    const text = query.matcher.candidate(read);
-    if (text === undefined) return true;
-    return collectLines(
-      result,
-      out,
-      query,
-      formatMatches(shownPath(ctx, canonical), text, query.matcher, query.context),
-    );
+    if (!out.push(line.text)) {
+      result.truncated = true;
+      return false;
+    }
+    if (line.match) result.matches++;
+    return true;
+  };
+  const scratch: Scratch = { buffer: Buffer.allocUnsafe(64 * 1024) };
+  const pace = new Pace(query.signal);
+  /** Searches one opened file; false once the output is full. */
+  const searchFile = async (fd: number, canonical: string, single: boolean): Promise<boolean> => {
+    const shown = () => shownPath(ctx, canonical);
+    const lines = new MatchLines(shown, query.matcher, query.context, sink);
+    let outcome: FileOutcome;
+    try {
+      outcome = await searchOpenFile(fd, query.matcher, lines, scratch, pace);
+    } catch (error) {
+      if (query.signal?.aborted) throw error;
+      outcome = errnoCode(error);
+    } finally {
+      closeSync(fd);
+    }
+    if (lines.emitted > 0) result.files++;
+    if (outcome === "stopped") return false;
+    // One file the model named: a file it cannot read is an error, not a quiet "0 matches".
+    if (single && outcome !== "searched" && outcome !== "binary") throw unreadable(outcome, shown());
+    if (outcome !== "searched" && (single || outcome !== "binary")) result.skipped.add(outcome, shown());
+    return true;
   };
 
   if (!(await stat(root)).isDirectory()) {
-    // One file the model named: a file it cannot read is an error, not a quiet "0 matches".
-    const read = readSmallFileChecked(root, MAX_FILE_BYTES, scratch);
-    if (typeof read === "string" && read !== "binary") throw unreadable(read, shownPath(ctx, root));
-    if (read === "binary") result.skipped.add(read, shownPath(ctx, root));
-    else collect(root, read);
+    const fd = openFileChecked(root);
+    if (typeof fd === "string") throw unreadable(fd, shownPath(ctx, root));
+    await searchFile(fd, root, true);
     result.text = out.text();
     return result;
   }
@@ -92,7 +110,6 @@ export async function searchFiles(ctx: FsToolContext, root: string, query: GrepQ
     ...(query.signal ? { signal: query.signal } : {}),
     onUnreadable: (dir, code) => result.skipped.add(code, shownPath(ctx, dir)),
   });
-  let sliceStart = performance.now();
   search: for await (const { dir, files } of walk) {
     const directory = CheckedDirectory.open(dir);
     if (typeof directory === "string") {
@@ -102,14 +119,11 @@ export async function searchFiles(ctx: FsToolContext, root: string, query: GrepQ
     }
     try {
       for (const file of files) {
-        if (performance.now() - sliceStart > SLICE_MS) {
-          await new Promise((resolve) => setImmediate(resolve));
-          query.signal?.throwIfAborted();
-          sliceStart = performance.now();
-        }
+        if (pace.due()) await pace.yield();
         if (query.include && !query.include(file.rel)) continue;
-        const name = file.path.slice(dir.length + 1);
-        if (!collect(file.path, directory.readText(name, MAX_FILE_BYTES, scratch))) break search;
+        const fd = directory.openFile(file.path.slice(dir.length + 1));
+        if (typeof fd === "string") result.skipped.add(fd, shownPath(ctx, file.path));
+        else if (!(await searchFile(fd, file.path, false))) break search;
       }
     } finally {
       directory.close();
@@ -125,22 +139,4 @@ function unreadable(reason: SkipReason, shown: string): Error {
   if (reason === "unverifiable") return new PathNotVerifiableError(shown);
   const code = reason === "too-big" ? "EFBIG" : reason === "not-regular" ? "ENXIO" : reason;
   return Object.assign(new Error(`cannot read "${shown}": ${code}`), { code });
-}
-
-/** Adds one file's lines to the output; false once the match limit or the budget stops the search. */
-function collectLines(result: GrepResult, out: BoundedLines, query: GrepQuery, lines: OutputLine[]): boolean {
-  if (lines.length === 0) return true;
-  result.files++;
-  for (const line of lines) {
-    if (line.match && result.matches >= query.limit) {
-      result.limited = true;
-      return false;
-    }
-    if (!out.push(line.text)) {
-      result.truncated = true;
-      return false;
-    }
-    if (line.match) result.matches++;
-  }
-  return true;
 }

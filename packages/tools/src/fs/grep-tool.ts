@@ -2,8 +2,8 @@ import { defineTool, type Tool } from "@podkit/llm-worker";
 import { z } from "zod";
 import { fsErrorMessage } from "./fs-error-message.js";
 import { compileGlob } from "./glob-tool.js";
-import { compileLineMatcher, type LineMatcher } from "./grep-match.js";
 import { searchFiles } from "./grep-search.js";
+import { compileLineMatcher, type LineMatcher } from "./line-matcher.js";
 import { checkToolPath, type FsToolContext } from "./scoped-path.js";
 
 const DEFAULT_LIMIT = 200;
