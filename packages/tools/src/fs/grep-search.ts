@@ -76,25 +76,43 @@ export async function searchFiles(ctx: FsToolContext, root: string, query: GrepQ
   };
   const scratch: Scratch = { buffer: Buffer.allocUnsafe(64 * 1024) };
   const pace = new Pace(query.signal);
-  /** Searches one opened file; false once the output is full. */
-  const searchFile = async (fd: number, canonical: string, single: boolean): Promise<boolean> => {
+  /**
+   * Searches one opened file and closes it; false once the output is full. Synchronous for a
+   * small file, a promise only for a large one.
+   */
+  const searchFile = (fd: number, canonical: string, single: boolean): boolean | Promise<boolean> => {
     const shown = () => shownPath(ctx, canonical);
     const lines = new MatchLines(shown, query.matcher, query.context, sink);
-    let outcome: FileOutcome;
+    const settle = (outcome: FileOutcome): boolean => {
+      if (lines.emitted > 0) result.files++;
+      if (outcome === "stopped") return false;
+      // One file the model named: a file it cannot read is an error, not a quiet "0 matches".
+      if (single && outcome !== "searched" && outcome !== "binary") throw unreadable(outcome, shown());
+      if (outcome !== "searched" && (single || outcome !== "binary")) result.skipped.add(outcome, shown());
+      return true;
+    };
+    let pending: FileOutcome | Promise<FileOutcome>;
     try {
-      outcome = await searchOpenFile(fd, query.matcher, lines, scratch, pace);
+      pending = searchOpenFile(fd, query.matcher, lines, scratch, pace);
     } catch (error) {
-      if (query.signal?.aborted) throw error;
-      outcome = errnoCode(error);
-    } finally {
       closeSync(fd);
+      return settle(errnoCode(error));
     }
-    if (lines.emitted > 0) result.files++;
-    if (outcome === "stopped") return false;
-    // One file the model named: a file it cannot read is an error, not a quiet "0 matches".
-    if (single && outcome !== "searched" && outcome !== "binary") throw unreadable(outcome, shown());
-    if (outcome !== "searched" && (single || outcome !== "binary")) result.skipped.add(outcome, shown());
-    return true;
+    if (typeof pending === "string") {
+      closeSync(fd);
+      return settle(pending);
+    }
+    return pending.then(
+      (outcome) => {
+        closeSync(fd);
+        return settle(outcome);
+      },
+      (error: unknown) => {
+        closeSync(fd);
+        if (query.signal?.aborted) throw error;
+        return settle(errnoCode(error));
+      },
+    );
   };
 
   if (!(await stat(root)).isDirectory()) {
@@ -123,7 +141,10 @@ export async function searchFiles(ctx: FsToolContext, root: string, query: GrepQ
         if (query.include && !query.include(file.rel)) continue;
         const fd = directory.openFile(file.path.slice(dir.length + 1));
         if (typeof fd === "string") result.skipped.add(fd, shownPath(ctx, file.path));
-        else if (!(await searchFile(fd, file.path, false))) break search;
+        else {
+          const more = searchFile(fd, file.path, false);
+          if (!(typeof more === "boolean" ? more : await more)) break search;
+        }
       }
     } finally {
       directory.close();
