@@ -8,9 +8,6 @@ import { describe, expect, it } from "vitest";
 const PACKAGES = fileURLToPath(new URL("../packages", import.meta.url));
 /** A marker read by hand: `(value as Record<symbol, unknown>)[SOME_MARKER] === true`. */
 const MARKER_CHECK = /\)\[[^\]]+\] === true/g;
-// @podkit/tools still reads its path and package markers by hand; its own branch of issue 22
-// gives it one `hasMarker`. Remove it from here once that is merged.
-const NOT_YET = new Set(["tools"]);
 
 function sources(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -37,7 +34,7 @@ describe("one marker check per package", () => {
     expect(line.match(MARKER_CHECK)).toHaveLength(1);
   });
 
-  const packages = readdirSync(PACKAGES).filter((pkg) => !NOT_YET.has(pkg));
+  const packages = readdirSync(PACKAGES);
   it.each(packages)("%s reads its markers in one place", (pkg) => {
     expect(markerChecks(pkg).length, markerChecks(pkg).join(", ")).toBeLessThanOrEqual(1);
   });

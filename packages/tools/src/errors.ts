@@ -1,6 +1,7 @@
 const BASE_MARKER = Symbol.for("podkit.tools.error");
 
-function hasMarker(value: unknown, marker: symbol): boolean {
+/** True when `value` carries `marker` (a `Symbol.for` key): the package's one identity check. */
+export function hasMarker(value: unknown, marker: symbol): boolean {
   return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[marker] === true;
 }
 

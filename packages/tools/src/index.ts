@@ -1,9 +1,5 @@
-export type { BashToolOptions } from "./bash/bash-tool.js";
-export {
-  BUILTIN_PACKAGE_NAME,
-  type BuiltinToolOptions,
-  builtinToolPackage,
-} from "./builtin/builtin-package.js";
+// What apps, the pod and tool-package authors call; pinned by test/public-surface.test.ts.
+export { builtinToolPackage } from "./builtin/builtin-package.js";
 export {
   ToolPackageExportError,
   type ToolPackageLocation,
@@ -11,11 +7,12 @@ export {
   ToolsError,
 } from "./errors.js";
 export { type LoadToolPackagesOptions, loadToolPackages, type ToolSet } from "./load/load-tool-packages.js";
-export * from "./mcp/index.js";
+export { McpConfigError } from "./mcp/errors.js";
+export { type McpToolPackageOptions, mcpToolPackage } from "./mcp/mcp-tool-package.js";
+export type { McpServerSpec } from "./mcp/server-config.js";
 export {
   type DefinedToolPackage,
   definePodkitToolPackage,
-  isPodkitToolPackage,
   type PodkitToolPackage,
   type ToolPackageContext,
   type ToolWarning,

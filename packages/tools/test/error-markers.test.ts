@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ToolPackageExportError, ToolPackageNotFoundError, ToolsError } from "../src/errors.js";
-import { PathChangedError } from "../src/fs/scoped-path.js";
+import { PathChangedError, PathNotVerifiableError } from "../src/fs/checked-open.js";
+import { McpConfigError } from "../src/mcp/errors.js";
 
 // Every error class carries its own `Symbol.for("podkit.tools.error.<kind>")` marker; its
 // `isInstance` checks that marker, never the mutable `name` (docs/errors.md).
@@ -17,6 +18,16 @@ const CASES = [
     is: ToolPackageExportError,
   },
   { kind: "path-changed", make: () => new PathChangedError("a.txt"), is: PathChangedError },
+  {
+    kind: "path-not-verifiable",
+    make: () => new PathNotVerifiableError("a.txt"),
+    is: PathNotVerifiableError,
+  },
+  {
+    kind: "mcp-config",
+    make: () => new McpConfigError({ server: "github", problem: "give exactly one of `command` and `url`" }),
+    is: McpConfigError,
+  },
 ] as const;
 
 describe("tools errors carry per-class markers", () => {

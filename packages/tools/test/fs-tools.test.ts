@@ -2,20 +2,14 @@ import { spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { MINIMAL, type PodTools, podTools, tempRoot } from "./helpers.js";
+import { MINIMAL, type PodTools, podTools, type tempRoot, workspaceTools } from "./helpers.js";
 
 let t: Awaited<ReturnType<typeof tempRoot>>;
 let ws: string;
 let tools: PodTools;
 
 beforeEach(async () => {
-  t = await tempRoot();
-  ws = t.path("ws");
-  const manifest = await t.write(
-    "ws/pod.toml",
-    `${MINIMAL}[[scope.allow]]\ntarget = "."\npermission = "write"\n`,
-  );
-  tools = await podTools(manifest, ws);
+  ({ t, ws, tools } = await workspaceTools("write"));
 });
 
 describe("read_file", () => {

@@ -35,6 +35,21 @@ export async function tempRoot(): Promise<{
 
 export const MINIMAL = `[pod]\nname = "tools-test"\n[model]\nref = "anthropic/claude-sonnet-4-5"\n`;
 
+/** A fresh temp root, its workspace `ws`, and the tools of a manifest allowing `permission` on all of it. */
+export async function workspaceTools(permission: "read" | "write"): Promise<{
+  t: Awaited<ReturnType<typeof tempRoot>>;
+  ws: string;
+  tools: PodTools;
+}> {
+  const t = await tempRoot();
+  const ws = t.path("ws");
+  const manifest = await t.write(
+    "ws/pod.toml",
+    `${MINIMAL}[[scope.allow]]\ntarget = "."\npermission = "${permission}"\n`,
+  );
+  return { t, ws, tools: await podTools(manifest, ws) };
+}
+
 /** The tools of a pod whose manifest is `manifestFile`, on a flushed tool server. */
 export interface PodTools {
   loaded: LoadedManifest;

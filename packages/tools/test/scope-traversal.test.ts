@@ -1,5 +1,5 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: tool results are read as loose JSON
-import { constants } from "node:fs";
+import { closeSync, constants, readFileSync } from "node:fs";
 import { open, readFile, rename, rm, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -7,8 +7,9 @@ import {
   CheckedDirectory,
   openChecked,
   PathChangedError,
+  PathNotVerifiableError,
   readSmallFileChecked,
-} from "../src/fs/scoped-path.js";
+} from "../src/fs/checked-open.js";
 import { MINIMAL, modelCalls, type PodTools, podTools, startDouble, tempRoot } from "./helpers.js";
 
 const SECRET = "SECRET-7f3a9c-do-not-leak";
@@ -178,12 +179,12 @@ describe("every fs tool refuses the traversal corpus", () => {
     await expect(openChecked(join(ws, "sub/file.txt"), constants.O_RDONLY, "sub/file.txt")).rejects.toSatisfy(
       PathChangedError.isInstance,
     );
-    // grep's fast path makes the same check.
+    // grep's single-file read makes the same check.
+    expect(readSmallFileChecked(join(ws, "sub/file.txt"), 1 << 20, { buffer: Buffer.alloc(16) })).toBe(
+      "changed",
+    );
     expect(
-      readSmallFileChecked(join(ws, "sub/file.txt"), 1 << 20, { buffer: Buffer.alloc(16) }),
-    ).toBeUndefined();
-    expect(
-      readSmallFileChecked(join(ws, "src/a.txt"), 1 << 20, { buffer: Buffer.alloc(16) })?.toString(),
+      readSmallFileChecked(join(ws, "src/a.txt"), 1 << 20, { buffer: Buffer.alloc(16) }).toString(),
     ).toBe("alpha\nbeta\n");
   });
 
@@ -191,15 +192,46 @@ describe("every fs tool refuses the traversal corpus", () => {
     await t.write("ws/sub/file.txt", "harmless\n");
     await t.write("outside/subdir/file.txt", `${SECRET}\n`);
     const directory = CheckedDirectory.open(join(ws, "sub"));
-    expect(directory).toBeDefined();
+    if (typeof directory === "string") throw new Error(`the directory did not open: ${directory}`);
     await rename(join(ws, "sub"), join(ws, "sub-old"));
     await symlink(t.path("outside/subdir"), join(ws, "sub"));
     // Positive control: the path now leads to the secret.
     expect(await readFile(join(ws, "sub/file.txt"), "utf8")).toContain(SECRET);
 
+    const fd = directory.openFile("file.txt");
+    if (typeof fd === "string") throw new Error(`the file did not open: ${fd}`);
+    expect(readFileSync(fd, "utf8")).toBe("harmless\n");
+    closeSync(fd);
+    directory.close();
+    // Opened afresh, the swapped path is refused (a symlink is not opened as a directory).
+    expect(CheckedDirectory.open(join(ws, "sub"))).toBeTypeOf("string");
+  });
+
+  it("every open fails closed when the kernel cannot be asked where a descriptor points", async () => {
+    const file = join(ws, "src/a.txt");
+    const dir = join(ws, "src");
+    // A real directory that is not /proc/self/fd: readlink finds nothing there.
+    const blind = t.path("no-proc-here");
     const scratch = { buffer: Buffer.alloc(16) };
-    expect(directory?.read("file.txt", 1 << 20, scratch)?.toString()).toBe("harmless\n");
-    directory?.close();
-    expect(CheckedDirectory.open(join(ws, "sub"))).toBeUndefined();
+    // Positive control: with the kernel's answer every open succeeds.
+    const handle = await openChecked(file, constants.O_RDONLY, "src/a.txt");
+    expect((await handle.readFile()).toString()).toBe("alpha\nbeta\n");
+    await handle.close();
+    expect(readSmallFileChecked(file, 1 << 20, scratch).toString()).toBe("alpha\nbeta\n");
+    const verified = CheckedDirectory.open(dir);
+    expect(typeof verified).not.toBe("string");
+    if (typeof verified !== "string") verified.close();
+
+    // Without it, each one refuses: nothing is opened on trust.
+    await expect(openChecked(file, constants.O_RDONLY, "src/a.txt", { fdLinks: blind })).rejects.toSatisfy(
+      PathNotVerifiableError.isInstance,
+    );
+    await expect(
+      openChecked(join(ws, "src/new.txt"), constants.O_WRONLY | constants.O_CREAT, "src/new.txt", {
+        fdLinks: blind,
+      }),
+    ).rejects.toSatisfy(PathNotVerifiableError.isInstance);
+    expect(readSmallFileChecked(file, 1 << 20, scratch, blind)).toBe("unverifiable");
+    expect(CheckedDirectory.open(dir, blind)).toBe("unverifiable");
   });
 });

@@ -235,6 +235,7 @@ export class PodCompaction {
     const factories = await builtinToolPackage.tools({
       scope: loaded.scope,
       workspace: loaded.workspace,
+      env: this.options.env ?? process.env,
       options: { builtin: ["read_file"] },
       warn: () => {},
       signal,

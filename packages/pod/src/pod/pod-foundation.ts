@@ -58,6 +58,7 @@ export async function loadFoundation(
   const store = (options.store ??
     (await openSessionStore(loaded, { env: options.env ?? process.env }))) as Store<Item>;
   const toolSet = await loadToolPackages(loaded, {
+    env: options.env ?? process.env,
     warn: (w) => warn({ code: "pod.tools", message: `${w.source}: ${w.message}` }),
     ...(options.toolPackages === undefined ? {} : { extraPackages: options.toolPackages }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),

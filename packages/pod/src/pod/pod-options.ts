@@ -20,7 +20,8 @@ export interface PodOptions {
   readonly model?: ModelOverride;
   /**
    * Where API keys are read (at the first request) and the `[session] url_env` variable (when the
-   * pod opens its store); default `process.env`.
+   * pod opens its store), and the environment tool packages get (`ctx.env`: bash's child
+   * environment, MCP `headers_env` and stdio servers); default `process.env`.
    */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Aborts loading, and every run of the pod. */

@@ -12,8 +12,8 @@ export interface BashToolOptions {
   allowEnv: readonly string[];
   /** Further variables to remove, e.g. the model's `api_key_env`. */
   removeEnv: readonly string[];
-  /** The environment to start from; default `process.env`. */
-  env?: Readonly<Record<string, string | undefined>>;
+  /** The environment to start from: the pod's (`ToolPackageContext.env`). */
+  env: Readonly<Record<string, string | undefined>>;
   maxOutputBytes?: number;
 }
 
@@ -45,7 +45,7 @@ export function bashTool(options: BashToolOptions) {
       const timeoutMs = args.timeout_ms ?? options.timeoutMs;
       const result = await runCommand(args.command, {
         cwd: options.workspace,
-        env: childEnvironment(options.env ?? process.env, {
+        env: childEnvironment(options.env, {
           allow: options.allowEnv,
           alsoRemove: options.removeEnv,
         }),

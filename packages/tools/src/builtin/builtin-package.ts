@@ -69,6 +69,7 @@ export const builtinToolPackage = definePodkitToolPackage({
           maxTimeoutMs: options.bash_max_timeout_ms,
           allowEnv: options.bash_env,
           removeEnv: options.remove_env,
+          env: ctx.env,
           maxOutputBytes: Math.min(30_000, outputBudget("bash")),
         }),
       );

@@ -2,7 +2,9 @@ import { constants } from "node:fs";
 import { defineTool, type Tool } from "@podkit/llm-worker";
 import { z } from "zod";
 import { writeFileAtomic } from "./atomic-write.js";
-import { checkToolPath, type FsToolContext, fsErrorMessage, openChecked } from "./scoped-path.js";
+import { openChecked } from "./checked-open.js";
+import { fsErrorMessage, notRegular } from "./fs-error-message.js";
+import { checkToolPath, type FsToolContext } from "./scoped-path.js";
 import { cutLine, looksBinary, MAX_FILE_BYTES } from "./text.js";
 
 const input = z.strictObject({
@@ -34,6 +36,9 @@ export function editFileTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
         const handle = await openChecked(target.path, constants.O_RDONLY, target.shown);
         try {
           const stat = await handle.stat();
+          if (stat.isDirectory())
+            return { summary: `"${target.shown}" is a directory; edit_file edits files`, is_error: true };
+          if (!stat.isFile()) return { summary: notRegular(target.shown), is_error: true };
           if (stat.size > MAX_FILE_BYTES) {
             return {
               summary: `"${target.shown}" is larger than edit_file handles (${MAX_FILE_BYTES} bytes)`,

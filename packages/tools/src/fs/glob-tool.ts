@@ -1,7 +1,10 @@
+import { stat } from "node:fs/promises";
 import { defineTool, type Tool } from "@podkit/llm-worker";
 import picomatch from "picomatch";
 import { z } from "zod";
+import { fsErrorMessage } from "./fs-error-message.js";
 import { checkToolPath, type FsToolContext, shownPath } from "./scoped-path.js";
+import { SkippedPaths } from "./skipped-paths.js";
 import { BoundedLines } from "./text.js";
 import { walkTree } from "./walk-tree.js";
 
@@ -26,18 +29,35 @@ export function globTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
       const matches = compileGlob(args.pattern);
       const limit = args.limit ?? DEFAULT_LIMIT;
       const out = new BoundedLines(ctx.outputBudget?.("glob"));
+      const skipped = new SkippedPaths();
       let found = 0;
-      const walk = walkTree(root.path, { scope: ctx.scope, stopAt: ctx.workspace, signal: toolCtx.signal });
-      collect: for await (const files of walk) {
-        for (const file of files) {
-          if (!matches(file.rel)) continue;
-          found++;
-          if (found > limit || !out.push(shownPath(ctx, file.path))) break collect;
+      try {
+        if (!(await stat(root.path)).isDirectory()) {
+          return {
+            summary: `"${root.shown}" is not a directory; glob lists the files under a directory`,
+            is_error: true,
+          };
         }
+        const walk = walkTree(root.path, {
+          scope: ctx.scope,
+          stopAt: ctx.workspace,
+          signal: toolCtx.signal,
+          onUnreadable: (dir, code) => skipped.add(code, shownPath(ctx, dir)),
+        });
+        collect: for await (const { files } of walk) {
+          for (const file of files) {
+            if (!matches(file.rel)) continue;
+            found++;
+            if (found > limit || !out.push(shownPath(ctx, file.path))) break collect;
+          }
+        }
+      } catch (error) {
+        if (toolCtx.signal.aborted) throw error;
+        return { summary: fsErrorMessage(error, root.shown), is_error: true };
       }
       const cut = found > limit || out.full;
       return {
-        summary: `${out.lines.length} file${out.lines.length === 1 ? "" : "s"} matching ${JSON.stringify(args.pattern)} under ${root.shown}${cut ? " (more exist; narrow the pattern or raise limit)" : ""}`,
+        summary: `${out.lines.length} file${out.lines.length === 1 ? "" : "s"} matching ${JSON.stringify(args.pattern)} under ${root.shown}${cut ? " (more exist; narrow the pattern or raise limit)" : ""}${skipped.summary()}`,
         content: out.text(),
       };
     },

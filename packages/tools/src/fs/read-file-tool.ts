@@ -1,7 +1,9 @@
 import { constants } from "node:fs";
 import { defineTool, type Tool } from "@podkit/llm-worker";
 import { z } from "zod";
-import { checkToolPath, type FsToolContext, fsErrorMessage, openChecked } from "./scoped-path.js";
+import { openChecked } from "./checked-open.js";
+import { fsErrorMessage, notRegular } from "./fs-error-message.js";
+import { checkToolPath, type FsToolContext } from "./scoped-path.js";
 import { BoundedLines, cutLine, looksBinary, MAX_FILE_BYTES, splitLines } from "./text.js";
 
 const DEFAULT_LIMIT = 2000;
@@ -29,6 +31,7 @@ export function readFileTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
           const stat = await handle.stat();
           if (stat.isDirectory())
             return { summary: `"${target.shown}" is a directory; use glob to list it`, is_error: true };
+          if (!stat.isFile()) return { summary: notRegular(target.shown), is_error: true };
           if (stat.size > MAX_FILE_BYTES) {
             return {
               summary: `"${target.shown}" is ${stat.size} bytes, more than read_file reads (${MAX_FILE_BYTES}); search it with grep instead`,

@@ -8,11 +8,12 @@ export const MAX_LINE_CHARS = 2000;
 /** Files larger than this are not read whole by read_file/edit_file (grep skips them). */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
 
+/** How far into a file git looks for a NUL byte to call it binary. */
+export const BINARY_PROBE_BYTES = 8192;
+
 /** Git's rule: a NUL byte in the first 8 KiB means binary. */
 export function looksBinary(bytes: Uint8Array): boolean {
-  const end = Math.min(bytes.length, 8192);
-  for (let i = 0; i < end; i++) if (bytes[i] === 0) return true;
-  return false;
+  return bytes.subarray(0, BINARY_PROBE_BYTES).indexOf(0) !== -1;
 }
 
 /** Splits text into lines without the final empty line a trailing newline would give. */

@@ -1,8 +1,9 @@
+import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import type { Scope } from "@podkit/manifest";
 import ignoreModule, { type Ignore } from "ignore";
-import { readSmallFileChecked } from "./scoped-path.js";
+import { readSmallFileChecked } from "./checked-open.js";
 
 // A CommonJS module whose function is also its own `default`; this form type-checks under NodeNext.
 const ignore = ignoreModule.default;
@@ -13,24 +14,56 @@ export interface WalkedFile {
   rel: string;
 }
 
+/** One directory's regular files, in name order. */
+export interface WalkedDirectory {
+  /** The directory's canonical path. */
+  dir: string;
+  files: WalkedFile[];
+}
+
+export interface WalkOptions {
+  scope: Scope;
+  /** The workspace: `.gitignore` files from here down to the root apply. */
+  stopAt: string;
+  signal?: AbortSignal;
+  /** A directory below the root that could not be listed (its errno code); the walk goes on without it. */
+  onUnreadable?: (dir: string, code: string) => void;
+}
+
 interface IgnoreLayer {
   /** The directory whose `.gitignore` this is. */
   base: string;
   rules: Ignore;
 }
 
+type Listing = Dirent[] | NodeJS.ErrnoException;
+
+interface Pending {
+  dir: string;
+  rel: string;
+  layers: IgnoreLayer[];
+  /** Started ahead of time by `prefetch`; settles to the entries or the error. */
+  listing?: Promise<Listing>;
+}
+
 /**
- * Lists the regular files under `root`, one directory's files per batch (fewer awaits on big
- * trees), (a canonical directory) the scope lets the model read.
- * Symlinks are not followed (so every path stays canonical and nothing outside the tree is
- * reached through one), `.git` is skipped, and `.gitignore` files are honoured from `stopAt`
- * (the workspace) down, matched by the `ignore` package, git's own rule set. Subtrees a deny
- * rule closes are pruned unless an allow rule re-opens something deeper.
+ * Directory listings in flight ahead of the walk: the thread pool lists the next directories
+ * while the caller reads the files of this one. Four is libuv's default pool size; more would
+ * only queue.
  */
-export async function* walkTree(
-  root: string,
-  options: { scope: Scope; stopAt: string; signal?: AbortSignal },
-): AsyncGenerator<WalkedFile[]> {
+const LOOKAHEAD = 4;
+
+/**
+ * Lists the regular files under `root` (a canonical directory the scope lets the model read),
+ * one directory per batch, depth-first in name order. Symlinks are not followed (so every path
+ * stays canonical and nothing outside the tree is reached through one), `.git` is skipped, and
+ * `.gitignore` files are honoured from `stopAt` (the workspace) down, matched by the `ignore`
+ * package, git's own rule set. Subtrees a deny rule closes are pruned unless an allow rule
+ * re-opens something deeper. Up to `LOOKAHEAD` directories next in line are listed ahead.
+ * Throws the error when `root` itself cannot be listed; any other directory that cannot be is
+ * reported to `onUnreadable` and left out.
+ */
+export async function* walkTree(root: string, options: WalkOptions): AsyncGenerator<WalkedDirectory> {
   const { scope } = options;
   const layers: IgnoreLayer[] = [];
   // .gitignore files between the workspace and the walk root apply too, as in git.
@@ -38,36 +71,35 @@ export async function* walkTree(
     const chain = relative(options.stopAt, root).split(sep).filter(Boolean);
     let dir = options.stopAt;
     for (let i = 0; i <= chain.length; i++) {
-      const layer = await loadIgnore(dir, scope);
+      const layer = loadIgnore(dir, scope);
       if (layer) layers.push(layer);
       if (i < chain.length) dir = join(dir, chain[i] as string);
     }
   } else {
-    const layer = await loadIgnore(root, scope);
+    const layer = loadIgnore(root, scope);
     if (layer) layers.push(layer);
   }
 
-  const stack: { dir: string; rel: string; layers: IgnoreLayer[] }[] = [{ dir: root, rel: "", layers }];
+  // The top of the stack is visited next, so that is where listings are started ahead.
+  const stack: Pending[] = [{ dir: root, rel: "", layers }];
   while (stack.length > 0) {
     options.signal?.throwIfAborted();
-    const {
-      dir,
-      rel: dirRel,
-      layers: inherited,
-    } = stack.pop() as { dir: string; rel: string; layers: IgnoreLayer[] };
-    let entries: import("node:fs").Dirent[];
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      continue; // vanished or unreadable: nothing to list
+    prefetch(stack);
+    const { dir, rel: dirRel, layers: inherited, listing } = stack.pop() as Pending;
+    const entries = await (listing as Promise<Listing>);
+    if (!Array.isArray(entries)) {
+      // The root itself is what the caller asked for: its failure is theirs to report.
+      if (dir === root) throw entries;
+      options.onUnreadable?.(dir, entries.code ?? "EIO");
+      continue;
     }
     let active = inherited;
     if (dir !== root && entries.some((e) => e.name === ".gitignore" && e.isFile())) {
-      const layer = await loadIgnore(dir, scope);
+      const layer = loadIgnore(dir, scope);
       if (layer) active = [...inherited, layer];
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const subdirs: { dir: string; rel: string; layers: IgnoreLayer[] }[] = [];
+    const subdirs: Pending[] = [];
     const files: WalkedFile[] = [];
     for (const entry of entries) {
       if (entry.isSymbolicLink()) continue;
@@ -84,8 +116,19 @@ export async function* walkTree(
         files.push({ path, rel });
       }
     }
-    if (files.length > 0) yield files;
-    stack.push(...subdirs.reverse());
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as Pending);
+    prefetch(stack);
+    if (files.length > 0) yield { dir, files };
+  }
+}
+
+/** Starts the listings of the next `LOOKAHEAD` directories the walk will visit. */
+function prefetch(stack: Pending[]): void {
+  for (let i = stack.length - 1; i >= 0 && i >= stack.length - LOOKAHEAD; i--) {
+    const pending = stack[i] as Pending;
+    pending.listing ??= readdir(pending.dir, { withFileTypes: true }).catch(
+      (error: NodeJS.ErrnoException) => error,
+    );
   }
 }
 
@@ -98,12 +141,12 @@ function ignored(layers: readonly IgnoreLayer[], path: string, isDir: boolean): 
   return false;
 }
 
-async function loadIgnore(dir: string, scope: Scope): Promise<IgnoreLayer | undefined> {
+function loadIgnore(dir: string, scope: Scope): IgnoreLayer | undefined {
   const file = join(dir, ".gitignore");
   if (scope.permissionAtCanonical(file) === null) return undefined;
   // Read like any other file: a .gitignore that is a symlink out of the tree is not followed.
   const bytes = readSmallFileChecked(file, 1024 * 1024, { buffer: Buffer.allocUnsafe(4096) });
-  return bytes === undefined ? undefined : { base: dir, rules: ignore().add(bytes.toString("utf8")) };
+  return typeof bytes === "string" ? undefined : { base: dir, rules: ignore().add(bytes.toString("utf8")) };
 }
 
 /** True when an allow rule targets something strictly below `dir` (a deny above it may not cover it). */

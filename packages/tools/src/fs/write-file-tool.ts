@@ -1,7 +1,8 @@
 import { defineTool, type Tool } from "@podkit/llm-worker";
 import { z } from "zod";
 import { writeFileAtomic } from "./atomic-write.js";
-import { checkToolPath, type FsToolContext, fsErrorMessage } from "./scoped-path.js";
+import { fsErrorMessage } from "./fs-error-message.js";
+import { checkToolPath, type FsToolContext } from "./scoped-path.js";
 
 const input = z.strictObject({
   path: z.string().min(1).describe("File to write, relative to the workspace or absolute"),

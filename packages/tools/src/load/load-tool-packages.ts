@@ -24,6 +24,8 @@ export interface LoadToolPackagesOptions {
   extraOptions?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Where packages report problems they work around. */
   warn: ToolWarningSink;
+  /** The environment every package's `ctx.env` is (the pod's); default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Abandons loading; also fires every package's `ctx.signal`. */
   signal?: AbortSignal;
 }
@@ -52,7 +54,8 @@ export interface ToolSet {
  * `[tools] packages` entry (resolved as Node would from the directory of the manifest that
  * listed it, imported, and checked to export a `definePodkitToolPackage` value as its default
  * export or as `podkitToolPackage`), then `extraPackages`. Each package's `tools(ctx)` gets the
- * scope, the workspace, its `[tools.options."<entry>"]` table, the warning sink and a signal.
+ * scope, the workspace, the environment, its `[tools.options."<entry>"]` table, the warning sink
+ * and a signal.
  * Throws `ToolPackageNotFoundError` or `ToolPackageExportError` naming the package, where it
  * was looked for and what was wrong; packages loaded before the failure are closed first.
  */
@@ -61,6 +64,7 @@ export async function loadToolPackages(
   options: LoadToolPackagesOptions,
 ): Promise<ToolSet> {
   const { manifest } = loaded;
+  const env = options.env ?? process.env;
   const controller = new AbortController();
   const forwardAbort = () => controller.abort(options.signal?.reason);
   options.signal?.addEventListener("abort", forwardAbort, { once: true });
@@ -98,6 +102,7 @@ export async function loadToolPackages(
     const ctx: ToolPackageContext = {
       scope: loaded.scope,
       workspace: loaded.workspace,
+      env,
       options: Object.freeze(structuredClone(packageOptions)),
       warn: options.warn,
       signal: controller.signal,
@@ -191,11 +196,12 @@ async function importToolPackage(location: ToolPackageLocation, file: string): P
   const problem =
     found.length === 0
       ? "it exports nothing"
-      : `neither its default export nor \`podkitToolPackage\` was made by definePodkitToolPackage (it exports ${found.map((k) => `\`${k}\`: ${describe(module[k])}`).join(", ")})`;
+      : `neither its default export nor \`podkitToolPackage\` was made by definePodkitToolPackage (it exports ${found.map((k) => `\`${k}\`: ${kindOfExport(module[k])}`).join(", ")})`;
   throw new ToolPackageExportError(location, file, problem);
 }
 
-function describe(value: unknown): string {
+/** What an export that is not a tool package is, for the error message ("an array", "a function"…). */
+function kindOfExport(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "object") return "an object without the podkit package marker";

@@ -1,10 +1,6 @@
-import { ToolsError } from "../errors.js";
+import { hasMarker, ToolsError } from "../errors.js";
 
 const CONFIG_MARKER = Symbol.for("podkit.tools.error.mcp-config");
-
-function hasMarker(value: unknown, marker: symbol): boolean {
-  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[marker] === true;
-}
 
 /**
  * An `[[mcp.server]]` entry handed to `mcpToolPackage` that cannot describe a server (neither or

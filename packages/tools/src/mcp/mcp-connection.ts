@@ -23,7 +23,7 @@ export interface McpConnectOptions {
   readonly connectTimeoutMs: number;
   /** The pod's workspace: a stdio server's working directory unless `cwd` says otherwise. */
   readonly workspace: string;
-  /** Where `headers_env` variables are read. */
+  /** The pod's environment: where `headers_env` variables and a stdio server's inherited ones are read. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly warn: ToolWarningSink;
   /** Abandons the connect (the pod closed while it was starting). */

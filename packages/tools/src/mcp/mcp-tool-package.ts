@@ -18,8 +18,6 @@ export interface McpToolPackageOptions {
   readonly callTimeoutMs?: number;
   /** Limit for starting each server, its handshake and tool listing (default 30 s). */
   readonly connectTimeoutMs?: number;
-  /** Where `headers_env` values are read at connect time (default `process.env`). */
-  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -57,7 +55,7 @@ class ServerSlot {
     try {
       return await McpConnection.open(this.config, {
         connectTimeoutMs: this.options.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS,
-        env: this.options.env ?? process.env,
+        env: this.ctx.env,
         workspace: this.ctx.workspace,
         warn: this.ctx.warn,
         signal: this.abort.signal,

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CheckedMcpServerSpec } from "./server-config.js";
@@ -38,10 +38,29 @@ function resolveHeaders(
 }
 
 /**
+ * A stdio server's environment: the SDK's short list of harmless variables (`HOME`, `PATH`,
+ * `USER`, …) taken from the pod's environment, then the entry's own `env`. The SDK fills that
+ * list from `process.env` underneath whatever it is given, so a name the pod's environment
+ * lacks is passed as `undefined`, which Node's spawn leaves out.
+ */
+function stdioEnvironment(
+  config: CheckedMcpServerSpec,
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const out: Record<string, string | undefined> = {};
+  for (const name of DEFAULT_INHERITED_ENV_VARS) {
+    const value = env[name];
+    // As the SDK does: a value starting with "()" is a shell function, not inherited.
+    out[name] = value === undefined || value.startsWith("()") ? undefined : value;
+  }
+  return { ...out, ...config.env } as Record<string, string>;
+}
+
+/**
  * Builds the SDK transport for one server: a stdio child started in `cwd` (relative to the
- * workspace; the workspace when absent), stderr piped and kept as a tail, so a
- * server's chatter never lands on the pod's terminal) or a Streamable HTTP client. Throws when a
- * header's environment variable is missing.
+ * workspace; the workspace when absent) with `stdioEnvironment`, stderr piped and kept as a
+ * tail, so a server's chatter never lands on the pod's terminal; or a Streamable HTTP client
+ * whose `headers_env` values come from `env`. Throws when a header's variable is missing.
  */
 export function openTransport(
   config: CheckedMcpServerSpec,
@@ -63,7 +82,7 @@ export function openTransport(
   const transport = new StdioClientTransport({
     command: config.command as string,
     ...(config.args ? { args: config.args } : {}),
-    ...(config.env ? { env: config.env } : {}),
+    env: stdioEnvironment(config, env),
     // A server works on the pod's workspace unless told otherwise, never on wherever the host process happens to run.
     cwd: resolve(workspace, config.cwd ?? "."),
     stderr: "pipe",

@@ -1,5 +1,6 @@
 import type { ToolFactory } from "@podkit/llm-worker";
 import type { Scope } from "@podkit/manifest";
+import { hasMarker } from "../errors.js";
 
 /** Something a tool package reports and then works around (an MCP server that went away, …). */
 export interface ToolWarning {
@@ -19,6 +20,12 @@ export interface ToolPackageContext {
   readonly scope: Scope;
   /** The workspace directory (absolute). */
   readonly workspace: string;
+  /**
+   * The pod's environment (`PodOptions.env`, else `process.env`): where a package reads the
+   * variables it needs (secrets named in the manifest, a child process's environment). Read
+   * this, never `process.env`, so an app that gives its pod an environment is obeyed.
+   */
+  readonly env: Readonly<Record<string, string | undefined>>;
   /** The package's options from the manifest (`[tools.options."<package>"]`), `{}` when none. */
   readonly options: Readonly<Record<string, unknown>>;
   /** Reports a problem the package works around. */
@@ -60,9 +67,7 @@ export function definePodkitToolPackage(definition: PodkitToolPackage): DefinedT
 /** True for a value made by `definePodkitToolPackage` (from any copy of this package). */
 export function isPodkitToolPackage(value: unknown): value is DefinedToolPackage {
   return (
-    typeof value === "object" &&
-    value !== null &&
-    (value as Record<symbol, unknown>)[PACKAGE_MARKER] === true &&
+    hasMarker(value, PACKAGE_MARKER) &&
     typeof (value as { tools?: unknown }).tools === "function" &&
     typeof (value as { name?: unknown }).name === "string"
   );

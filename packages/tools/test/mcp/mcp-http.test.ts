@@ -12,12 +12,12 @@ function httpServer(url: string, extra: { timeout_ms?: number } = {}) {
 describe("MCP server over Streamable HTTP on 127.0.0.1", () => {
   it("lists and calls tools with the header taken from the named environment variable", async () => {
     const fixture = await startHttpFixture({ FIXTURE_TOKEN: TOKEN });
-    const loaded = await loadPackage(
-      mcpToolPackage([httpServer(fixture.url)], { env: { FX_TOKEN: `Bearer ${TOKEN}` } }),
-    );
+    const loaded = await loadPackage(mcpToolPackage([httpServer(fixture.url)]), {
+      FX_TOKEN: `Bearer ${TOKEN}`,
+    });
 
     expect(loaded.names).toContain("mcp__web__echo");
-    expect(loaded.names).toHaveLength(7);
+    expect(loaded.names).toHaveLength(8);
     expect(await loaded.call("mcp__web__echo", { text: "over http" })).toEqual({
       summary: "echo: over http",
     });
@@ -30,11 +30,9 @@ describe("MCP server over Streamable HTTP on 127.0.0.1", () => {
 
   it("a wrong token is refused by the server (the header really is sent); neither it nor the URL's query is reported", async () => {
     const fixture = await startHttpFixture({ FIXTURE_TOKEN: TOKEN });
-    const loaded = await loadPackage(
-      mcpToolPackage([httpServer(`${fixture.url}?key=url-secret-456`)], {
-        env: { FX_TOKEN: "Bearer wrong-value-123" },
-      }),
-    );
+    const loaded = await loadPackage(mcpToolPackage([httpServer(`${fixture.url}?key=url-secret-456`)]), {
+      FX_TOKEN: "Bearer wrong-value-123",
+    });
 
     expect(loaded.names).toEqual([]);
     expect(loaded.warnings).toHaveLength(1);
@@ -46,7 +44,7 @@ describe("MCP server over Streamable HTTP on 127.0.0.1", () => {
 
   it("a header variable that is not set gives a warning naming the variable, and no tools", async () => {
     const fixture = await startHttpFixture({ FIXTURE_TOKEN: TOKEN });
-    const loaded = await loadPackage(mcpToolPackage([httpServer(fixture.url)], { env: {} }));
+    const loaded = await loadPackage(mcpToolPackage([httpServer(fixture.url)]), {});
 
     expect(loaded.names).toEqual([]);
     expect(loaded.warnings[0]?.message).toMatch(

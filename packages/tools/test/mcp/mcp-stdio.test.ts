@@ -16,6 +16,7 @@ describe("MCP server over stdio", () => {
       "mcp__fx__add_tool",
       "mcp__fx__cancellations",
       "mcp__fx__echo",
+      "mcp__fx__env",
       "mcp__fx__fail",
       "mcp__fx__media",
       "mcp__fx__pid",
@@ -37,6 +38,40 @@ describe("MCP server over stdio", () => {
 
     const nested = await loadPackage(mcpToolPackage([{ ...stdioServer("fx"), cwd: ".." }]));
     expect((await fixturePids(nested, "fx")).cwd).toBe(dirname(await realpath(nested.workspace)));
+  });
+
+  it("a stdio server inherits the harmless variables from the pod's environment, not process.env, plus its own env", async () => {
+    const names = ["HOME", "TERM", "USER", "OWN", "DEPLOY_TOKEN"];
+    const seen = async (env: Readonly<Record<string, string | undefined>>) => {
+      const loaded = await loadPackage(
+        mcpToolPackage([{ ...stdioServer("fx"), env: { OWN: "own-value" } }]),
+        env,
+      );
+      return JSON.parse((await loaded.call("mcp__fx__env", { names })).summary);
+    };
+    const saved = { TERM: process.env.TERM, USER: process.env.USER };
+    process.env.TERM = "term-of-the-process";
+    process.env.USER = "user-of-the-process";
+    try {
+      // Positive control: given process.env, the server does see the process's TERM and USER.
+      expect(await seen(process.env)).toMatchObject({
+        TERM: "term-of-the-process",
+        USER: "user-of-the-process",
+      });
+      // Given the pod's own environment, it sees that one's HOME and nothing the pod lacks.
+      expect(await seen({ HOME: "/home/of-the-pod", DEPLOY_TOKEN: "never-inherited" })).toEqual({
+        HOME: "/home/of-the-pod",
+        TERM: null,
+        USER: null,
+        OWN: "own-value",
+        DEPLOY_TOKEN: null,
+      });
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
   });
 
   it("a call reaches the server and its text comes back", async () => {

@@ -47,7 +47,11 @@ export interface LoadingPackage extends Omit<LoadedPackage, "names"> {
   flushing: Promise<readonly string[]>;
 }
 
-export async function startLoading(pkg: DefinedToolPackage): Promise<LoadingPackage> {
+/** `env` is the pod's environment the package is given (`ctx.env`); default `process.env`. */
+export async function startLoading(
+  pkg: DefinedToolPackage,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<LoadingPackage> {
   const workspace = await mkdtemp(join(tmpdir(), "podkit-mcp-"));
   const warnings: ToolWarning[] = [];
   const closers: (() => void | Promise<void>)[] = [];
@@ -55,6 +59,7 @@ export async function startLoading(pkg: DefinedToolPackage): Promise<LoadingPack
   const factories = await pkg.tools({
     scope: await Scope.fromRules([{ target: workspace, permission: "write" }], [], workspace),
     workspace,
+    env,
     options: {},
     warn: (warning) => warnings.push(warning),
     signal: abortController.signal,
@@ -88,8 +93,11 @@ export async function startLoading(pkg: DefinedToolPackage): Promise<LoadingPack
   };
 }
 
-export async function loadPackage(pkg: DefinedToolPackage): Promise<LoadedPackage> {
-  const loading = await startLoading(pkg);
+export async function loadPackage(
+  pkg: DefinedToolPackage,
+  env?: Readonly<Record<string, string | undefined>>,
+): Promise<LoadedPackage> {
+  const loading = await startLoading(pkg, env);
   const { flushing, ...rest } = loading;
   return { ...rest, names: await flushing };
 }

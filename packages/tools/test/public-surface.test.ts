@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import * as api from "../src/index.js";
+
+describe("the public surface of @podkit/tools", () => {
+  it("exports what apps, the pod and tool-package authors call, and none of the internals", () => {
+    expect(Object.keys(api).sort()).toEqual([
+      "McpConfigError",
+      "ToolPackageExportError",
+      "ToolPackageNotFoundError",
+      "ToolsError",
+      "builtinToolPackage",
+      "definePodkitToolPackage",
+      "loadToolPackages",
+      "mcpToolPackage",
+    ]);
+    // The tools themselves, the scope plumbing, the marker check and the MCP wiring stay inside.
+    for (const internal of [
+      "BUILTIN_PACKAGE_NAME",
+      "isPodkitToolPackage",
+      "mcpToolName",
+      "DEFAULT_MCP_CALL_TIMEOUT_MS",
+      "DEFAULT_MCP_CONNECT_TIMEOUT_MS",
+      "hasMarker",
+      "grepTool",
+      "bashTool",
+      "openChecked",
+      "PathChangedError",
+      "childEnvironment",
+    ]) {
+      expect(Object.keys(api)).not.toContain(internal);
+    }
+  });
+});
