@@ -306,6 +306,22 @@ export class Pod {
     return this.session.ensureSystemPromptMaterialized();
   }
 
+  /**
+   * Creates the session now, as the first run would (system prompt materialized, `segment_start`
+   * written), and returns its id; a pod that already has its session returns that id. For callers
+   * that write to the session before any run, e.g. `@podkit/dispatch` committing a run's input.
+   */
+  async startSession(): Promise<string> {
+    if (this.closed) throw new PodClosedError("the pod is closed", { hint: "create or restore a new pod" });
+    if (this.runs.busy) {
+      throw new PodBusyError("the pod is running a turn, which creates the session itself", {
+        hint: "await the running handle first",
+      });
+    }
+    const systemPrompt = await this.session.ensureSystemPromptMaterialized();
+    return (await this.session.ensureSessionHead(systemPrompt)).state.sessionId;
+  }
+
   /** Aborts a run in progress and closes the tools (MCP servers, package clean-up). */
   async close(): Promise<void> {
     if (this.closed) return;
