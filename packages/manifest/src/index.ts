@@ -42,6 +42,7 @@ export type {
   ModelConfig,
   PodConfig,
   ResolvedManifest,
+  ScheduleConfig,
   SessionConfig,
   ToolOutputConfig,
   ToolPackageRef,
