@@ -51,3 +51,27 @@ export function aborted(signal: AbortSignal, ms: number): Promise<void> {
     });
   });
 }
+
+/**
+ * Claims from whichever of `dispatchers` the engine delivers to first (an engine may hand a run to
+ * any instance that has asked for work); the other claims are abandoned.
+ */
+export async function claimFromAny(dispatchers: readonly Dispatcher[], ms = 10_000): Promise<Claim> {
+  const stop = new AbortController();
+  const signal = AbortSignal.any([stop.signal, AbortSignal.timeout(ms)]);
+  const claims = dispatchers.map((dispatcher) => dispatcher.claim({ pods: ["reviewer"], signal }));
+  const first = await Promise.race(
+    claims
+      .map((claim) => claim.then((c) => c ?? Promise.race([])))
+      .concat(
+        new Promise<never>((_, reject) =>
+          signal.addEventListener("abort", () => reject(new Error(`nothing to claim within ${ms} ms`))),
+        ),
+      ),
+  );
+  stop.abort();
+  // A claim that arrived at another dispatcher meanwhile goes back to the engine.
+  for (const other of await Promise.all(claims))
+    if (other !== undefined && other !== first) await other.release();
+  return first;
+}
