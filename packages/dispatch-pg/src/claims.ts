@@ -44,6 +44,11 @@ export class ClaimHandoff {
       ),
     );
 
+  /** Claimers waiting for a job now. */
+  get waiting(): number {
+    return this.claimers.length;
+  }
+
   /** The next delivered job as a claim; undefined when `signal` aborts first. */
   async take(signal: AbortSignal): Promise<Claim | undefined> {
     for (;;) {

@@ -69,6 +69,8 @@ export class PgDispatcher implements Dispatcher {
   private readonly queues = new Map<string, Promise<void>>();
   private readonly working = new Map<string, Promise<void>>();
   private closed = false;
+  /** Claim signals already watched (a worker passes the same one to every claim). */
+  private readonly watched = new WeakSet<AbortSignal>();
 
   constructor(private readonly options: PgDispatcherOptions) {
     this.schema = options.schema ?? "podkit_dispatch";
@@ -142,6 +144,14 @@ export class PgDispatcher implements Dispatcher {
     if (this.closed || options.signal.aborted) return undefined;
     await this.start();
     for (const pod of options.pods) await this.workOn(pod);
+    if (!this.watched.has(options.signal)) {
+      this.watched.add(options.signal);
+      // A worker that stops claiming (draining) must stop pg-boss fetching for it at once, or the
+      // next job would be fetched, leased and then handed back at close, costing it an attempt.
+      options.signal.addEventListener("abort", () => {
+        if (this.handoff.waiting === 0) this.pauseWork();
+      });
+    }
     return this.handoff.take(options.signal);
   }
 
@@ -303,6 +313,12 @@ export class PgDispatcher implements Dispatcher {
       this.working.set(queue, working);
     }
     return working;
+  }
+
+  /** Stops fetching for every queue; the next `claim` starts again. Runs in progress are untouched. */
+  private pauseWork(): void {
+    for (const queue of this.working.keys()) this.boss.offWork(queue, { wait: false }).catch(() => undefined);
+    this.working.clear();
   }
 
   private async stateOf(queue: string, id: string): Promise<string | undefined> {
