@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { RunJob } from "@podkit/dispatch";
 import { z } from "zod";
 
 /** The dead-letter queue every pod queue hands its exhausted runs to (pg-boss copies them there). */
@@ -38,6 +39,17 @@ const firingData = z.strictObject({
 export const JobDataSchema = z.discriminatedUnion("kind", [runData, firingData]);
 export type JobData = z.infer<typeof JobDataSchema>;
 export type RunData = z.infer<typeof runData>;
+
+/** The data of a run's job: its ids and the offset of its input entry. */
+export function runJobData(job: RunJob): JobData {
+  return {
+    kind: "run",
+    run_id: job.runId,
+    pod: job.pod,
+    session_id: job.sessionId,
+    input: { segment_id: job.input.segmentId, index: job.input.index },
+  };
+}
 
 /** What a settled job's `output` holds: how the attempt ended (pg-boss keeps it with the job). */
 const OutputSchema = z.object({

@@ -14,7 +14,7 @@ import pg from "pg";
 import { PgBoss, type Queue } from "pg-boss";
 import { ClaimHandoff } from "./claims.js";
 import { DispatchEngineError } from "./errors.js";
-import { DEAD_LETTER_QUEUE, type JobData, queueOf } from "./job-data.js";
+import { DEAD_LETTER_QUEUE, type JobData, queueOf, runJobData } from "./job-data.js";
 import { selectRuns } from "./run-rows.js";
 
 /** Options of a `PgDispatcher`; the defaults give a failover bound of about 15 s (docs/dispatch.md). */
@@ -120,14 +120,7 @@ export class PgDispatcher implements Dispatcher {
     }
     await this.start();
     const queue = await this.queueFor(job.pod);
-    const data: JobData = {
-      kind: "run",
-      run_id: job.runId,
-      pod: job.pod,
-      session_id: job.sessionId,
-      input: { segment_id: job.input.segmentId, index: job.input.index },
-    };
-    const created = await this.boss.send(queue, data, {
+    const created = await this.boss.send(queue, runJobData(job), {
       id: job.runId,
       group: { id: job.sessionId },
       retryLimit: Math.max(1, options.maxAttempts ?? this.options.maxAttempts ?? 5) - 1,
@@ -183,14 +176,7 @@ export class PgDispatcher implements Dispatcher {
     const transaction = await begin.call(this.boss.getDb());
     try {
       await this.boss.deleteJob(queue, runId, { db: transaction.db });
-      const data: JobData = {
-        kind: "run",
-        run_id: run.runId,
-        pod: run.pod,
-        session_id: run.sessionId,
-        input: { segment_id: run.input.segmentId, index: run.input.index },
-      };
-      await this.boss.send(queue, data, {
+      await this.boss.send(queue, runJobData(run), {
         id: runId,
         group: { id: run.sessionId },
         retryLimit: run.maxAttempts - 1,

@@ -82,7 +82,7 @@ describe("a run submitted and run by a worker", () => {
       payload: { event: "ended", state: "completed", result: "finished" },
     });
     // The prompt rendered at submit is what the provider received, on every request.
-    const prompt = (entries?.[0] as { system_prompt: string }).system_prompt;
+    const prompt = (entries?.[0] as { system_prompt: string } | undefined)?.system_prompt;
     expect(prompt).toMatch(/^date=2026-04-15 tools=block,count,glob,/);
     for (const request of w.double.requests) expect(request.body.system[0].text).toBe(prompt);
     expect((await readFile(w.counterFile, "utf8")).trim().split("\n")).toHaveLength(1);
