@@ -14,7 +14,7 @@ import { simulatePromptCache, startProviderDouble } from "../packages/testkit/di
 import { benchDatabase, dispatchBench, median, spread } from "./lib/dispatch-bench.mjs";
 import { TOOL_SESSION_RESPONSES } from "./lib/tool-session-double.mjs";
 
-const ROUNDS = Number(process.env.PODKIT_BENCH_ROUNDS ?? 5);
+const ROUNDS = 5;
 const TURNS = 30;
 const KILL_AT = 15;
 
