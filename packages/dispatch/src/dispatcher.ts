@@ -144,7 +144,8 @@ export interface SubmitOutcome {
 export interface Dispatcher {
   /**
    * Enqueues a run. A run id that exists already is not enqueued again (`created: false`); runs of
-   * one session are claimed one at a time, in submission order.
+   * one session are claimed one at a time, in submission order (a run waiting for a retry does not
+   * hold back a later one).
    */
   submit(job: RunJob, options?: { maxAttempts?: number }): Promise<SubmitOutcome>;
   /**

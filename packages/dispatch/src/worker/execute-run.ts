@@ -65,7 +65,9 @@ async function executeRun(host: AttemptHost, claim: Claim, job: RunJob): Promise
     const progress = await readRunProgress(host.store, job, pod.segmentId as string);
     if (progress.phase === "ended") return await settleRecorded(claim, progress.ended);
     if (progress.phase === "turn_ended") {
-      return await finish(pod, claim, job.runId, outcomeOf(progress.result));
+      await finish(pod, claim, job.runId, outcomeOf(progress.result));
+      host.emit({ type: "ended", runId: job.runId, ...outcomeFields(outcomeOf(progress.result)) });
+      return;
     }
     const resumes = progress.phase === "committed" || submitted.input === null;
     await recordRunEntry(pod, {
