@@ -23,5 +23,9 @@ const code = await main(process.argv.slice(2), {
     process.on("SIGINT", handler);
     return () => process.off("SIGINT", handler);
   },
+  onTerminate: (handler) => {
+    process.on("SIGTERM", handler);
+    return () => process.off("SIGTERM", handler);
+  },
 });
 process.exitCode = code;

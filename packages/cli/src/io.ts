@@ -28,6 +28,8 @@ export interface CliIo {
    * returns the unsubscribe function. Absent in tests that do not need it.
    */
   onInterrupt?(handler: () => void): () => void;
+  /** Subscribes to the process's SIGTERM (a supervisor stopping `podkit worker`); returns the unsubscribe function. */
+  onTerminate?(handler: () => void): () => void;
 }
 
 /** The `PodkitEnv` (cwd, home, environment) the CLI's commands resolve paths with. */

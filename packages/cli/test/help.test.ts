@@ -39,6 +39,12 @@ describe("help", () => {
       "memory query",
       "manifest show",
       "demo",
+      // dispatched runs (docs/dispatch.md)
+      "submit",
+      "worker",
+      "runs list",
+      "runs show",
+      "runs cancel",
     ];
     expect(commands.map((c) => c.path.join(" ")).sort()).toEqual([...spec6].sort());
     for (const command of commands) {

@@ -34,6 +34,7 @@ export type {
   ModelConfig,
   PodConfig,
   ResolvedManifest,
+  ScheduleConfig,
   SessionConfig,
   ToolOutputConfig,
   ToolPackageRef,

@@ -5,6 +5,7 @@ import type {
   memoryLayerSchema,
   modelLayerSchema,
   podLayerSchema,
+  scheduleLayerSchema,
   toolOutputLayerSchema,
   toolsLayerSchema,
   workerLayerSchema,
@@ -82,6 +83,9 @@ export interface ToolsConfig {
  */
 export type SessionConfig = { store: "fs" } | { store: "postgres"; url_env: string };
 
+/** One `[[schedule]]`: a cron expression and the input of the runs it fires. */
+export type ScheduleConfig = Layer<typeof scheduleLayerSchema>;
+
 /** The manifest after the whole cascade: defaults filled, paths absolute, scope canonical. */
 export interface ResolvedManifest {
   pod: PodConfig;
@@ -93,4 +97,6 @@ export interface ResolvedManifest {
   mcp: { server: McpServerConfig[] };
   tools: ToolsConfig;
   session: SessionConfig;
+  /** `[[schedule]]` entries of every layer (they accumulate), in order; names are unique. */
+  schedule: ScheduleConfig[];
 }

@@ -125,6 +125,35 @@ describe("Pod persistence", () => {
   });
 });
 
+describe("Pod.startSession", () => {
+  it("creates the session with the rendered prompt before any run; the first run continues it byte-identically", async () => {
+    const w = await world();
+    const pod = await w.pod();
+    const sessionId = await pod.startSession();
+    expect(await pod.startSession()).toBe(sessionId);
+    const [start] = await sessionEntries(w.workspace);
+    expect(start).toMatchObject({ kind: "segment_start", session_id: sessionId });
+    expect((start as { system_prompt: string }).system_prompt).toMatch(/^date=2026-04-15 /);
+    await pod.appendExtension("test.note", { before: "the first run" });
+    const restored = await w.restore(sessionId);
+    w.double.enqueue(text("hi"));
+    await restored.run("hello");
+    expect(systemOf(w.double.requests[0] as { body: unknown })).toBe(
+      (start as { system_prompt: string }).system_prompt,
+    );
+    expect(kinds(await sessionEntries(w.workspace))).toEqual([
+      "segment_start",
+      "extension",
+      "invoke",
+      "user_input",
+      "llm_usage",
+      "assistant_item",
+      "turn_end",
+      "run_completed",
+    ]);
+  });
+});
+
 describe("Pod.restore", () => {
   it("restores prompt, history with system-item kinds, config, turns, interrupted flag, usage and extensions; appends to the head", async () => {
     const tool = blockingTool();

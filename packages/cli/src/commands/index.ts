@@ -8,7 +8,10 @@ import { promptCatalog } from "./prompt-catalog.js";
 import { promptRender } from "./prompt-render.js";
 import { resume } from "./resume.js";
 import { run } from "./run.js";
+import { runsCancel, runsList, runsShow } from "./runs.js";
 import { sessionFork, sessionList, sessionShow } from "./session.js";
+import { submit } from "./submit.js";
+import { worker } from "./worker.js";
 
 export type { CommandContext, CommandInput, CommandSpec, OptionSpec } from "./command.js";
 
@@ -34,4 +37,9 @@ export const commands: readonly CommandSpec[] = [
   promptCatalog,
   manifestShow,
   demo,
+  submit,
+  worker,
+  runsList,
+  runsShow,
+  runsCancel,
 ];

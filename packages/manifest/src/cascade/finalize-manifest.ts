@@ -114,6 +114,17 @@ export async function finalizeManifest(
       );
     }
   });
+  const schedules = merged.schedule ?? [];
+  schedules.forEach((schedule, i) => {
+    const first = schedules.findIndex((s) => s.name === schedule.name);
+    if (first < i) {
+      const other = provenance.get(`schedule[${first}].name`);
+      const where = other?.layer.file ?? other?.layer.overlay ?? other?.layer.kind ?? "another layer";
+      issues.push(
+        at(`schedule[${i}].name`, `duplicate schedule name "${schedule.name}" (also defined in ${where})`),
+      );
+    }
+  });
   const { tools, packageRefs } = finalizeTools(merged, provenance, context, fromBuiltin, at, issues);
 
   const pack = merged.pod?.prompt_pack;
@@ -157,6 +168,7 @@ export async function finalizeManifest(
     },
     tools,
     session,
+    schedule: schedules,
   };
   const scope = await Scope.fromRules(allowRules, denyRules, context.workspace);
   return { manifest, scope, toolPackages: packageRefs };

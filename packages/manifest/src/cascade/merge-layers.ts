@@ -2,7 +2,12 @@ import { formatKeyPath, type KeySegment } from "../key-path.js";
 import type { ParsedLayer, Provenance } from "./layer.js";
 
 /** Lists of rules accumulate across layers instead of being replaced. */
-export const RULE_LISTS: ReadonlySet<string> = new Set(["scope.allow", "scope.deny", "mcp.server"]);
+export const RULE_LISTS: ReadonlySet<string> = new Set([
+  "scope.allow",
+  "scope.deny",
+  "mcp.server",
+  "schedule",
+]);
 
 /** The merged document and, for every key path in it, the layer that set it. */
 export interface MergedLayers {

@@ -174,6 +174,32 @@ export const sessionLayerSchema = z.strictObject({
   url_env: urlEnvSchema.optional(),
 });
 
+/**
+ * A cron expression as the engines take it: 5 fields (minute … day of week), or 6 with seconds
+ * first. Only the shape is checked here (each field of digits, names and `* , - / ? L W #`); the
+ * dispatcher's cron parser checks the values when a worker registers the schedule.
+ */
+const cronSchema = z.string().superRefine((value, ctx) => {
+  const fields = value.trim().split(/\s+/);
+  if ((fields.length === 5 || fields.length === 6) && fields.every((f) => /^[0-9A-Za-z*,\-/?#]+$/.test(f)))
+    return;
+  ctx.addIssue({
+    code: "custom",
+    message:
+      'expected a cron expression of 5 fields (minute hour day month weekday, e.g. "0 7 * * 1-5") or 6 with seconds first',
+  });
+});
+
+/** One `[[schedule]]` (docs/dispatch.md): the dispatcher's cron fires it; each firing is an ordinary run. */
+export const scheduleLayerSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_-]+$/, { error: "expected a name of letters, digits, _ and -" }),
+  cron: cronSchema,
+  /** The user input of every run it fires (each in a new session). */
+  input: nonEmpty,
+  /** IANA time zone of the expression; default UTC. */
+  tz: nonEmpty.optional(),
+});
+
 /** One layer of the manifest: the whole document with every field optional. */
 export const manifestLayerSchema = z.strictObject({
   pod: podLayerSchema.optional(),
@@ -185,6 +211,7 @@ export const manifestLayerSchema = z.strictObject({
   mcp: mcpLayerSchema.optional(),
   tools: toolsLayerSchema.optional(),
   session: sessionLayerSchema.optional(),
+  schedule: z.array(scheduleLayerSchema).optional(),
 });
 
 /** A validated layer. */

@@ -294,6 +294,22 @@ export class Pod {
   }
 
   /**
+   * Creates the session now, as the first run would (system prompt materialized, `segment_start`
+   * written), and returns its id; a pod that already has its session returns that id. For callers
+   * that write to the session before any run, e.g. `@podkit/dispatch` committing a run's input.
+   */
+  async startSession(): Promise<string> {
+    if (this.closed) throw new PodClosedError("the pod is closed", { hint: "create or restore a new pod" });
+    if (this.runs.busy) {
+      throw new PodBusyError("the pod is running a turn, which creates the session itself", {
+        hint: "await the running handle first",
+      });
+    }
+    const systemPrompt = await this.engine.ensureSystemPromptMaterialized();
+    return (await this.engine.ensureSessionHead(systemPrompt)).state.sessionId;
+  }
+
+  /**
    * Aborts a run in progress, runs the final pass of the after-turn jobs that asked for one
    * (`runOnClose`; bounded by `timeoutMs`, default 30 s, and `signal`), then closes the tools
    * (MCP servers, package clean-up) and a store the pod opened.

@@ -1,0 +1,103 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdir, mkdtemp, realpath, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BIN, REPO_ROOT } from "../run-bin.js";
+
+/**
+ * A tool package for dispatch tests: `count` appends its call id (and the worker's pid) to
+ * `counter.txt` in the workspace, then waits `delay_ms` — a side effect counted per call, with a
+ * window for a SIGKILL to land in.
+ */
+const COUNTER_TOOLS = `import { appendFile } from "node:fs/promises";
+import { join } from "node:path";
+import { definePodkitToolPackage } from "@podkit/tools";
+export default definePodkitToolPackage({
+  name: "counter-tools",
+  tools: (ctx) => [
+    () => ({
+      name: "count",
+      description: "counts one side effect",
+      inputSchema: { type: "object", properties: { delay_ms: { type: "integer" } }, additionalProperties: true },
+      async execute(args, { callId, signal }) {
+        await appendFile(join(ctx.workspace, "counter.txt"), callId + " " + process.pid + "\\n");
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, args.delay_ms ?? 0);
+          signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
+        });
+        return { summary: "counted" };
+      },
+    }),
+  ],
+});
+`;
+
+export const URL_VARIABLE = "PODKIT_TEST_DISPATCH_URL";
+
+/** A workspace whose pod stores sessions in PostgreSQL and has the counter tool package. */
+export async function dispatchWorkspace(
+  baseUrl: string,
+  extra = "",
+): Promise<{ root: string; workspace: string; home: string }> {
+  const root = await realpath(await mkdtemp(join(tmpdir(), "podkit-dispatch-")));
+  const workspace = join(root, "ws");
+  const home = join(root, "home");
+  await mkdir(join(workspace, ".podkit"), { recursive: true });
+  await mkdir(home, { recursive: true });
+  await writeFile(
+    join(workspace, ".podkit", "manifest.toml"),
+    [
+      '[pod]\nname = "tester"',
+      `[model]\nref = "anthropic/claude-sonnet-4-5"\nbase_url = "${baseUrl}"`,
+      '[worker]\nsystem_prompt = "You count. Tools: {{ tools | join(\\",\\") }}"',
+      '[tools]\nbuiltin = []\npackages = ["../counter-tools.mjs"]',
+      `[session]\nstore = "postgres"\nurl_env = "${URL_VARIABLE}"`,
+      extra,
+    ].join("\n"),
+  );
+  await writeFile(join(workspace, "counter-tools.mjs"), COUNTER_TOOLS);
+  // The package imports @podkit/tools: resolve it from the repository, as an installed package would be.
+  await mkdir(join(workspace, "node_modules", "@podkit"), { recursive: true });
+  await symlink(join(REPO_ROOT, "packages", "tools"), join(workspace, "node_modules", "@podkit", "tools"));
+  return { root, workspace, home };
+}
+
+/** A running `podkit worker`: its JSON events with the time the test received each. */
+export interface WorkerProcess {
+  child: ChildProcess;
+  events: { at: number; event: Record<string, unknown> }[];
+  stderr: string[];
+  /** Resolves once it printed its "serving" line. */
+  ready: Promise<void>;
+  exited: Promise<number | null>;
+}
+
+/** Starts `podkit worker --json ...args` in `cwd`. */
+export function startWorker(cwd: string, env: Record<string, string>, args: string[] = []): WorkerProcess {
+  const child = spawn(process.execPath, [BIN, "worker", "--json", ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const events: WorkerProcess["events"] = [];
+  const stderr: string[] = [];
+  let buffered = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    buffered += chunk.toString("utf8");
+    const lines = buffered.split("\n");
+    buffered = lines.pop() ?? "";
+    for (const line of lines)
+      if (line.trim() !== "") events.push({ at: Date.now(), event: JSON.parse(line) });
+  });
+  let onReady!: () => void;
+  const ready = new Promise<void>((resolve) => {
+    onReady = resolve;
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    const text = chunk.toString("utf8");
+    stderr.push(text);
+    if (text.includes("podkit worker: serving")) onReady();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, events, stderr, ready, exited };
+}

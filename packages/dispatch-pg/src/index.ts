@@ -1,0 +1,3 @@
+export { DispatchEngineError } from "./errors.js";
+export { queueOf } from "./job-data.js";
+export { PgDispatcher, type PgDispatcherOptions } from "./pg-dispatcher.js";

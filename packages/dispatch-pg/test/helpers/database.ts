@@ -1,0 +1,33 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, inject } from "vitest";
+
+/** The test database's URL (see database-setup.ts). */
+export function databaseUrl(): string {
+  return inject("databaseUrl");
+}
+
+/** A schema name no other test uses. */
+export function uniqueSchema(prefix = "d"): string {
+  return `${prefix}_${randomBytes(6).toString("hex")}`;
+}
+
+/** A pool for the test's own SQL, ended after the file. */
+export function useAdminPool(): () => pg.Pool {
+  let pool: pg.Pool | undefined;
+  afterAll(async () => {
+    await pool?.end();
+  });
+  return () => {
+    if (pool === undefined) {
+      pool = new pg.Pool({ connectionString: databaseUrl(), max: 2 });
+      pool.on("error", () => undefined);
+    }
+    return pool;
+  };
+}
+
+/** Drops a test's schema and everything in it. */
+export async function dropSchema(pool: pg.Pool, schema: string): Promise<void> {
+  await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+}
