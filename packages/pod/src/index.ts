@@ -84,6 +84,18 @@ export {
   SystemPromptRenderError,
   SystemPromptTemplate,
 } from "./system-prompt/index.js";
+export {
+  entriesBeforeCorruption,
+  listSessionRows,
+  readSessionLine,
+  type SegmentSummaryText,
+  type SessionRow,
+  type ShownSegment,
+  sessionRow,
+  summarizeEntries,
+  type TurnSummary,
+  type UsageTotals,
+} from "./session-view/index.js";
 export { type PodTelemetryOptions, TELEMETRY_SCOPE } from "./telemetry/index.js";
 export {
   DEFAULT_RENDER_LIMITS,
