@@ -48,7 +48,11 @@ export function createApp(options: AppOptions): Hono {
   app.use(
     bodyLimit({
       maxSize: options.maxBodyBytes,
-      onError: (c) => errorResponse(c, 413, `the request body exceeds ${options.maxBodyBytes} bytes`),
+      onError: (c) => {
+        // The rest of the body is never read: the connection cannot carry another request.
+        c.header("connection", "close");
+        return errorResponse(c, 413, `the request body exceeds ${options.maxBodyBytes} bytes`);
+      },
     }),
   );
   const ctx: RouteContext = {
