@@ -2,8 +2,8 @@ import { request } from "node:http";
 import type { Item } from "@podkit/llm-worker";
 import { FsStore, type Store, sessionsRoot } from "@podkit/session-store";
 import { describe, expect, it } from "vitest";
-import { http } from "./support/sse-client.js";
 import { useServeWorlds } from "./support/serve-world.js";
+import { http } from "./support/sse-client.js";
 
 const world = useServeWorlds();
 
@@ -27,7 +27,10 @@ const UNKNOWN = "0190f6f2-5f7e-7cc3-9a5b-000000000000";
 describe("bad input", () => {
   it("malformed JSON is a 400 with a message; a body that is not declared JSON is a 415", async () => {
     const w = await world();
-    const malformed = await http(w.url("/sessions"), { body: '{"message": "hi"', headers: { "content-type": "application/json" } });
+    const malformed = await http(w.url("/sessions"), {
+      body: '{"message": "hi"',
+      headers: { "content-type": "application/json" },
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body).toMatchObject({ error: expect.stringMatching(/^malformed JSON body: /) });
     const wrongShape = await http(w.url("/sessions"), { json: { message: 42 } });
@@ -36,7 +39,10 @@ describe("bad input", () => {
     const unknownKey = await http(w.url("/sessions"), { json: { message: "hi", model: "x" } });
     expect(unknownKey.status).toBe(400);
     // A form post from another web page (no CORS preflight for text/plain) is refused before any run.
-    const plain = await http(w.url("/sessions"), { body: '{"message":"hi"}', headers: { "content-type": "text/plain" } });
+    const plain = await http(w.url("/sessions"), {
+      body: '{"message":"hi"}',
+      headers: { "content-type": "text/plain" },
+    });
     expect(plain.status).toBe(415);
     expect(w.double.requests).toHaveLength(0);
   });
@@ -59,20 +65,30 @@ describe("bad input", () => {
   it("a body over 1 MiB is a 413, with or without a Content-Length", async () => {
     const w = await world();
     const big = JSON.stringify({ message: "x".repeat(1024 * 1024) });
-    const declared = await http(w.url("/sessions"), { body: big, headers: { "content-type": "application/json" } });
+    const declared = await http(w.url("/sessions"), {
+      body: big,
+      headers: { "content-type": "application/json" },
+    });
     expect(declared.status).toBe(413);
     const chunked = await new Promise<number>((resolve, reject) => {
-      const req = request(w.url("/sessions"), { method: "POST", headers: { "content-type": "application/json" } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        w.url("/sessions"),
+        { method: "POST", headers: { "content-type": "application/json" } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on("error", reject);
       for (let i = 0; i < 17; i++) req.write("x".repeat(64 * 1024)); // no Content-Length: chunked
       req.end();
     });
     expect(chunked).toBe(413);
     // Just under the cap is read (and then refused for its content, not its size).
-    const under = await http(w.url("/sessions"), { body: "x".repeat(1024 * 1024 - 1), headers: { "content-type": "application/json" } });
+    const under = await http(w.url("/sessions"), {
+      body: "x".repeat(1024 * 1024 - 1),
+      headers: { "content-type": "application/json" },
+    });
     expect(under.status).toBe(400);
     expect(w.double.requests).toHaveLength(0);
   });
@@ -84,11 +100,22 @@ describe("bad input", () => {
     expect((await http(w.url(`/sessions/${UNKNOWN}`))).status).toBe(404);
     expect(calls.some((call) => call.includes(UNKNOWN))).toBe(true);
     calls.length = 0;
-    const attacks = ["..%2F..%2F..%2Fetc%2Fpasswd", "...", "%2e%2e%2fx", "x'%20OR%20'1'%3D'1", "a;DROP%20TABLE%20podkit_entries", "a%00b", "-rf"];
+    const attacks = [
+      "..%2F..%2F..%2Fetc%2Fpasswd",
+      "...",
+      "%2e%2e%2fx",
+      "x'%20OR%20'1'%3D'1",
+      "a;DROP%20TABLE%20podkit_entries",
+      "a%00b",
+      "-rf",
+    ];
     for (const id of attacks) {
       for (const suffix of ["", "/events", "/messages", "/interrupt"]) {
         const post = suffix === "/messages" || suffix === "/interrupt";
-        const response = await http(w.url(`/sessions/${id}${suffix}`), post ? { json: { message: "hi" } } : {});
+        const response = await http(
+          w.url(`/sessions/${id}${suffix}`),
+          post ? { json: { message: "hi" } } : {},
+        );
         expect([400, 404], `${id}${suffix}: ${response.text}`).toContain(response.status);
         expect(response.text).not.toContain("    at ");
       }

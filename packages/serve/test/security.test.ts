@@ -1,8 +1,8 @@
 import { request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { isLoopbackHost, ServeTokenRequiredError, startServer } from "../src/index.js";
-import { http } from "./support/sse-client.js";
 import { useServeWorlds } from "./support/serve-world.js";
+import { http } from "./support/sse-client.js";
 
 const world = useServeWorlds();
 const TOKEN = "0123456789abcdef0123456789abcdef";
@@ -31,7 +31,12 @@ describe("who may call the server", () => {
 
   it("refuses to listen beyond loopback without PODKIT_SERVE_TOKEN", async () => {
     const w = await world();
-    const attempt = startServer({ store: w.store, pods: { create: never, restore: never }, host: "0.0.0.0", port: 0 });
+    const attempt = startServer({
+      store: w.store,
+      pods: { create: never, restore: never },
+      host: "0.0.0.0",
+      port: 0,
+    });
     await expect(attempt).rejects.toSatisfy(ServeTokenRequiredError.isInstance);
     await expect(attempt).rejects.toThrow(/refusing to listen on 0\.0\.0\.0 without a token/);
   });
@@ -42,8 +47,12 @@ describe("who may call the server", () => {
     const none = await http(`${url}/sessions`);
     expect(none.status).toBe(401);
     expect(none.headers.get("www-authenticate")).toMatch(/^Bearer/);
-    expect((await http(`${url}/sessions`, { headers: { authorization: `Bearer ${TOKEN}x` } })).status).toBe(401);
-    expect((await http(`${url}/sessions`, { headers: { authorization: `Basic ${TOKEN}` } })).status).toBe(401);
+    expect((await http(`${url}/sessions`, { headers: { authorization: `Bearer ${TOKEN}x` } })).status).toBe(
+      401,
+    );
+    expect((await http(`${url}/sessions`, { headers: { authorization: `Basic ${TOKEN}` } })).status).toBe(
+      401,
+    );
     const stream = await http(`${url}/sessions/0190f6f2-5f7e-7cc3-9a5b-000000000000/events`);
     expect(stream.status).toBe(401);
     // Positive control: the same request with the token goes through.
@@ -67,7 +76,11 @@ describe("who may call the server", () => {
     const preflight = (url: string, origin: string) =>
       fetch(url, {
         method: "OPTIONS",
-        headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+        headers: {
+          origin,
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "content-type",
+        },
       });
     const closed = await world();
     const off = await preflight(closed.url("/sessions"), "https://app.example");

@@ -8,6 +8,7 @@ import { promptCatalog } from "./prompt-catalog.js";
 import { promptRender } from "./prompt-render.js";
 import { resume } from "./resume.js";
 import { run } from "./run.js";
+import { serve } from "./serve.js";
 import { sessionFork, sessionList, sessionShow } from "./session.js";
 
 export type { CommandContext, CommandInput, CommandSpec, OptionSpec } from "./command.js";
@@ -34,4 +35,5 @@ export const commands: readonly CommandSpec[] = [
   promptCatalog,
   manifestShow,
   demo,
+  serve,
 ];

@@ -1,6 +1,12 @@
 import type { Item } from "@podkit/llm-worker";
 import { entriesBeforeCorruption } from "@podkit/pod";
-import { type CorruptEntryError, type Entry, replay, type SegmentRef, type Store } from "@podkit/session-store";
+import {
+  type CorruptEntryError,
+  type Entry,
+  replay,
+  type SegmentRef,
+  type Store,
+} from "@podkit/session-store";
 import { PodkitCliError } from "../errors.js";
 
 /**

@@ -8,7 +8,10 @@ import { oneLine } from "./event-printer.js";
  * The segments `podkit session show` walks (pod's `readSessionLine`), with a corrupt line turned
  * into the CLI's error that names it and the fork that continues before it.
  */
-export async function readSessionLine(store: Store<Item>, overview: SessionOverview): Promise<ShownSegment[]> {
+export async function readSessionLine(
+  store: Store<Item>,
+  overview: SessionOverview,
+): Promise<ShownSegment[]> {
   try {
     return await readPodSessionLine(store, overview);
   } catch (error) {
