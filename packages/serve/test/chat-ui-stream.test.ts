@@ -11,8 +11,8 @@ import {
   type UIMessageChunk,
 } from "ai";
 import { describe, expect, it } from "vitest";
-import { http } from "./support/sse-client.js";
 import { useServeWorlds } from "./support/serve-world.js";
+import { http } from "./support/sse-client.js";
 
 const world = useServeWorlds();
 const READ_SCOPE = '[[scope.allow]]\ntarget = ".."\npermission = "read"';
@@ -65,26 +65,42 @@ describe("POST /chat speaks the AI SDK's UI message stream", () => {
     expect(message?.role).toBe("assistant");
     const parts = message?.parts ?? [];
     expect(parts.filter((p) => p.type === "step-start")).toHaveLength(2);
-    expect(parts.find((p) => p.type === "reasoning")).toMatchObject({ text: "Read the readme.", state: "done" });
+    expect(parts.find((p) => p.type === "reasoning")).toMatchObject({
+      text: "Read the readme.",
+      state: "done",
+    });
     expect(parts.find((p) => p.type === "dynamic-tool")).toMatchObject({
       toolName: "read_file",
       state: "output-available",
       input: { path: "README.md" },
     });
-    expect(parts.filter((p) => p.type === "text")).toEqual([{ type: "text", text: "It says hello.", state: "done" }]);
+    expect(parts.filter((p) => p.type === "text")).toEqual([
+      { type: "text", text: "It says hello.", state: "done" },
+    ]);
     const [row] = await listSessionRows(w.store);
     expect(message?.metadata).toEqual({ sessionId: row?.sessionId });
   });
 
   it("lets a useChat-style client hold a conversation: the second message continues the same session", async () => {
     const w = await world();
-    w.double.enqueue({ parts: [{ type: "text", text: "first answer" }] }, { parts: [{ type: "text", text: "second answer" }] });
+    w.double.enqueue(
+      { parts: [{ type: "text", text: "first answer" }] },
+      { parts: [{ type: "text", text: "second answer" }] },
+    );
     const chat = new PlainChat(w.url("/chat"));
     await chat.sendMessage({ text: "first question" });
     expect(chat.error).toBeUndefined();
     await chat.sendMessage({ text: "second question" });
     expect(chat.error).toBeUndefined();
-    expect(chat.messages.map((m) => [m.role, m.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text).join("")])).toEqual([
+    expect(
+      chat.messages.map((m) => [
+        m.role,
+        m.parts
+          .filter((p) => p.type === "text")
+          .map((p) => (p as { text: string }).text)
+          .join(""),
+      ]),
+    ).toEqual([
       ["user", "first question"],
       ["assistant", "first answer"],
       ["user", "second question"],
@@ -101,7 +117,11 @@ describe("POST /chat speaks the AI SDK's UI message stream", () => {
   it("refuses what it cannot do with a 400 and a message", async () => {
     const w = await world();
     const regenerate = await http(w.url("/chat"), {
-      json: { id: "c", trigger: "regenerate-message", messages: [{ id: "1", role: "user", parts: [{ type: "text", text: "x" }] }] },
+      json: {
+        id: "c",
+        trigger: "regenerate-message",
+        messages: [{ id: "1", role: "user", parts: [{ type: "text", text: "x" }] }],
+      },
     });
     expect(regenerate.status).toBe(400);
     const forged = await http(w.url("/chat"), {

@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { entriesOf, http, openSse, type SseConnection } from "./support/sse-client.js";
 import { useServeWorlds } from "./support/serve-world.js";
+import { entriesOf, http, openSse, type SseConnection } from "./support/sse-client.js";
 
 const world = useServeWorlds();
 
@@ -21,7 +21,9 @@ describe("event streams under load", () => {
   it("1,000 connects and disconnects leave the open-descriptor count flat", async () => {
     const w = await world();
     w.double.enqueue({ parts: [{ type: "text", text: "answer" }] });
-    const { sessionId } = (await http(w.url("/sessions"), { json: { message: "q", wait: true } })).body as { sessionId: string };
+    const { sessionId } = (await http(w.url("/sessions"), { json: { message: "q", wait: true } })).body as {
+      sessionId: string;
+    };
     const url = w.url(`/sessions/${sessionId}/events`);
     const cycle = async () => {
       const stream = await openSse(url);
@@ -42,7 +44,10 @@ describe("event streams under load", () => {
     await Promise.all(held.map((s) => s.closed));
 
     for (let batch = 0; batch < 20; batch++) await Promise.all(Array.from({ length: 50 }, cycle));
-    await eventually(() => openDescriptors() <= before + 4, `descriptors back to ${before} (now ${openDescriptors()})`);
+    await eventually(
+      () => openDescriptors() <= before + 4,
+      `descriptors back to ${before} (now ${openDescriptors()})`,
+    );
     expect(openDescriptors()).toBeLessThanOrEqual(before + 4);
   }, 120_000);
 
@@ -50,17 +55,25 @@ describe("event streams under load", () => {
     const w = await world({ manifestExtra: '[[scope.allow]]\ntarget = ".."\npermission = "read"' });
     w.double.enqueue(
       { parts: [{ type: "text", text: "warming up" }] },
-      { parts: [{ type: "reasoning", text: "look around", signature: "s" }, { type: "tool_call", name: "glob", arguments: { pattern: "**/*" } }] },
+      {
+        parts: [
+          { type: "reasoning", text: "look around", signature: "s" },
+          { type: "tool_call", name: "glob", arguments: { pattern: "**/*" } },
+        ],
+      },
       { parts: [{ type: "tool_call", name: "glob", arguments: { pattern: "*.md" } }] },
       { parts: [{ type: "text", text: "done looking around: nothing here", chunkSize: 3 }] },
     );
-    const { sessionId } = (await http(w.url("/sessions"), { json: { message: "start", wait: true } })).body as {
+    const { sessionId } = (await http(w.url("/sessions"), { json: { message: "start", wait: true } }))
+      .body as {
       sessionId: string;
     };
     const url = w.url(`/sessions/${sessionId}/events`);
     const clients = await Promise.all(Array.from({ length: 200 }, () => openSse(url)));
     await Promise.all(clients.map((c) => c.waitFor((e) => e.event === "live")));
-    const second = await http(w.url(`/sessions/${sessionId}/messages`), { json: { message: "look around", wait: true } });
+    const second = await http(w.url(`/sessions/${sessionId}/messages`), {
+      json: { message: "look around", wait: true },
+    });
     expect(second.status, second.text).toBe(200);
     const finished = (_: unknown, all: Parameters<typeof entriesOf>[0]) =>
       entriesOf(all).filter((e) => e.entry.kind === "run_completed").length === 2;
@@ -73,7 +86,10 @@ describe("event streams under load", () => {
     const expected = entriesOf(replay.events).map((e) => e.raw);
     expect(expected.length).toBeGreaterThan(15);
     for (const [n, client] of clients.entries()) {
-      expect(entriesOf(client.events).map((e) => e.raw), `client ${n}`).toEqual(expected);
+      expect(
+        entriesOf(client.events).map((e) => e.raw),
+        `client ${n}`,
+      ).toEqual(expected);
     }
   }, 120_000);
 });

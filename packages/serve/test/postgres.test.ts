@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 // The PostgreSQL test harness lives with the store (it resolves `pg` from there).
 import { usePostgresDatabases } from "../../store-postgres/test/helpers/databases.js";
 import { startServer } from "../src/index.js";
-import { entriesOf, http, openSse } from "./support/sse-client.js";
 import { doublePods, useServeWorlds } from "./support/serve-world.js";
+import { entriesOf, http, openSse } from "./support/sse-client.js";
 
 const database = usePostgresDatabases();
 const world = useServeWorlds();
@@ -17,7 +17,8 @@ const NO_POLL = { withoutWatcherMs: 600_000, safetyNetMs: 600_000 };
 /** The store without its notifications: a reader that can only poll. */
 function deaf(store: Store<Item>): Store<Item> {
   return new Proxy(store, {
-    get: (target, property) => (property === "listenForAppends" ? undefined : Reflect.get(target, property, target)),
+    get: (target, property) =>
+      property === "listenForAppends" ? undefined : Reflect.get(target, property, target),
   });
 }
 
@@ -29,7 +30,9 @@ describe("serve on PostgreSQL", () => {
     const started = await http(w.url("/sessions"), { json: { message: "where?", wait: true } });
     expect(started.status, started.text).toBe(200);
     const { sessionId } = started.body as { sessionId: string };
-    expect((await http(w.url("/sessions"))).body).toEqual(JSON.parse(JSON.stringify(await listSessionRows(w.store))));
+    expect((await http(w.url("/sessions"))).body).toEqual(
+      JSON.parse(JSON.stringify(await listSessionRows(w.store))),
+    );
     const stream = await openSse(w.url(`/sessions/${sessionId}/events`));
     await stream.waitFor((e) => e.event === "live");
     stream.close();
@@ -42,12 +45,20 @@ describe("serve on PostgreSQL", () => {
   it("a server on another store streams a session run elsewhere, woken by NOTIFY, byte for byte", async () => {
     const url = await database();
     const w = await world({ store: () => new PostgresStore<Item>({ url }) });
-    w.double.enqueue({ parts: [{ type: "text", text: "first" }] }, { parts: [{ type: "text", text: "second answer", chunkSize: 2 }] });
+    w.double.enqueue(
+      { parts: [{ type: "text", text: "first" }] },
+      { parts: [{ type: "text", text: "second answer", chunkSize: 2 }] },
+    );
     const { sessionId } = (await http(w.url("/sessions"), { json: { message: "one", wait: true } })).body as {
       sessionId: string;
     };
     const open = async (store: Store<Item>) => {
-      const server = await startServer({ store, pods: doublePods(w.workspace, w.double), port: 0, pollIntervals: NO_POLL });
+      const server = await startServer({
+        store,
+        pods: doublePods(w.workspace, w.double),
+        port: 0,
+        pollIntervals: NO_POLL,
+      });
       return { server, stream: await openSse(`${server.url}/sessions/${sessionId}/events`) };
     };
     const otherStore = new PostgresStore<Item>({ url });
@@ -67,11 +78,16 @@ describe("serve on PostgreSQL", () => {
       const rawOf = (events: Parameters<typeof entriesOf>[0]) => entriesOf(events).map((e) => e.id);
       expect(entriesOf(other.stream.events).map((e) => e.id)).toEqual(rawOf(local.events));
       const bytes = (events: Parameters<typeof entriesOf>[0]) =>
-        events.filter((e) => e.event === "entry").map((e) => e.raw).join("");
+        events
+          .filter((e) => e.event === "entry")
+          .map((e) => e.raw)
+          .join("");
       expect(bytes(other.stream.events)).toBe(bytes(local.events));
       // Positive control: the same server without notifications (and a poll too slow to matter)
       // has not seen the second turn.
-      expect(entriesOf(control.stream.events).filter((e) => e.entry.kind === "run_completed")).toHaveLength(1);
+      expect(entriesOf(control.stream.events).filter((e) => e.entry.kind === "run_completed")).toHaveLength(
+        1,
+      );
     } finally {
       other.stream.close();
       control.stream.close();

@@ -5,7 +5,7 @@ import type { Item } from "@podkit/llm-worker";
 import { loadManifest } from "@podkit/manifest";
 import { Pod } from "@podkit/pod";
 import { FsStore, type Store, sessionsRoot } from "@podkit/session-store";
-import { type ProviderDouble, startProviderDouble } from "@podkit/testkit";
+import { type ProviderDouble, type ProviderDoubleOptions, startProviderDouble } from "@podkit/testkit";
 import { afterEach } from "vitest";
 import { type PodkitServer, type PodSource, type ServeOptions, startServer } from "../../src/index.js";
 
@@ -25,6 +25,8 @@ export interface ServeWorldSetup {
   store?: (workspace: string) => Store<Item>;
   manifestExtra?: string;
   server?: Partial<ServeOptions>;
+  /** Provider double options (`respond` for a compaction worker). */
+  double?: Omit<ProviderDoubleOptions, "wire">;
 }
 
 /** Pods of the workspace's manifest, their model the double (as `podkit serve` builds them). */
@@ -65,7 +67,7 @@ export function useServeWorlds(): (setup?: ServeWorldSetup) => Promise<ServeWorl
   return async (setup = {}) => {
     const { root, workspace } = await scratchWorkspace(setup.manifestExtra);
     cleanups.push(() => rm(root, { recursive: true, force: true }));
-    const double = await startProviderDouble({ wire: "anthropic" });
+    const double = await startProviderDouble({ wire: "anthropic", ...setup.double });
     cleanups.push(() => double.close());
     const store = setup.store?.(workspace) ?? new FsStore<Item>({ root: sessionsRoot(workspace) });
     cleanups.push(() => store.close());
