@@ -39,6 +39,7 @@ describe("help", () => {
       "memory query",
       "manifest show",
       "demo",
+      "serve",
     ];
     expect(commands.map((c) => c.path.join(" ")).sort()).toEqual([...spec6].sort());
     for (const command of commands) {
