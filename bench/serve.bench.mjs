@@ -13,8 +13,9 @@
 // `podkit run` in another process); events delivered per second, over all clients, from the first
 // append to the last client holding the last entry. serve.sse.replay_events_per_s: the same 100
 // clients replaying a 2,000-entry log from the start at once.
-import { request } from "node:http";
+
 import { rm } from "node:fs/promises";
+import { request } from "node:http";
 import { Pod } from "../packages/pod/dist/index.js";
 import { startServer } from "../packages/serve/dist/index.js";
 import { FsStore, SessionLog, sessionsRoot } from "../packages/session-store/dist/index.js";
@@ -39,9 +40,14 @@ const podOptions = (baseUrl, store) => ({
 });
 
 async function post(url, body) {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const json = await response.json();
-  if (!response.ok || json.status !== "finished") throw new Error(`unexpected ${response.status} ${JSON.stringify(json)}`);
+  if (!response.ok || json.status !== "finished")
+    throw new Error(`unexpected ${response.status} ${JSON.stringify(json)}`);
   return json;
 }
 
@@ -74,7 +80,10 @@ async function overHttp(server) {
   const { sessionId } = await post(`${server.url}/sessions`, { message: "Question 0?", wait: true });
   return perTurn(async () => {
     for (let turn = 1; turn <= TURNS; turn++) {
-      await post(`${server.url}/sessions/${sessionId}/messages`, { message: `Question ${turn}?`, wait: true });
+      await post(`${server.url}/sessions/${sessionId}/messages`, {
+        message: `Question ${turn}?`,
+        wait: true,
+      });
     }
   });
 }
@@ -108,7 +117,9 @@ async function overhead() {
       const l = local.map((m) => m[kind]);
       const name = kind === "cpu" ? "serve.overhead.ratio" : "serve.overhead.wall_ratio";
       console.log(`BENCH ${name} ${(median(h) / median(l)).toFixed(2)} x`);
-      console.log(`# ${kind}: per-round ratios ${spread(l.map((v, i) => h[i] / v))}; turn over HTTP ${median(h).toFixed(2)} ms (${spread(h)}), in-process ${median(l).toFixed(2)} ms (${spread(l)})`);
+      console.log(
+        `# ${kind}: per-round ratios ${spread(l.map((v, i) => h[i] / v))}; turn over HTTP ${median(h).toFixed(2)} ms (${spread(h)}), in-process ${median(l).toFixed(2)} ms (${spread(l)})`,
+      );
     }
   } finally {
     await server.close();
@@ -148,7 +159,12 @@ async function eventsPerSecond() {
   const never = async () => {
     throw new Error("no runs in this bench");
   };
-  const server = await startServer({ store, port: 0, pods: { create: never, restore: never }, maxStreams: 4096 });
+  const server = await startServer({
+    store,
+    port: 0,
+    pods: { create: never, restore: never },
+    maxStreams: 4096,
+  });
   const entry = (n) => ({ kind: "user_input", text: `message ${n} ${"x".repeat(200)}` });
   try {
     const live = [];
@@ -165,17 +181,24 @@ async function eventsPerSecond() {
       live.push((CLIENTS * LIVE_ENTRIES) / ((end - start) / 1000));
       // Replay: a long log, every client from the start at once.
       const big = await SessionLog.create(writerStore, { systemPrompt: "bench", config: {} });
-      for (let n = 0; n < REPLAY_ENTRIES; n += 100) await big.appendMany(Array.from({ length: 100 }, (_, i) => entry(n + i)));
+      for (let n = 0; n < REPLAY_ENTRIES; n += 100)
+        await big.appendMany(Array.from({ length: 100 }, (_, i) => entry(n + i)));
       const replayStart = performance.now();
       const ends = await Promise.all(
-        Array.from({ length: CLIENTS }, () => stream(`${server.url}/sessions/${big.sessionId}/events`, REPLAY_ENTRIES + 1)),
+        Array.from({ length: CLIENTS }, () =>
+          stream(`${server.url}/sessions/${big.sessionId}/events`, REPLAY_ENTRIES + 1),
+        ),
       );
       replay.push((CLIENTS * (REPLAY_ENTRIES + 1)) / ((Math.max(...ends) - replayStart) / 1000));
     }
     console.log(`BENCH serve.sse.events_per_s ${median(live).toFixed(0)} events/s`);
-    console.log(`# live rounds ${live.map((v) => v.toFixed(0)).join(", ")} (${CLIENTS} clients, ${LIVE_ENTRIES} appends)`);
+    console.log(
+      `# live rounds ${live.map((v) => v.toFixed(0)).join(", ")} (${CLIENTS} clients, ${LIVE_ENTRIES} appends)`,
+    );
     console.log(`BENCH serve.sse.replay_events_per_s ${median(replay).toFixed(0)} events/s`);
-    console.log(`# replay rounds ${replay.map((v) => v.toFixed(0)).join(", ")} (${CLIENTS} clients, ${REPLAY_ENTRIES} entries)`);
+    console.log(
+      `# replay rounds ${replay.map((v) => v.toFixed(0)).join(", ")} (${CLIENTS} clients, ${REPLAY_ENTRIES} entries)`,
+    );
   } finally {
     await server.close();
     await store.close();

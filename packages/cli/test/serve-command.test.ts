@@ -23,7 +23,11 @@ afterEach(async () => {
   await rm(ws.root, { recursive: true, force: true });
 });
 
-const entryBytes = (events: readonly SseEvent[]) => events.filter((e) => e.event === "entry").map((e) => e.raw).join("");
+const entryBytes = (events: readonly SseEvent[]) =>
+  events
+    .filter((e) => e.event === "entry")
+    .map((e) => e.raw)
+    .join("");
 
 describe("podkit serve", () => {
   it("serves the workspace's sessions: GET /sessions and /sessions/:id are `session list|show --json`", async () => {
@@ -52,15 +56,23 @@ describe("podkit serve", () => {
       env: { HOME: ws.home, ANTHROPIC_API_KEY: "test-key" },
     });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error: refusing to listen on 0\.0\.0\.0 without a token.*\nhint: set PODKIT_SERVE_TOKEN/);
+    expect(result.stderr).toMatch(
+      /^error: refusing to listen on 0\.0\.0\.0 without a token.*\nhint: set PODKIT_SERVE_TOKEN/,
+    );
     expect(result.stderr).not.toContain("    at ");
-    const port = await runBin(["serve", "--port", "99999"], { cwd: ws.workspace, env: { HOME: ws.home, ANTHROPIC_API_KEY: "k" } });
+    const port = await runBin(["serve", "--port", "99999"], {
+      cwd: ws.workspace,
+      env: { HOME: ws.home, ANTHROPIC_API_KEY: "k" },
+    });
     expect(port.code).toBe(1);
     expect(port.stderr).toMatch(/^error: --port must be a port number/);
   });
 
   it("on PostgreSQL, a second serve process streams the same session and its events match byte for byte", async () => {
-    ws = await doubleWorkspace(double.baseUrl, `[session]\nstore = "postgres"\nurl_env = "${URL_VARIABLE}"\n`);
+    ws = await doubleWorkspace(
+      double.baseUrl,
+      `[session]\nstore = "postgres"\nurl_env = "${URL_VARIABLE}"\n`,
+    );
     const env = { HOME: ws.home, ANTHROPIC_API_KEY: "test-key", [URL_VARIABLE]: await database() };
     const first = await startServe(ws.workspace, env);
     const second = await startServe(ws.workspace, env);
@@ -70,7 +82,8 @@ describe("podkit serve", () => {
         { parts: [{ type: "tool_call", name: "read_file", arguments: { path: ".podkit/manifest.toml" } }] },
         { parts: [{ type: "text", text: "turn two, after reading the manifest", chunkSize: 4 }] },
       );
-      const { sessionId } = (await http(`${first.url}/sessions`, { json: { message: "one", wait: true } })).body as {
+      const { sessionId } = (await http(`${first.url}/sessions`, { json: { message: "one", wait: true } }))
+        .body as {
         sessionId: string;
       };
       const onFirst = await openSse(`${first.url}/sessions/${sessionId}/events`);
@@ -89,7 +102,9 @@ describe("podkit serve", () => {
       expect(onSecond.events.some((e) => e.event === "draft" || e.event === "delta")).toBe(false);
       // And the second server continues the session from the database.
       double.enqueue({ parts: [{ type: "text", text: "turn three, elsewhere" }] });
-      const third = await http(`${second.url}/sessions/${sessionId}/messages`, { json: { message: "three", wait: true } });
+      const third = await http(`${second.url}/sessions/${sessionId}/messages`, {
+        json: { message: "three", wait: true },
+      });
       expect(third.body).toMatchObject({ status: "finished", text: "turn three, elsewhere" });
     } finally {
       expect(await first.stop()).toBe(0);

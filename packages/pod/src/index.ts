@@ -74,17 +74,6 @@ export {
 } from "./prompt-ref/index.js";
 export * from "./resources/index.js";
 export {
-  buildSystemPromptContext,
-  InvalidSystemPromptTemplateError,
-  readAgentsMd,
-  type ScopeView,
-  type SystemPromptBody,
-  type SystemPromptContext,
-  type SystemPromptContextInput,
-  SystemPromptRenderError,
-  SystemPromptTemplate,
-} from "./system-prompt/index.js";
-export {
   entriesBeforeCorruption,
   listSessionRows,
   readSessionLine,
@@ -96,6 +85,17 @@ export {
   type TurnSummary,
   type UsageTotals,
 } from "./session-view/index.js";
+export {
+  buildSystemPromptContext,
+  InvalidSystemPromptTemplateError,
+  readAgentsMd,
+  type ScopeView,
+  type SystemPromptBody,
+  type SystemPromptContext,
+  type SystemPromptContextInput,
+  SystemPromptRenderError,
+  SystemPromptTemplate,
+} from "./system-prompt/index.js";
 export { type PodTelemetryOptions, TELEMETRY_SCOPE } from "./telemetry/index.js";
 export {
   DEFAULT_RENDER_LIMITS,

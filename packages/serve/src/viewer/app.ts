@@ -1,4 +1,4 @@
-import { ApiError, setToken } from "./api.js";
+import { ApiError, api, setToken } from "./api.js";
 import { h } from "./dom.js";
 import { listPage } from "./list-page.js";
 import { sessionPage } from "./session-page.js";
@@ -15,8 +15,11 @@ async function route(): Promise<void> {
   leave = undefined;
   const match = /^#\/sessions\/([A-Za-z0-9_-]{1,128})$/.exec(location.hash);
   try {
-    if (match !== null) leave = sessionPage(root, match[1] as string);
-    else await listPage(root);
+    if (match !== null) {
+      // Asked first, so a missing token or an unknown session shows before any stream opens.
+      await api(`/sessions/${match[1]}`);
+      leave = sessionPage(root, match[1] as string);
+    } else await listPage(root);
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) askForToken();
     else
