@@ -59,6 +59,8 @@ async function openBrowser(): Promise<Page> {
   return browser.pages()[0] ?? (await browser.newPage());
 }
 
+/** A page-side predicate (a string: this file is compiled without the DOM's types). */
+const DRAFT_SHOWS_TEXT = `(document.querySelector("#draft > .text")?.textContent ?? "").length > 0`;
 const draftText = (page: Page) =>
   page.$eval("#draft", (el) => el.querySelector(".text")?.textContent ?? "").catch(() => "");
 
@@ -92,9 +94,7 @@ describe("the session viewer in a real browser", () => {
       const sessionId = new URL(page.url()).hash.slice("#/sessions/".length);
 
       // The answer streams in: part of it shows before it is committed.
-      await page.waitForFunction(
-        () => (document.querySelector("#draft > .text")?.textContent ?? "").length > 0,
-      );
+      await page.waitForFunction(DRAFT_SHOWS_TEXT);
       const partial = await draftText(page);
       expect(ANSWER.startsWith(partial) && partial.length < ANSWER.length, partial).toBe(true);
       expect(await page.$$(".entry-tool_result")).toHaveLength(1);
@@ -104,8 +104,7 @@ describe("the session viewer in a real browser", () => {
       await page.reload();
       await page.waitForSelector("#session[data-live='true']");
       await page.waitForFunction(
-        (text) => (document.querySelector("#draft > .text")?.textContent ?? "").startsWith(text),
-        partial,
+        `(document.querySelector("#draft > .text")?.textContent ?? "").startsWith(${JSON.stringify(partial)})`,
       );
       await page.waitForSelector(".entry-run_completed", { timeout: 15_000 });
       expect(resumedFrom.at(-1), "the reloaded page resumed after its last entry").toMatch(
@@ -115,7 +114,7 @@ describe("the session viewer in a real browser", () => {
       await page.screenshot({ path: join(SHOTS, "session-answered.png"), fullPage: true });
 
       const shown = await page.$$eval("[data-entry-id]", (els) =>
-        els.map((el) => (el as HTMLElement).dataset.entryId),
+        els.map((el) => el.getAttribute("data-entry-id")),
       );
       const replay = await openSse(`${serve.url}/sessions/${sessionId}/events`);
       await replay.waitFor((event) => event.event === "live");

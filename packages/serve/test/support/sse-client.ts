@@ -102,6 +102,7 @@ export function entriesOf(events: readonly SseEvent[]) {
     .filter((event) => event.event === "entry")
     .map((event) => ({
       id: event.id as string,
+      raw: event.raw,
       ...(JSON.parse(event.data) as {
         segment: string;
         index: number;
