@@ -47,7 +47,7 @@ describe("podkit serve", () => {
       expect(await serve.stop()).toBe(0);
     }
     expect(serve.stderr()).toContain("podkit serve: stopping");
-  });
+  }, 120_000);
 
   it("refuses to listen beyond loopback without PODKIT_SERVE_TOKEN: one line, a hint, exit 1", async () => {
     ws = await doubleWorkspace(double.baseUrl);
@@ -66,7 +66,7 @@ describe("podkit serve", () => {
     });
     expect(port.code).toBe(1);
     expect(port.stderr).toMatch(/^error: --port must be a port number/);
-  });
+  }, 120_000);
 
   it("on PostgreSQL, a second serve process streams the same session and its events match byte for byte", async () => {
     ws = await doubleWorkspace(
@@ -110,5 +110,5 @@ describe("podkit serve", () => {
       expect(await first.stop()).toBe(0);
       expect(await second.stop()).toBe(0);
     }
-  });
+  }, 120_000);
 });

@@ -30,8 +30,8 @@ export function startServe(
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`podkit serve did not start in 20 s: ${out}${err}`)),
-      20_000,
+      () => reject(new Error(`podkit serve did not start in 60 s: ${out}${err}`)),
+      60_000,
     );
     child.once("exit", (code) => {
       clearTimeout(timer);
