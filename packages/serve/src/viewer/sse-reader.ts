@@ -1,11 +1,7 @@
 import { authHeaders } from "./api.js";
+import { parseFrame, type StreamEvent } from "./sse-frame.js";
 
-/** One event of the stream. */
-export interface StreamEvent {
-  event: string;
-  id: string | undefined;
-  data: string;
-}
+export type { StreamEvent } from "./sse-frame.js";
 
 /**
  * Reads a session's event stream with `fetch` (an EventSource cannot send the bearer token) and
@@ -74,20 +70,4 @@ async function readFrames(
       if (event !== undefined) onEvent(event);
     }
   }
-}
-
-function parseFrame(frame: string): StreamEvent | undefined {
-  let event = "message";
-  let id: string | undefined;
-  const data: string[] = [];
-  for (const line of frame.split("\n")) {
-    if (line.startsWith(":") || line === "") continue;
-    const colon = line.indexOf(":");
-    const field = colon < 0 ? line : line.slice(0, colon);
-    const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-    if (field === "event") event = value;
-    else if (field === "id") id = value;
-    else if (field === "data") data.push(value);
-  }
-  return data.length === 0 ? undefined : { event, id, data: data.join("\n") };
 }

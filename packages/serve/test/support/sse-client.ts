@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import { parseFrame } from "../../src/viewer/sse-frame.js";
 
 /** One Server-Sent Event as a client parses it, plus its exact text on the wire. */
 export interface SseEvent {
@@ -79,21 +80,10 @@ export function openSse(url: string, headers: Record<string, string> = {}): Prom
   });
 }
 
+/** The viewer's own frame parser, plus the frame's exact text. */
 function parseEvent(raw: string): SseEvent | undefined {
-  let event = "message";
-  let id: string | undefined;
-  const data: string[] = [];
-  for (const line of raw.split("\n")) {
-    if (line === "" || line.startsWith(":")) continue;
-    const colon = line.indexOf(":");
-    const field = colon < 0 ? line : line.slice(0, colon);
-    const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-    if (field === "event") event = value;
-    else if (field === "id") id = value;
-    else if (field === "data") data.push(value);
-  }
-  if (data.length === 0 && id === undefined && event === "message") return undefined;
-  return { event, id, data: data.join("\n"), raw };
+  const event = parseFrame(raw);
+  return event === undefined ? undefined : { ...event, raw };
 }
 
 /** The committed entries a stream delivered, as `{id, segment, index, entry}`. */
