@@ -92,12 +92,21 @@ export function sseStream(
       };
     });
 
+  /** Ends the stream from our side; after the client cancelled, there is nothing to close. */
+  const end = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    finish();
+    try {
+      controller.close();
+    } catch {
+      // already cancelled by the client
+    }
+  };
+
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       for (;;) {
         if (finished || feed.isClosed) {
-          finish();
-          controller.close();
+          end(controller);
           return;
         }
         const chunk = take();
@@ -109,8 +118,7 @@ export function sseStream(
           controller.enqueue(
             encoder.encode(`event: error\ndata: ${JSON.stringify({ error: feed.failure })}\n\n`),
           );
-          finish();
-          controller.close();
+          end(controller);
           return;
         }
         if (!(await changed(options.keepaliveMs)) && !finished) {
