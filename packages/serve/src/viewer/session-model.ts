@@ -1,4 +1,4 @@
-import type { StreamEvent } from "./sse-reader.js";
+import type { StreamEvent } from "./sse-frame.js";
 
 /** One committed entry of the log as the stream delivered it. */
 export interface LogEntry {
