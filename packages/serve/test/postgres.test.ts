@@ -97,4 +97,41 @@ describe("serve on PostgreSQL", () => {
       await deafStore.close();
     }
   });
+
+  it("a pod left open on one server is not reused after another server continued the session", async () => {
+    const url = await database();
+    const w = await world({ store: () => new PostgresStore<Item>({ url }) });
+    w.double.enqueue(
+      { parts: [{ type: "text", text: "one on A" }] },
+      { parts: [{ type: "text", text: "two on B" }] },
+      { parts: [{ type: "text", text: "three on A" }] },
+    );
+    const { sessionId } = (await http(w.url("/sessions"), { json: { message: "one", wait: true } })).body as {
+      sessionId: string;
+    };
+    const otherStore = new PostgresStore<Item>({ url });
+    const other = await startServer({ store: otherStore, pods: doublePods(w.workspace, w.double), port: 0 });
+    try {
+      const two = await http(`${other.url}/sessions/${sessionId}/messages`, {
+        json: { message: "two", wait: true },
+      });
+      expect(two.body).toMatchObject({ text: "two on B" });
+      const three = await http(w.url(`/sessions/${sessionId}/messages`), {
+        json: { message: "three", wait: true },
+      });
+      expect(three.body).toMatchObject({ text: "three on A" });
+    } finally {
+      await other.close();
+      await otherStore.close();
+    }
+    // A continued the log as it is now: no drift fork, and the model saw turn two.
+    const show = (await http(w.url(`/sessions/${sessionId}`))).body as {
+      otherBranches: unknown[];
+      segments: { turns: unknown[] }[];
+    };
+    expect(show.otherBranches).toEqual([]);
+    expect(show.segments).toHaveLength(1);
+    expect(show.segments[0]?.turns).toHaveLength(3);
+    expect(JSON.stringify(w.double.requests[2]?.body)).toContain("two on B");
+  });
 });

@@ -71,28 +71,32 @@ export class SessionRuns {
     let entry = this.live.get(sessionId);
     if (entry?.running === true) throw busy(sessionId);
     if (entry === undefined) {
-      const pod = this.source.restore(this.store, sessionId).then((restored) => {
-        this.preview(restored);
-        return restored;
-      });
-      entry = { pod, running: true, idleTimer: undefined, idleSince: 0 };
+      entry = { pod: this.restore(sessionId), running: true, idleTimer: undefined, idleSince: 0 };
       this.live.set(sessionId, entry);
-      pod.catch(() => {
-        if (this.live.get(sessionId) === entry) this.live.delete(sessionId);
-      });
+    } else {
+      entry.running = true;
+      if (entry.idleTimer !== undefined) clearTimeout(entry.idleTimer);
+      // Another process may have continued the session since: restore rather than fork.
+      if (!(await this.current(sessionId, await entry.pod))) {
+        const stale = entry.pod;
+        entry.pod = this.restore(sessionId);
+        void stale.then((pod) => pod.close());
+      }
     }
-    entry.running = true;
-    if (entry.idleTimer !== undefined) clearTimeout(entry.idleTimer);
+    const current = entry;
+    current.pod.catch(() => {
+      if (this.live.get(sessionId) === current) this.live.delete(sessionId);
+    });
     let handle: RunHandle;
     try {
-      handle = (await entry.pod).run(message);
+      handle = (await current.pod).run(message);
     } catch (error) {
-      entry.running = false;
-      if (this.live.get(sessionId) === entry) this.idle(sessionId, entry);
+      current.running = false;
+      if (this.live.get(sessionId) === current) this.idle(sessionId, current);
       throw error;
     }
-    this.settleWhenDone(sessionId, entry, handle);
-    return { sessionId, segmentId: (await entry.pod).segmentId as string, handle };
+    this.settleWhenDone(sessionId, current, handle);
+    return { sessionId, segmentId: (await current.pod).segmentId as string, handle };
   }
 
   /** Interrupts the run of `sessionId` in progress here; false when none is. */
@@ -119,6 +123,29 @@ export class SessionRuns {
         (pod) => pod.close(),
         () => undefined,
       );
+    }
+  }
+
+  private restore(sessionId: string): Promise<Pod> {
+    return this.source.restore(this.store, sessionId).then((pod) => {
+      this.preview(pod);
+      return pod;
+    });
+  }
+
+  /**
+   * True when `pod`'s segment is still the session's newest and holds what this process last
+   * committed to it: nobody else wrote to the session since, so the open pod can go on.
+   */
+  private async current(sessionId: string, pod: Pod): Promise<boolean> {
+    const segmentId = pod.segmentId;
+    if (segmentId === undefined) return true;
+    try {
+      const [newest] = await this.store.listSegments(sessionId);
+      if (newest !== segmentId) return false;
+      return (await this.store.entryCount({ sessionId, segmentId })) === this.committedCount(segmentId);
+    } catch {
+      return false; // the restore reports what is wrong
     }
   }
 
