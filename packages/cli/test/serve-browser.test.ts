@@ -59,8 +59,9 @@ async function openBrowser(): Promise<Page> {
   return browser.pages()[0] ?? (await browser.newPage());
 }
 
+/** The answer text of the preview (the reasoning's text sits inside its collapsed block). */
 const draftText = (page: Page) =>
-  page.$eval("#draft", (el) => el.querySelector(".text")?.textContent ?? "").catch(() => "");
+  page.$eval("#draft", (el) => el.querySelector(":scope > .text")?.textContent ?? "").catch(() => "");
 
 /**
  * Waits (bounded) until the preview's answer text is non-empty and starts with `prefix`. Polled
