@@ -42,6 +42,7 @@ for (const name of process.argv.slice(2)) {
       problems.push(`@podkit/testkit: RECORDINGS_DIR ${dir} is missing, empty or outside the install`);
     }
   }
+  if (name === "@podkit/serve") problems.push(...(await probeViewer(exports)));
   // A dependency resolved from the package must come from the scratch install, never a workspace.
   const manifest = require(`${name}/package.json`);
   const fromPackage = createRequire(join(packageDir, "package.json"));
@@ -56,6 +57,36 @@ for (const name of process.argv.slice(2)) {
         problems.push(`${name}: ${dependency} is not installed`);
     }
   }
+}
+
+/**
+ * The installed @podkit/serve serves its session viewer: the page, its stylesheet and its script
+ * (static/ and the tsc-built dist/viewer/ must both be in the tarball).
+ */
+async function probeViewer(serve) {
+  const { FsStore } = await import("@podkit/session-store");
+  const store = new FsStore({ root: join(projectDir, "viewer-sessions") });
+  const refuse = async () => {
+    throw new Error("no pods in the pack smoke test");
+  };
+  const found = [];
+  let server;
+  try {
+    server = await serve.startServer({ store, port: 0, pods: { create: refuse, restore: refuse } });
+    for (const path of ["/", "/assets/viewer.css", "/assets/app.js", "/assets/session-page.js"]) {
+      const response = await fetch(`${server.url}${path}`);
+      if (response.status !== 200)
+        found.push(`@podkit/serve: GET ${path} of the installed viewer answered ${response.status}`);
+    }
+    const sessions = await fetch(`${server.url}/sessions`);
+    if (sessions.status !== 200) found.push(`@podkit/serve: GET /sessions answered ${sessions.status}`);
+  } catch (error) {
+    found.push(`@podkit/serve: the installed server failed: ${String(error.message).split("\n")[0]}`);
+  } finally {
+    await server?.close();
+    await store.close();
+  }
+  return found;
 }
 
 for (const problem of problems) console.log(problem);

@@ -45,6 +45,7 @@ describe("help", () => {
       "runs list",
       "runs show",
       "runs cancel",
+      "serve",
     ];
     expect(commands.map((c) => c.path.join(" ")).sort()).toEqual([...spec6].sort());
     for (const command of commands) {

@@ -67,6 +67,20 @@ export {
 } from "./prompt-ref/index.js";
 export * from "./resources/index.js";
 export {
+  entriesBeforeCorruption,
+  intactView,
+  listSessionRows,
+  readSessionLine,
+  type SegmentSummaryText,
+  type SessionRow,
+  type ShownSegment,
+  segmentOfFile,
+  sessionRow,
+  summarizeEntries,
+  type TurnSummary,
+  type UsageTotals,
+} from "./session-view/index.js";
+export {
   buildSystemPromptContext,
   InvalidSystemPromptTemplateError,
   readAgentsMd,

@@ -41,12 +41,19 @@ describe("the public surface of @podkit/pod", () => {
       "UnknownPromptPrefixError",
       "buildSystemPromptContext",
       "builtinPromptsDir",
+      "entriesBeforeCorruption",
       "estimateTokens",
+      "intactView",
       "isPodPrompt",
+      "listSessionRows",
       "loadPodResources",
       "openSessionStore",
       "podModelAdapter",
       "readAgentsMd",
+      "readSessionLine",
+      "segmentOfFile",
+      "sessionRow",
+      "summarizeEntries",
     ]);
     // The builtin notes section (a second `notes` would collide with it), the engine, the template
     // engine and the pod's internal constants stay inside the package.

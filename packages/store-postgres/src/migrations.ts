@@ -28,7 +28,27 @@ const MIGRATIONS: readonly { version: number; up: (s: string) => string }[] = [
         PRIMARY KEY (segment_id, seq)
       );`,
   },
+  {
+    // Every committed write to a segment (create, append, truncate) notifies channel
+    // `podkit_append` with `<schema>/<session>/<segment>`, delivered at commit, so a server on any
+    // machine streaming the session wakes at once (`PostgresStore.listenForAppends`). A trigger,
+    // not a statement of the store, so writers of every version and every process notify alike.
+    version: 2,
+    up: (s) => `
+      CREATE FUNCTION ${s}.podkit_notify_append() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('${APPEND_CHANNEL}', TG_TABLE_SCHEMA || '/' || NEW.session_id || '/' || NEW.segment_id);
+        RETURN NULL;
+      END
+      $$;
+      CREATE TRIGGER podkit_segments_notify_append
+        AFTER INSERT OR UPDATE OF entry_count ON ${s}.podkit_segments
+        FOR EACH ROW EXECUTE FUNCTION ${s}.podkit_notify_append();`,
+  },
 ];
+
+/** The notification channel of committed segment writes (migration 2). */
+export const APPEND_CHANNEL = "podkit_append";
 
 /** The newest schema version this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

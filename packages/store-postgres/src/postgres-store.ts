@@ -19,6 +19,7 @@ import {
   type WriteOptions,
 } from "@podkit/session-store";
 import pg from "pg";
+import { listenForAppends } from "./append-listener.js";
 import { PostgresQueryError } from "./errors.js";
 import { createWithUpload, LONG_BODY, readLongBody, regroup } from "./long-body.js";
 import { ensureSchema, quoteSchema } from "./migrations.js";
@@ -380,6 +381,18 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
       const result = await pool.query<{ session_id: string }>(this.sql.lookup, [segmentId]);
       return result.rows[0]?.session_id;
     });
+  }
+
+  /**
+   * Calls `onAppend` for every write committed to a segment of this store's schema, by any
+   * process on any machine (a trigger notifies channel `podkit_append`), until `close()`. Holds
+   * one connection of the pool. Notifications sent while that connection is being replaced are
+   * lost: use it to wake a reader early, not as the only way to see new entries.
+   */
+  async listenForAppends(onAppend: (ref: SegmentRef) => void): Promise<{ close(): Promise<void> }> {
+    return this.run("listening for appends", `postgres:${this.schema}`, async (pool) =>
+      listenForAppends(pool, this.schema, onAppend),
+    );
   }
 
   /** The UTF-8 bytes of a body longer than `LONG_BODY`, read in parts. */

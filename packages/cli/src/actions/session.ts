@@ -1,4 +1,5 @@
 import type { Item } from "@podkit/llm-worker";
+import { intactView, listSessionRows } from "@podkit/pod";
 import {
   CorruptEntryError,
   describeSession,
@@ -9,12 +10,11 @@ import {
 } from "@podkit/session-store";
 import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
-import { corruptLogError, entriesBeforeCorruption, intactView } from "../session/corrupt-log.js";
+import { corruptLogError } from "../session/corrupt-log.js";
 import { oneLine } from "../session/event-printer.js";
 import { loadPodManifest } from "../session/load-pod-manifest.js";
 import { openStore } from "../session/open-store.js";
 import { readSessionLine, sessionShowText } from "../session/session-show.js";
-import { summarizeEntries } from "../session/session-summary.js";
 
 async function withStore<T>(
   input: CommandInput,
@@ -33,21 +33,7 @@ async function withStore<T>(
 /** `podkit session list` */
 export async function list(input: CommandInput, ctx: CommandContext): Promise<number> {
   return withStore(input, ctx, async (store) => {
-    const rows = [];
-    for (const sessionId of await store.listSessions()) {
-      // A damaged session is listed as far as it is intact (`session show` names the bad line).
-      const { overview } = await intactView(store, sessionId);
-      const entries = await entriesBeforeCorruption(store, { sessionId, segmentId: overview.head.segmentId });
-      const { turns } = summarizeEntries(entries);
-      const first = turns.find((t) => t.input !== null)?.input ?? "";
-      rows.push({
-        sessionId,
-        lastActivity: new Date(overview.head.lastEntryAt).toISOString(),
-        segments: 1 + overview.otherBranches.length + overview.compacted.length,
-        turns: turns.filter((t) => t.turn !== null).length,
-        firstInput: first,
-      });
-    }
+    const rows = await listSessionRows(store);
     if (input.values.json === true) {
       ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     } else if (rows.length === 0) {

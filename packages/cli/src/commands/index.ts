@@ -9,6 +9,7 @@ import { promptRender } from "./prompt-render.js";
 import { resume } from "./resume.js";
 import { run } from "./run.js";
 import { runsCancel, runsList, runsShow } from "./runs.js";
+import { serve } from "./serve.js";
 import { sessionFork, sessionList, sessionShow } from "./session.js";
 import { submit } from "./submit.js";
 import { worker } from "./worker.js";
@@ -42,4 +43,5 @@ export const commands: readonly CommandSpec[] = [
   runsList,
   runsShow,
   runsCancel,
+  serve,
 ];

@@ -80,7 +80,7 @@ export async function openPod(
 }
 
 /** With `[memory]` in the manifest, the pod gets its memory section and after-turn jobs. */
-async function withMemory(pod: Pod): Promise<Pod> {
+export async function withMemory(pod: Pod): Promise<Pod> {
   if (pod.manifest.manifest.memory === undefined) return pod;
   const { attachMemory } = await import("@podkit/memory");
   attachMemory(pod);

@@ -1,38 +1,23 @@
 import type { Item } from "@podkit/llm-worker";
+import { readSessionLine as readPodSessionLine, type ShownSegment, type UsageTotals } from "@podkit/pod";
 import { CorruptEntryError, type SegmentInfo, type SessionOverview, type Store } from "@podkit/session-store";
 import { corruptLogError } from "./corrupt-log.js";
 import { oneLine } from "./event-printer.js";
-import { type SegmentSummaryText, summarizeEntries, type UsageTotals } from "./session-summary.js";
-
-/** One segment of the session's line of work, with what it records. */
-export interface ShownSegment extends SegmentSummaryText {
-  info: SegmentInfo;
-}
 
 /**
- * The segments `podkit session show` walks: the compacted ones (oldest first), then the head —
- * the line of work a restore continues. Other live branches are listed, not walked.
+ * The segments `podkit session show` walks (pod's `readSessionLine`), with a corrupt line turned
+ * into the CLI's error that names it and the fork that continues before it.
  */
 export async function readSessionLine(
   store: Store<Item>,
   overview: SessionOverview,
 ): Promise<ShownSegment[]> {
-  const line = [...overview.compacted].sort((a, b) => a.startedAt - b.startedAt);
-  line.push(overview.head);
-  const shown: ShownSegment[] = [];
-  for (const info of line) {
-    const entries = [];
-    try {
-      for await (const entry of store.readAll({ sessionId: overview.sessionId, segmentId: info.segmentId })) {
-        entries.push(entry);
-      }
-    } catch (error) {
-      if (CorruptEntryError.isInstance(error)) throw await corruptLogError(error, store, overview.sessionId);
-      throw error;
-    }
-    shown.push({ info, ...summarizeEntries(entries) });
+  try {
+    return await readPodSessionLine(store, overview);
+  } catch (error) {
+    if (CorruptEntryError.isInstance(error)) throw await corruptLogError(error, store, overview.sessionId);
+    throw error;
   }
-  return shown;
 }
 
 /** The text of `podkit session show`: segments, turns with their tool calls, usage, branches. */

@@ -1,7 +1,7 @@
 import type { Item } from "@podkit/llm-worker";
 import type { Entry } from "@podkit/session-store";
 
-/** One turn of a segment as `podkit session show` prints it. */
+/** One turn of a segment as `podkit session show` prints it (and `GET /sessions/:id` returns it). */
 export interface TurnSummary {
   /** Session turn number once it ended; null while it is open or it ended without an answer. */
   turn: number | null;

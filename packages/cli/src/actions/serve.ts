@@ -1,0 +1,59 @@
+import type { CommandContext, CommandInput } from "../commands/command.js";
+import { stringList, stringOption } from "../commands/command.js";
+import { PodkitCliError } from "../errors.js";
+import { checkApiKey, loadPodManifest } from "../session/load-pod-manifest.js";
+import { openStore } from "../session/open-store.js";
+import { servedPods } from "../session/served-pods.js";
+
+/** `podkit serve`: runs until Ctrl-C (SIGINT), then closes the server, its pods and the store. */
+export async function run(input: CommandInput, ctx: CommandContext): Promise<number> {
+  const { io } = ctx;
+  const portText = stringOption(input.values.port) ?? "4111";
+  const port = Number(portText);
+  if (!/^[0-9]{1,5}$/.test(portText) || port > 65535) {
+    throw new PodkitCliError(`--port must be a port number (0 to 65535), got "${portText}"`, {
+      hint: "e.g. --port 4111 (0 picks a free port)",
+    });
+  }
+  const loaded = await loadPodManifest(input, ctx);
+  checkApiKey(loaded, io.env);
+  const { startServer } = await import("@podkit/serve");
+  const store = await openStore(loaded, io.env);
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer({
+      store,
+      pods: servedPods(loaded, ctx, { yes: input.values.yes === true }),
+      host: stringOption(input.values.host) ?? "127.0.0.1",
+      port,
+      token: io.env.PODKIT_SERVE_TOKEN,
+      corsOrigins: stringList(input.values["cors-origin"]),
+      onUnexpectedError: (error) =>
+        io.stderr.write(
+          `error: internal error: ${ctx.debug ? ((error as Error).stack ?? error) : (error as Error).message}\n`,
+        ),
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const where = loaded.manifest.session.store === "postgres" ? "PostgreSQL" : loaded.workspace;
+  io.stdout.write(
+    `podkit serve: listening on ${server.url} (sessions of pod "${loaded.manifest.pod.name}" in ${where})\n`,
+  );
+  io.stdout.write(`open ${server.url}/ for the session viewer · Ctrl-C stops\n`);
+  await new Promise<void>((resolve) => {
+    const unsubscribe = io.onInterrupt?.(() => {
+      unsubscribe?.();
+      resolve();
+    });
+    if (unsubscribe === undefined) resolve();
+  });
+  io.stderr.write("podkit serve: stopping (runs in progress are interrupted)\n");
+  try {
+    await server.close();
+  } finally {
+    await store.close();
+  }
+  return 0;
+}

@@ -1,0 +1,33 @@
+import { type CommandSpec, lazyRun } from "./command.js";
+import { MANIFEST_OPTIONS } from "./shared-options.js";
+
+/** `podkit serve` */
+export const serve: CommandSpec = {
+  path: ["serve"],
+  summary: "serve the workspace's pods over HTTP: an API, resumable event streams, a session viewer",
+  usage: "serve [--host <address>] [--port <n>] [--cors-origin <origin>]... [--yes] [--manifest <file>]",
+  details: [
+    "Starts an HTTP server for the sessions of the manifest's store (the workspace's files, or",
+    'PostgreSQL with [session] store = "postgres"): POST /sessions starts a run, GET',
+    "/sessions/<id>/events streams a session's log as Server-Sent Events that resume with",
+    "Last-Event-ID, POST /chat speaks the AI SDK's UI message stream (useChat), and / is a",
+    "session viewer. On a loopback address no token is needed; on any other the server refuses",
+    "to start unless PODKIT_SERVE_TOKEN is set, and then requires `Authorization: Bearer <token>`.",
+    "bash (and write calls with [tools] confirm_writes) are denied unless --yes is given: no one",
+    "is at a terminal to ask. Ctrl-C stops the server (runs in progress are interrupted). See",
+    "docs/serve.md for the API.",
+  ].join("\n"),
+  options: {
+    host: { type: "string", valueName: "address", help: "the address to listen on (default 127.0.0.1)" },
+    port: { type: "string", valueName: "n", help: "the port (default 4111; 0 picks a free one)" },
+    "cors-origin": {
+      type: "string",
+      multiple: true,
+      valueName: "origin",
+      help: "let a web app at this origin call the API from a browser (CORS); repeatable",
+    },
+    yes: { type: "boolean", short: "y", help: "approve every bash and write call without asking" },
+    ...MANIFEST_OPTIONS,
+  },
+  run: lazyRun(() => import("../actions/serve.js")),
+};

@@ -1,0 +1,9 @@
+export { entriesBeforeCorruption, intactView, segmentOfFile } from "./entries-before-corruption.js";
+export { readSessionLine, type ShownSegment } from "./session-line.js";
+export { listSessionRows, type SessionRow, sessionRow } from "./session-rows.js";
+export {
+  type SegmentSummaryText,
+  summarizeEntries,
+  type TurnSummary,
+  type UsageTotals,
+} from "./session-summary.js";

@@ -1,0 +1,39 @@
+import type { Item } from "@podkit/llm-worker";
+import type { Store } from "@podkit/session-store";
+import { entriesBeforeCorruption, intactView } from "./entries-before-corruption.js";
+import { summarizeEntries } from "./session-summary.js";
+
+/** One session as `podkit session list --json` and `GET /sessions` list it. */
+export interface SessionRow {
+  sessionId: string;
+  /** ISO time of the head segment's last committed entry. */
+  lastActivity: string;
+  /** Every segment of the session: the head, other live branches, compacted ones. */
+  segments: number;
+  /** Turns of the head segment that ended with an answer. */
+  turns: number;
+  /** The first user input of the head segment ("" when there is none). */
+  firstInput: string;
+}
+
+/** The store's sessions, newest first, each as a `SessionRow` (a corrupt head is read up to its bad line). */
+export async function listSessionRows(store: Store<Item>): Promise<SessionRow[]> {
+  const rows: SessionRow[] = [];
+  for (const sessionId of await store.listSessions()) rows.push(await sessionRow(store, sessionId));
+  return rows;
+}
+
+/** One session's row of the listing. */
+export async function sessionRow(store: Store<Item>, sessionId: string): Promise<SessionRow> {
+  // A damaged session is listed as far as it is intact (`session show` names the bad line).
+  const { overview } = await intactView(store, sessionId);
+  const entries = await entriesBeforeCorruption(store, { sessionId, segmentId: overview.head.segmentId });
+  const { turns } = summarizeEntries(entries);
+  return {
+    sessionId,
+    lastActivity: new Date(overview.head.lastEntryAt).toISOString(),
+    segments: 1 + overview.otherBranches.length + overview.compacted.length,
+    turns: turns.filter((t) => t.turn !== null).length,
+    firstInput: turns.find((t) => t.input !== null)?.input ?? "",
+  };
+}

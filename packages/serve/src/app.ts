@@ -1,0 +1,74 @@
+import type { Item } from "@podkit/llm-worker";
+import type { Store } from "@podkit/session-store";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import type { FeedHub } from "./feed/feed-hub.js";
+import { respondToError } from "./http/error-mapping.js";
+import { errorResponse } from "./http/http-error.js";
+import { chatRoutes } from "./routes/chat.js";
+import type { RouteContext } from "./routes/context.js";
+import { eventRoutes } from "./routes/events.js";
+import { sessionRoutes } from "./routes/sessions.js";
+import { viewerRoutes } from "./routes/viewer.js";
+import type { SessionRuns } from "./runs/session-runs.js";
+import { bearerToken, loopbackHostOnly } from "./security/guards.js";
+
+export interface AppOptions {
+  store: Store<Item>;
+  runs: SessionRuns;
+  hub: FeedHub;
+  token: string | undefined;
+  corsOrigins: readonly string[];
+  maxBodyBytes: number;
+  maxStreams: number;
+  keepaliveMs: number;
+  /** The port the server listens on (known after it started), for the Host check. */
+  port: () => number;
+  onUnexpectedError: (error: unknown) => void;
+}
+
+/**
+ * The HTTP application: CORS only for listed origins, the Host check of an open loopback server
+ * or the bearer token, the 1 MiB body cap, then the session, event, chat and viewer routes.
+ */
+export function createApp(options: AppOptions): Hono {
+  const app = new Hono();
+  if (options.corsOrigins.length > 0) {
+    app.use(
+      cors({
+        origin: [...options.corsOrigins],
+        allowMethods: ["GET", "POST"],
+        allowHeaders: ["Authorization", "Content-Type", "Last-Event-ID"],
+        maxAge: 600,
+      }),
+    );
+  }
+  app.use(options.token === undefined ? loopbackHostOnly(options.port) : bearerToken(options.token));
+  app.use(
+    bodyLimit({
+      maxSize: options.maxBodyBytes,
+      onError: (c) => {
+        // The rest of the body is never read: the connection cannot carry another request.
+        c.header("connection", "close");
+        return errorResponse(c, 413, `the request body exceeds ${options.maxBodyBytes} bytes`);
+      },
+    }),
+  );
+  const ctx: RouteContext = {
+    store: options.store,
+    runs: options.runs,
+    hub: options.hub,
+    streams: { open: 0, max: options.maxStreams },
+    keepaliveMs: options.keepaliveMs,
+  };
+  sessionRoutes(app, ctx);
+  eventRoutes(app, ctx);
+  chatRoutes(app, ctx);
+  viewerRoutes(app);
+  app.notFound((c) =>
+    errorResponse(c, 404, `no route ${c.req.method} ${c.req.path}`, "see docs/serve.md for the API"),
+  );
+  app.onError((error, c) => respondToError(c, error, options.onUnexpectedError));
+  return app;
+}

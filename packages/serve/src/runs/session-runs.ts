@@ -1,0 +1,230 @@
+import type { Item } from "@podkit/llm-worker";
+import { type Pod, PodBusyError, type PodEvent, type RunHandle } from "@podkit/pod";
+import type { Store } from "@podkit/session-store";
+import type { DraftBoard } from "./draft-board.js";
+import type { PodSource } from "./pod-source.js";
+
+/** A run this server started: its session, the segment it writes and its handle. */
+export interface StartedRun {
+  sessionId: string;
+  segmentId: string;
+  handle: RunHandle;
+}
+
+export interface SessionRunsOptions {
+  /** An idle pod is closed after this long without a run (default 10 minutes). */
+  idleMs?: number;
+  /** At most this many idle pods stay open; the longest idle is closed first (default 32). */
+  maxIdlePods?: number;
+}
+
+interface LivePod {
+  pod: Promise<Pod>;
+  running: boolean;
+  idleTimer: NodeJS.Timeout | undefined;
+  idleSince: number;
+}
+
+/**
+ * The pods this server runs, one per session at a time, kept open between runs (a restore reads
+ * the whole log) and closed when idle. It owns which session is running here; the log owns
+ * everything else, so another server can continue any session from the store.
+ */
+export class SessionRuns {
+  private readonly live = new Map<string, LivePod>();
+  private readonly idleMs: number;
+  private readonly maxIdlePods: number;
+  private closed = false;
+
+  constructor(
+    private readonly source: PodSource,
+    private readonly store: Store<Item>,
+    private readonly drafts: DraftBoard,
+    private readonly committedCount: (segmentId: string) => number | undefined,
+    options: SessionRunsOptions = {},
+  ) {
+    this.idleMs = options.idleMs ?? 10 * 60_000;
+    this.maxIdlePods = options.maxIdlePods ?? 32;
+  }
+
+  /** Starts a new session with `message`; resolves once the session exists (its first run goes on). */
+  async start(message: string): Promise<StartedRun> {
+    const pod = await this.source.create(this.store);
+    this.preview(pod);
+    const handle = pod.run(message);
+    const sessionId = await sessionOf(pod, handle).catch(async (error: unknown) => {
+      await pod.close();
+      throw error;
+    });
+    const entry: LivePod = { pod: Promise.resolve(pod), running: true, idleTimer: undefined, idleSince: 0 };
+    this.live.set(sessionId, entry);
+    this.settleWhenDone(sessionId, entry, handle);
+    return { sessionId, segmentId: pod.segmentId as string, handle };
+  }
+
+  /**
+   * Runs `message` in session `sessionId`, restoring its pod unless it is open here. Rejects with
+   * `PodBusyError` while the session runs here, and with the store's `NotFoundError` for an
+   * unknown session.
+   */
+  async continue(sessionId: string, message: string): Promise<StartedRun> {
+    let entry = this.live.get(sessionId);
+    if (entry?.running === true) throw busy(sessionId);
+    if (entry === undefined) {
+      entry = { pod: this.restore(sessionId), running: true, idleTimer: undefined, idleSince: 0 };
+      this.live.set(sessionId, entry);
+    } else {
+      entry.running = true;
+      if (entry.idleTimer !== undefined) clearTimeout(entry.idleTimer);
+      // Another process may have continued the session since: restore rather than fork.
+      if (!(await this.current(sessionId, await entry.pod))) {
+        const stale = entry.pod;
+        entry.pod = this.restore(sessionId);
+        void stale.then((pod) => pod.close());
+      }
+    }
+    const current = entry;
+    current.pod.catch(() => {
+      if (this.live.get(sessionId) === current) this.live.delete(sessionId);
+    });
+    let handle: RunHandle;
+    try {
+      handle = (await current.pod).run(message);
+    } catch (error) {
+      current.running = false;
+      if (this.live.get(sessionId) === current) this.idle(sessionId, current);
+      throw error;
+    }
+    this.settleWhenDone(sessionId, current, handle);
+    return { sessionId, segmentId: (await current.pod).segmentId as string, handle };
+  }
+
+  /** Interrupts the run of `sessionId` in progress here; false when none is. */
+  async interrupt(sessionId: string): Promise<boolean> {
+    const entry = this.live.get(sessionId);
+    if (entry?.running !== true) return false;
+    (await entry.pod).interrupt("interrupted through the HTTP API");
+    return true;
+  }
+
+  /** True while a run of `sessionId` is in progress on this server. */
+  isRunning(sessionId: string): boolean {
+    return this.live.get(sessionId)?.running === true;
+  }
+
+  /** Interrupts every run and closes every pod. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const pods = [...this.live.values()];
+    this.live.clear();
+    for (const entry of pods) {
+      if (entry.idleTimer !== undefined) clearTimeout(entry.idleTimer);
+      await entry.pod.then(
+        (pod) => pod.close(),
+        () => undefined,
+      );
+    }
+  }
+
+  private restore(sessionId: string): Promise<Pod> {
+    return this.source.restore(this.store, sessionId).then((pod) => {
+      this.preview(pod);
+      return pod;
+    });
+  }
+
+  /**
+   * True when `pod`'s segment is still the session's newest and holds what this process last
+   * committed to it: nobody else wrote to the session since, so the open pod can go on.
+   */
+  private async current(sessionId: string, pod: Pod): Promise<boolean> {
+    const segmentId = pod.segmentId;
+    if (segmentId === undefined) return true;
+    try {
+      const [newest] = await this.store.listSegments(sessionId);
+      if (newest !== segmentId) return false;
+      return (await this.store.entryCount({ sessionId, segmentId })) === this.committedCount(segmentId);
+    } catch {
+      return false; // the restore reports what is wrong
+    }
+  }
+
+  /** Feeds the live preview of `pod`'s responses to the draft board (display only). */
+  private preview(pod: Pod): void {
+    pod.subscribe((event: PodEvent) => {
+      const sessionId = pod.sessionId;
+      const segmentId = pod.segmentId;
+      if (sessionId === undefined || segmentId === undefined) return;
+      if (event.type === "request_start") {
+        this.drafts.begin(sessionId, segmentId, this.committedCount(segmentId) ?? 0);
+      } else if (event.type === "text_delta") this.drafts.append(sessionId, "text", event.delta);
+      else if (event.type === "reasoning_delta") this.drafts.append(sessionId, "reasoning", event.delta);
+      else if (event.type === "run_end") this.drafts.clear(sessionId);
+    });
+  }
+
+  private settleWhenDone(sessionId: string, entry: LivePod, handle: RunHandle): void {
+    handle.result.then(
+      () => this.ran(sessionId, entry),
+      () => this.ran(sessionId, entry),
+    );
+  }
+
+  private ran(sessionId: string, entry: LivePod): void {
+    entry.running = false;
+    this.drafts.clear(sessionId);
+    if (this.live.get(sessionId) === entry) this.idle(sessionId, entry);
+  }
+
+  private idle(sessionId: string, entry: LivePod): void {
+    if (this.closed) return;
+    entry.idleSince = Date.now();
+    entry.idleTimer = setTimeout(() => this.retire(sessionId, entry), this.idleMs);
+    entry.idleTimer.unref();
+    const idle = [...this.live.entries()].filter(([, e]) => !e.running);
+    if (idle.length > this.maxIdlePods) {
+      const [oldestId, oldest] = idle.sort((a, b) => a[1].idleSince - b[1].idleSince)[0] as [string, LivePod];
+      this.retire(oldestId, oldest);
+    }
+  }
+
+  private retire(sessionId: string, entry: LivePod): void {
+    if (entry.running || this.live.get(sessionId) !== entry) return;
+    if (entry.idleTimer !== undefined) clearTimeout(entry.idleTimer);
+    this.live.delete(sessionId);
+    entry.pod.then(
+      (pod) => pod.close(),
+      () => undefined,
+    );
+  }
+}
+
+/** Resolves with the session id as soon as the first run created it; rejects if the run failed first. */
+async function sessionOf(pod: Pod, handle: RunHandle): Promise<string> {
+  if (pod.sessionId !== undefined) return pod.sessionId;
+  return new Promise<string>((resolve, reject) => {
+    const unsubscribe = pod.subscribe(() => {
+      if (pod.sessionId === undefined) return;
+      unsubscribe();
+      resolve(pod.sessionId);
+    });
+    handle.result.then(
+      () => {
+        unsubscribe();
+        if (pod.sessionId !== undefined) resolve(pod.sessionId);
+        else reject(new Error("the run ended before it created a session"));
+      },
+      (error: unknown) => {
+        unsubscribe();
+        if (pod.sessionId !== undefined) resolve(pod.sessionId);
+        else reject(error);
+      },
+    );
+  });
+}
+
+function busy(sessionId: string): PodBusyError {
+  return new PodBusyError(`session ${sessionId} is running a turn on this server`, {
+    hint: "wait for the run to end (its events stream at GET /sessions/<id>/events) or interrupt it",
+  });
+}

@@ -1,0 +1,28 @@
+/** Children of an element: nodes, text, or nothing. */
+export type Child = Node | string | null | undefined | false;
+
+/** Creates `<tag>` with attributes (`class`, `data-*`, …) and children; text is never parsed as HTML. */
+export function h(
+  tag: string,
+  attrs: Record<string, string | undefined> = {},
+  ...children: Child[]
+): HTMLElement {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs))
+    if (value !== undefined) element.setAttribute(name, value);
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return element;
+}
+
+/** A `<details>` block, closed, with `summary` as its title. */
+export function collapsed(summary: string, body: Child, className = ""): HTMLElement {
+  return h("details", { class: className }, h("summary", {}, summary), body);
+}
+
+/** `n` with thousands separators. */
+export function count(n: number): string {
+  return n.toLocaleString("en-US");
+}

@@ -1,0 +1,193 @@
+import { type Child, collapsed, count, h } from "./dom.js";
+import type { LogEntry, Preview } from "./session-model.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: items are JSON read field by field
+type Json = Record<string, any>;
+
+/**
+ * Draws a session's entries into `timeline`, one element per entry (`data-entry-id`), grouped in
+ * turns; tool results join their call. Appends as entries come; `redraw` starts over.
+ */
+export class SessionRenderer {
+  private turn: HTMLElement | undefined;
+  private readonly calls = new Map<string, HTMLElement>();
+  private readonly previewBox = h("div", { class: "draft", id: "draft", hidden: "" });
+
+  constructor(private readonly timeline: HTMLElement) {}
+
+  redraw(entries: readonly LogEntry[], preview: Preview | undefined): void {
+    this.timeline.replaceChildren();
+    this.turn = undefined;
+    this.calls.clear();
+    for (const entry of entries) this.add(entry);
+    this.showPreview(preview);
+  }
+
+  add(log: LogEntry): void {
+    const { entry } = log;
+    const element = this.elementOf(log);
+    element.dataset.entryId = log.id;
+    element.dataset.segment = log.segment;
+    element.dataset.index = String(log.index);
+    element.classList.add("entry", `entry-${entry.kind}`);
+    if (entry.kind === "segment_start") {
+      this.turn = undefined;
+      this.timeline.append(element);
+    } else if (entry.kind === "invoke") {
+      this.turn = h("section", { class: "turn" }, element);
+      this.timeline.append(this.turn);
+    } else if (entry.kind === "tool_result" && this.calls.has(entry.item?.call_id)) {
+      (this.calls.get(entry.item.call_id) as HTMLElement).append(element);
+    } else {
+      (this.turn ?? this.timeline).append(element);
+    }
+    this.timeline.append(this.previewBox);
+  }
+
+  showPreview(preview: Preview | undefined): void {
+    if (preview === undefined) {
+      this.previewBox.hidden = true;
+      this.previewBox.replaceChildren();
+      return;
+    }
+    this.previewBox.hidden = false;
+    this.previewBox.replaceChildren(
+      preview.reasoning === ""
+        ? ""
+        : collapsed("Reasoning (streaming)", h("div", { class: "text" }, preview.reasoning), "reasoning"),
+      h("div", { class: "text" }, preview.text),
+      h("span", { class: "cursor" }, "▍"),
+    );
+    this.timeline.append(this.previewBox);
+  }
+
+  private elementOf(log: LogEntry): HTMLElement {
+    const e = log.entry as Json;
+    switch (e.kind) {
+      case "segment_start":
+        return boundary(log);
+      case "invoke":
+        return h("div", { class: "turn-head" }, `Turn · ${e.trigger}`, h("time", {}, time(e.ts)));
+      case "user_input":
+        return h("div", { class: "user" }, h("div", { class: "text" }, e.text));
+      case "assistant_item":
+        return this.item(e.item as Json);
+      case "tool_result":
+        return outcome(e.item as Json);
+      case "system_item":
+        return collapsed(`${e.item.kind}`, h("div", { class: "text" }, e.item.body), "system");
+      case "llm_usage":
+        return usage(e);
+      case "turn_end":
+        return h("div", { class: "meta" }, `turn ${e.turn} answered`);
+      case "run_completed":
+        return h(
+          "div",
+          { class: `outcome ${e.interrupted ? "interrupted" : e.result}` },
+          e.interrupted ? `${e.result} · interrupted` : e.result,
+        );
+      case "run_errored":
+        return h("div", { class: "outcome error" }, `error: ${e.message}`);
+      case "extension":
+        return extension(e);
+      default:
+        return h("div", { class: "meta" }, e.kind);
+    }
+  }
+
+  private item(item: Json): HTMLElement {
+    if (item.type === "reasoning")
+      return collapsed("Reasoning", h("div", { class: "text" }, item.text ?? ""), "reasoning");
+    if (item.type === "tool_call") {
+      const memory = /^memory_(write|edit|delete)$/.test(item.name);
+      const call = h(
+        "div",
+        { class: `tool${memory ? " memory" : ""}` },
+        h("div", { class: "tool-head" }, memory ? `memory record · ${item.name}` : `tool · ${item.name}`),
+        collapsed("arguments", h("pre", {}, pretty(item.arguments))),
+      );
+      this.calls.set(item.call_id, call);
+      return call;
+    }
+    const text = (item.content ?? []).map((part: Json) => (part.type === "text" ? part.text : "")).join("");
+    return h("div", { class: "assistant" }, h("div", { class: "text" }, text));
+  }
+}
+
+function boundary(log: LogEntry): HTMLElement {
+  const e = log.entry as Json;
+  const lines: Child[] = [];
+  if (e.compacted_from !== undefined) {
+    lines.push(
+      `Compaction · continues segment ${short(e.compacted_from.segment_id)} after turn ${e.compacted_from.at_turn}`,
+    );
+    const summary = (e.history as Json[]).find((item) => item.type === "message");
+    if (summary !== undefined)
+      lines.push(
+        collapsed("summary the session continues from", h("div", { class: "text" }, textOf(summary))),
+      );
+  } else if (e.forked_from !== undefined) {
+    lines.push(
+      `Continues in a fork of segment ${short(e.forked_from.segment_id)} at turn ${e.forked_from.at_turn}`,
+    );
+  } else {
+    lines.push(`Session started`, h("time", {}, time(e.ts)));
+  }
+  if (log.index === 0 && e.compacted_from === undefined && e.system_prompt !== null) {
+    lines.push(collapsed("system prompt", h("pre", {}, e.system_prompt)));
+  }
+  return h(
+    "div",
+    { class: "boundary" },
+    h("div", { class: "segment-id" }, `segment ${short(log.segment)}`),
+    ...lines,
+  );
+}
+
+function outcome(item: Json): HTMLElement {
+  return h(
+    "div",
+    { class: `tool-outcome ${item.is_error ? "failed" : "ok"}` },
+    `${item.is_error ? "✗" : "✓"} ${item.summary}`,
+  );
+}
+
+function usage(e: Json): HTMLElement {
+  const share = e.input_tokens > 0 ? Math.round((100 * e.cache_read_tokens) / e.input_tokens) : 0;
+  return h(
+    "div",
+    { class: "usage" },
+    `request · ${count(e.input_tokens)} in (${share}% cached, ${count(e.cache_write_tokens)} written) · ${count(e.output_tokens)} out`,
+  );
+}
+
+function extension(e: Json): HTMLElement {
+  if (e.domain === "memory.extract") {
+    return h(
+      "div",
+      { class: "memory" },
+      `memory · entries up to ${e.payload?.next_entry ?? "?"} distilled into staged notes`,
+    );
+  }
+  return h("div", { class: "meta" }, `${e.domain}`);
+}
+
+function textOf(item: Json): string {
+  return (item.content ?? []).map((part: Json) => (part.type === "text" ? part.text : "")).join("");
+}
+
+function pretty(args: string): string {
+  try {
+    return JSON.stringify(JSON.parse(args), null, 2);
+  } catch {
+    return args;
+  }
+}
+
+function short(id: string): string {
+  return id.length > 13 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id;
+}
+
+function time(ts: number): string {
+  return new Date(ts).toISOString().replace("T", " ").slice(0, 19);
+}

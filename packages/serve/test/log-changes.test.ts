@@ -1,0 +1,139 @@
+import type { CapturedRequest } from "@podkit/testkit";
+import { describe, expect, it } from "vitest";
+import { useServeWorlds } from "./support/serve-world.js";
+import { entriesOf, http, openSse, type SseEvent } from "./support/sse-client.js";
+
+const world = useServeWorlds();
+
+/** The log a client holds after applying the stream's events (entries, truncations, resets). */
+function heldLog(events: readonly SseEvent[]): string[] {
+  let held: { id: string; segment: string; index: number }[] = [];
+  for (const event of events) {
+    const data = JSON.parse(event.data) as { segment: string | null; index: number; count: number };
+    if (event.event === "entry")
+      held.push({ id: event.id as string, segment: data.segment as string, index: data.index });
+    if (event.event === "truncate")
+      held = held.filter((e) => e.segment !== data.segment || e.index < data.count);
+    if (event.event === "reset") {
+      const from = data.segment === null ? 0 : held.findIndex((e) => e.segment === data.segment);
+      if (from >= 0) held = held.slice(0, from);
+    }
+  }
+  return held.map((e) => e.id);
+}
+
+async function replayIds(url: string): Promise<string[]> {
+  const replay = await openSse(url);
+  await replay.waitFor((e) => e.event === "live");
+  replay.close();
+  return entriesOf(replay.events).map((e) => e.id);
+}
+
+describe("the stream follows what happens to the log", () => {
+  it("a turn cut from the log (cancelled before any output) is cut from every client, live or resuming", async () => {
+    const w = await world();
+    w.double.enqueue(
+      { parts: [{ type: "text", text: "one" }] },
+      // Nothing comes back: the turn is interrupted before any model output and rolled back.
+      { parts: [{ type: "text", text: "never" }], fault: { kind: "stall", afterEvents: 0, ms: 20_000 } },
+      { parts: [{ type: "text", text: "three" }] },
+    );
+    const { sessionId } = (await http(w.url("/sessions"), { json: { message: "one", wait: true } })).body as {
+      sessionId: string;
+    };
+    const url = w.url(`/sessions/${sessionId}/events`);
+    const live = await openSse(url);
+    await live.waitFor((e) => e.event === "live");
+    await http(w.url(`/sessions/${sessionId}/messages`), { json: { message: "two" } });
+    await live.waitFor((e) => e.event === "entry" && e.data.includes('"text":"two"'));
+    const staleId = entriesOf(live.events).at(-1)?.id as string; // a client that leaves now holds this
+    // The request reached the model (and takes the stalled response) before the interrupt.
+    for (let i = 0; i < 200 && w.double.requests.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await http(w.url(`/sessions/${sessionId}/interrupt`), { json: {} })).status).toBe(202);
+    const cut = await live.waitFor((e) => e.event === "truncate");
+    const truncate = cut.find((e) => e.event === "truncate") as SseEvent;
+    expect(JSON.parse(truncate.data)).toMatchObject({ count: 7 }); // back to the end of turn 1
+    expect(truncate.id).toBe(entriesOf(live.events)[6]?.id);
+
+    await http(w.url(`/sessions/${sessionId}/messages`), { json: { message: "three", wait: true } });
+    await live.waitFor((e) => e.event === "entry" && e.data.includes('"index":12,'));
+    live.close();
+    const log = await replayIds(url);
+    expect(heldLog(live.events)).toEqual(log);
+    // The rolled-back entry's index now holds another entry: the resuming client is told so.
+    expect(log).not.toContain(staleId);
+    const resumed = await openSse(url, { "last-event-id": staleId });
+    await resumed.waitFor((e) => e.event === "live");
+    resumed.close();
+    expect(resumed.events.some((e) => e.event === "reset")).toBe(true);
+    expect(
+      heldLog([...live.events.filter((e) => e.event === "entry").slice(0, 9), ...resumed.events]),
+    ).toEqual(log);
+  });
+
+  it("follows a compaction into the new segment, and resumes across it", async () => {
+    const isCompact = (request: CapturedRequest) =>
+      (request.body as { tools?: { name: string }[] }).tools?.some((tool) => tool.name === "write_summary") ??
+      false;
+    const w = await world({
+      manifestExtra: "[compaction]\nthreshold = 2000\nretained_tokens = 50",
+      double: {
+        respond: (request) => {
+          if (!isCompact(request)) return undefined;
+          const answered = JSON.stringify(request.body).includes("tool_result");
+          return answered
+            ? { parts: [{ type: "text", text: "Summary written." }] }
+            : {
+                parts: [
+                  {
+                    type: "tool_call",
+                    name: "write_summary",
+                    arguments: { summary: "We said hello twice." },
+                  },
+                ],
+              };
+        },
+      },
+    });
+    w.double.enqueue(
+      {
+        parts: [{ type: "text", text: `first ${"long ".repeat(200)}` }],
+        usage: { inputTokens: 9000, outputTokens: 400 },
+      },
+      { parts: [{ type: "text", text: "after the compaction" }] },
+    );
+    const { sessionId } = (await http(w.url("/sessions"), { json: { message: "hello", wait: true } }))
+      .body as {
+      sessionId: string;
+    };
+    const url = w.url(`/sessions/${sessionId}/events`);
+    const live = await openSse(url);
+    await live.waitFor((e) => e.event === "live");
+    const firstSegment = entriesOf(live.events)[0]?.segment as string;
+    const lastOfFirst = entriesOf(live.events).at(-1)?.id as string;
+    const second = await http(w.url(`/sessions/${sessionId}/messages`), {
+      json: { message: "again", wait: true },
+    });
+    expect(second.body).toMatchObject({ text: "after the compaction" });
+    await live.waitFor((e) => e.event === "entry" && e.data.includes('"text":"after the compaction"'));
+    const next = entriesOf(live.events).find((e) => e.segment !== firstSegment);
+    expect(next?.index).toBe(0);
+    expect(next?.entry).toMatchObject({
+      kind: "segment_start",
+      compacted_from: { segment_id: firstSegment, at_turn: 1 },
+    });
+    await live.waitFor(
+      (e) => e.event === "entry" && e.data.includes('"run_completed"') && !e.data.includes(firstSegment),
+    );
+    live.close();
+    const log = await replayIds(url);
+    expect(entriesOf(live.events).map((e) => e.id)).toEqual(log);
+
+    const resumed = await openSse(url, { "last-event-id": lastOfFirst });
+    await resumed.waitFor((e) => e.event === "live");
+    resumed.close();
+    expect(entriesOf(resumed.events).map((e) => e.id)).toEqual(log.slice(log.indexOf(lastOfFirst) + 1));
+    const show = (await http(w.url(`/sessions/${sessionId}`))).body as { segments: unknown[] };
+    expect(show.segments).toHaveLength(2);
+  });
+});
