@@ -31,7 +31,7 @@ function runAndKill(w: World, until: string): Promise<string> {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`child never printed ${until}: ${stdout}\n${stderr}`));
-    }, 15000);
+    }, 25_000); // a bound for a hung child, under the 30 s test timeout; a loaded machine needs over 15 s to start one
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
     });
