@@ -183,12 +183,14 @@ describe("podkit compact", () => {
 
 describe("podkit memory", () => {
   it("extract stages a session, consolidate writes linted records, lint and query read them", async () => {
+    // The session is made before `[memory]` is on: with it, `podkit run` would extract the tail
+    // itself when the pod closes, and `memory extract` would find nothing new.
+    double.enqueue({ parts: [{ type: "text", text: "We will keep ids stable." }] });
+    const sessionId = sessionOf((await podkit(["run", "never renumber tickets"])).stderr);
     await writeFile(
       join(ws.workspace, ".podkit", "manifest.toml"),
       `${await readFile(join(ws.workspace, ".podkit", "manifest.toml"), "utf8")}\n[memory]\nextract_threshold = 100000\n`,
     );
-    double.enqueue({ parts: [{ type: "text", text: "We will keep ids stable." }] });
-    const sessionId = sessionOf((await podkit(["run", "never renumber tickets"])).stderr);
     double.enqueue(
       {
         parts: [
