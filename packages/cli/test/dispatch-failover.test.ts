@@ -52,7 +52,7 @@ function model(request: CapturedRequest): ScriptedResponse {
     .filter((c) => c.type === "tool_use").length;
   const slow = { fault: { kind: "stall" as const, afterEvents: 1, ms: 100 } };
   return made < want
-    ? { parts: [{ type: "tool_call", name: "count", arguments: { delay_ms: 150 } }], ...slow }
+    ? { parts: [{ type: "tool_call", name: "count", arguments: { delay_ms: 400 } }], ...slow }
     : { parts: [{ type: "text", text: "counted" }], ...slow };
 }
 
@@ -121,13 +121,17 @@ describe("dispatch failover with real workers", () => {
     };
     let killsInFlight = 0;
     for (let kill = 0; kill < KILLS; kill++) {
-      await new Promise((resolve) => setTimeout(resolve, 1_500 + Math.random() * 1_500));
-      const alive = workers.filter(
-        (worker) => worker.child.exitCode === null && !kills.has(worker.child.pid as number),
-      );
-      const busy = alive.filter((worker) => openRuns(worker).size > 0);
-      const victim = (busy.length > 0 ? busy : alive)[
-        Math.floor(Math.random() * (busy.length || alive.length))
+      await new Promise((resolve) => setTimeout(resolve, 500 + Math.random() * 1_000));
+      const alive = () =>
+        workers.filter((worker) => worker.child.exitCode === null && !kills.has(worker.child.pid as number));
+      // Kill a worker while it holds a run: wait (bounded) until one does, so the kills land mid-run
+      // however fast or slow the machine runs them.
+      for (let waited = 0; waited < 20_000 && !alive().some((w) => openRuns(w).size > 0); waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const busy = alive().filter((worker) => openRuns(worker).size > 0);
+      const victim = (busy.length > 0 ? busy : alive())[
+        Math.floor(Math.random() * (busy.length || alive().length))
       ];
       if (victim === undefined) break;
       if (openRuns(victim).size > 0) killsInFlight++;
