@@ -133,7 +133,8 @@ export function runCases({ it }: CaseContext): void {
     const waiting = await dispatcher.show(run.runId);
     assert.equal(waiting?.state, "awaiting_approval");
     assert.equal(await claimWithin(dispatcher, 1_000), undefined);
-    assert.equal((await dispatcher.requeue(run.runId)).state, "queued");
+    // Queued again; an engine that fetches ahead (pg-boss) may already hold it for the next claim.
+    assert.ok(["queued", "running"].includes((await dispatcher.requeue(run.runId)).state));
     const second = await claimNow(dispatcher);
     assert.equal(runIdOf(second), run.runId);
     await second.complete({ state: "completed", result: "finished" });
