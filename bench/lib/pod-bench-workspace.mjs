@@ -17,6 +17,16 @@ export const lookup = () => ({
 
 export const toolPackage = definePodkitToolPackage({ name: "bench-tools", tools: () => [lookup] });
 
+/** The same `lookup`, its output `lines` lines of detail (the cache and long-session benches). */
+export function lookupPackage(lines) {
+  const content = "result line with some detail\n".repeat(lines);
+  const sized = () => ({
+    ...lookup(),
+    execute: async (args) => ({ summary: `found ${args.query}`, content }),
+  });
+  return definePodkitToolPackage({ name: "bench-tools", tools: () => [sized] });
+}
+
 /** A temp `<root>/project` workspace with a manifest for `REF`, no builtin tools and `extra`; remove `root` after. */
 export async function workspaceWithManifest(prefix, extra = "") {
   const root = await mkdtemp(join(tmpdir(), prefix));

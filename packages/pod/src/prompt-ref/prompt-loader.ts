@@ -2,8 +2,8 @@ import { readFile, realpath } from "node:fs/promises";
 import { join, sep } from "node:path";
 import { builtinPromptsDir } from "../builtin-resources.js";
 import { TemplateEnvironment } from "../template/environment.js";
-import { readBuiltinOnce } from "./builtin-file-cache.js";
 import type { CompiledTemplate, LinkedTemplate } from "../template/scope.js";
+import { readBuiltinOnce } from "./builtin-file-cache.js";
 import {
   InvalidPromptRefError,
   PromptIoError,
