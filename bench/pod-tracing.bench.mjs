@@ -108,7 +108,10 @@ try {
     withContext.push(await measure(() => traced(loaded, baseUrl, sdk, true)));
   }
   const paired = median(withSdk.map((time, round) => time / plain[round]));
-  console.log(`BENCH pod.tracing.ratio ${paired.toFixed(2)} x`);
+  const ratios = withSdk.map((time, round) => time / plain[round]);
+  console.log(
+    `BENCH pod.tracing.ratio ${paired.toFixed(2)} x (spread ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}, ${ROUNDS} rounds)`,
+  );
   console.log(
     `BENCH pod.tracing.context_manager.ratio ${(median(withContext) / median(plain)).toFixed(2)} x`,
   );

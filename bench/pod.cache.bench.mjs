@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { loadManifest } from "../packages/manifest/dist/index.js";
 import { Pod } from "../packages/pod/dist/index.js";
 import { simulatePromptCache, startProviderDouble } from "../packages/testkit/dist/index.js";
-import { definePodkitToolPackage } from "../packages/tools/dist/index.js";
+import { lookupPackage } from "./lib/pod-bench-workspace.mjs";
 import { TOOL_SESSION_RESPONSES } from "./lib/tool-session-double.mjs";
 
 const TURNS = 30;
@@ -40,16 +40,7 @@ const COMPACTION = (prune) =>
     "prune_min_savings = 4096",
   ].join("\n");
 
-const lookup = () => ({
-  name: "lookup",
-  description: "Looks something up.",
-  inputSchema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
-  execute: async (args) => ({
-    summary: `found ${args.query}`,
-    content: `${"result line with some detail\n".repeat(OUTPUT_BYTES / 30)}`,
-  }),
-});
-const toolPackage = definePodkitToolPackage({ name: "bench-tools", tools: () => [lookup] });
+const toolPackage = lookupPackage(OUTPUT_BYTES / 30);
 
 const isCompactRequest = (request) =>
   request.body?.tools?.some((tool) => tool.name === "write_summary") ?? false;

@@ -17,14 +17,24 @@ export const lookup = () => ({
 
 export const toolPackage = definePodkitToolPackage({ name: "bench-tools", tools: () => [lookup] });
 
-/** A temp `<root>/project` workspace with a manifest for `REF` and no builtin tools; remove `root` after. */
-export async function workspaceWithManifest(prefix) {
+/** The same `lookup`, its output `lines` lines of detail (the cache and long-session benches). */
+export function lookupPackage(lines) {
+  const content = "result line with some detail\n".repeat(lines);
+  const sized = () => ({
+    ...lookup(),
+    execute: async (args) => ({ summary: `found ${args.query}`, content }),
+  });
+  return definePodkitToolPackage({ name: "bench-tools", tools: () => [sized] });
+}
+
+/** A temp `<root>/project` workspace with a manifest for `REF`, no builtin tools and `extra`; remove `root` after. */
+export async function workspaceWithManifest(prefix, extra = "") {
   const root = await mkdtemp(join(tmpdir(), prefix));
   const workspace = join(root, "project");
   await mkdir(join(workspace, ".podkit"), { recursive: true });
   await writeFile(
     join(workspace, ".podkit", "manifest.toml"),
-    `[pod]\nname = "bench"\n[model]\nref = "${REF}"\n[tools]\nbuiltin = []\n`,
+    `[pod]\nname = "bench"\n[model]\nref = "${REF}"\n[tools]\nbuiltin = []\n${extra}`,
   );
   const loaded = await loadManifest({ env: { cwd: workspace, home: join(root, "home"), env: {} } });
   return { root, loaded };

@@ -257,6 +257,7 @@ describe("a session killed mid-session", () => {
       env: { ANTHROPIC_API_KEY: "test-key" },
       clock,
       onWarning: () => {},
+      attachMemory: false,
     });
     try {
       attachMemory(pod, { clock });

@@ -15,7 +15,7 @@ export interface PodWorld {
   workspace: string;
   double: ProviderDouble;
   /** A pod on the workspace's manifest, against the double; closed after the test. */
-  pod(options?: { telemetry?: PodOptions["telemetry"] }): Promise<Pod>;
+  pod(options?: PodOptions): Promise<Pod>;
   /** Every pod event (runs and background jobs) of the pods made here. */
   events: PodEvent[];
   /** Every warning of the pods made here (their one channel, `onWarning`). */
@@ -23,7 +23,7 @@ export interface PodWorld {
   /** The entries of a pod's head segment. */
   entries(pod: Pod): Promise<Entry<Item>[]>;
   /** A pod restored from session `sessionId`, against the double; closed after the test. */
-  restore(sessionId: string): Promise<Pod>;
+  restore(sessionId: string, options?: PodOptions): Promise<Pod>;
 }
 
 /**
@@ -99,6 +99,8 @@ export function usePodWorlds(): (manifestExtra: string) => Promise<PodWorld> {
           model: double.baseUrl,
           env: { ANTHROPIC_API_KEY: "test-key" },
           clock,
+          // The tests attach memory themselves, with their clock (auto-attach: auto-attach.test.ts).
+          attachMemory: false,
           onWarning: (warning) => warnings.push(warning),
           ...options,
         });
@@ -106,12 +108,14 @@ export function usePodWorlds(): (manifestExtra: string) => Promise<PodWorld> {
         cleanups.push(() => pod.close());
         return pod;
       },
-      async restore(sessionId) {
+      async restore(sessionId, options = {}) {
         const pod = await Pod.restore(loaded, sessionId, {
           model: double.baseUrl,
           env: { ANTHROPIC_API_KEY: "test-key" },
           clock,
+          attachMemory: false,
           onWarning: () => {},
+          ...options,
         });
         pod.subscribe((event) => events.push(event));
         cleanups.push(() => pod.close());

@@ -6,6 +6,7 @@ import { FsStore, SessionLog, sessionsRoot } from "@podkit/session-store";
 import { describe, expect, it } from "vitest";
 import { EXTRACT_POINTER_DOMAIN } from "../src/extract/pointer.js";
 import { attachMemory } from "../src/pod/attach-memory.js";
+import type { AfterTurnJobContext } from "../src/pod/memory-job.js";
 import { MemoryStore } from "../src/store/memory-store.js";
 import { callTool, clock, record, say, stagingFiles, useTempDirs } from "./helpers.js";
 import { assertLogsSound, jobEvents, usePodWorlds } from "./pod-helpers.js";
@@ -99,6 +100,55 @@ describe("memory in a pod (use by pods)", () => {
     await turn(pod, "hello");
     expect(w.double.requests).toHaveLength(1);
     expect((await w.entries(pod)).some((e) => e.kind === "extension")).toBe(false);
+  });
+
+  it("each after-turn pass reads only the entries after the pointer, through the pod's incremental read", async () => {
+    const w = await world("[memory]\nextract_threshold = 1\nconsolidation_threshold_files = 100");
+    const pod = await w.pod();
+    // The pod's own context, its reads counted: what each pass took from the store.
+    const passes: { whole: number; from: number[] }[] = [];
+    const counted = (ctx: AfterTurnJobContext): AfterTurnJobContext => {
+      const pass = { whole: 0, from: [] as number[] };
+      passes.push(pass);
+      return {
+        ...ctx,
+        readEntries: async function* (segmentId) {
+          pass.whole += 1;
+          yield* ctx.readEntries(segmentId);
+        },
+        readFrom: async function* (ref, from) {
+          pass.from.push(from);
+          yield* ctx.readFrom?.(ref, from) ?? [];
+        },
+      };
+    };
+    attachMemory(
+      {
+        manifest: pod.manifest,
+        catalog: pod.catalog,
+        modelAdapter: pod.modelAdapter,
+        addContextSection: (section) => pod.addContextSection(section),
+        registerTool: (tool) => pod.registerTool(tool),
+        addAfterTurnJob: (job) => pod.addAfterTurnJob({ ...job, run: (ctx) => job.run(counted(ctx)) }),
+      },
+      { clock },
+    );
+    for (const input of ["first question", "second question", "third question"]) {
+      w.double.enqueue(say(`Answer to ${input}.`), callTool("write_extracted", EXTRACTED), say("ok"));
+      await turn(pod, input);
+    }
+    const entries = await w.entries(pod);
+    const pointers = entries.flatMap((e, i) => (e.kind === "extension" ? [i] : []));
+    expect(w.warnings).toEqual([]);
+    expect(pointers).toHaveLength(3);
+    // No pass read the segment whole; after the first, each started right after the last pointer.
+    expect(passes.map((p) => p.whole)).toEqual([0, 0, 0]);
+    expect(passes[1]?.from.at(-1)).toBe(pointers[0]);
+    expect(passes[2]?.from.at(-1)).toBe(pointers[1]);
+    // Each extract saw its own turn only.
+    const extracts = w.double.requests.filter((r) => r.body.system[0].text.includes("extract"));
+    expect(JSON.stringify(extracts.at(-1)?.body.messages)).toContain("third question");
+    expect(JSON.stringify(extracts.at(-1)?.body.messages)).not.toContain("second question");
   });
 
   it("a failing extract never fails the turn: a warning and a failed event, the pointer unchanged, retried after the next turn", async () => {

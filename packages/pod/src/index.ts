@@ -51,6 +51,8 @@ export { NOTIFICATION_CAPACITY, type PodOptions } from "./pod/pod-options.js";
 export { RunHandle } from "./pod/run-handle.js";
 export { type OpenSessionStoreOptions, openSessionStore } from "./pod/store-selection.js";
 export {
+  MemoryPackageInvalidError,
+  MemoryPackageMissingError,
   SessionStorePackageInvalidError,
   SessionStorePackageMissingError,
   SessionStoreUrlUnsetError,

@@ -10,6 +10,8 @@ import {
 import { PodkitPodError, PodUsageError } from "../src/errors.js";
 import { HooksFrozenError, PodBusyError, PodClosedError, PromptCancelledError } from "../src/pod/errors.js";
 import {
+  MemoryPackageInvalidError,
+  MemoryPackageMissingError,
   SessionStorePackageInvalidError,
   SessionStorePackageMissingError,
   SessionStoreUrlUnsetError,
@@ -118,6 +120,16 @@ const CASES = [
     kind: "session-store-package-invalid",
     make: () => new SessionStorePackageInvalidError("invalid", { packageName: "p", hint: "h" }),
     is: SessionStorePackageInvalidError,
+  },
+  {
+    kind: "memory-package-missing",
+    make: () => new MemoryPackageMissingError("missing", { packageName: "p", hint: "h", cause: undefined }),
+    is: MemoryPackageMissingError,
+  },
+  {
+    kind: "memory-package-invalid",
+    make: () => new MemoryPackageInvalidError("invalid", { packageName: "p", hint: "h" }),
+    is: MemoryPackageInvalidError,
   },
   {
     kind: "compact-summary-missing",

@@ -77,6 +77,35 @@ describe("after-turn jobs and extension entries (generic pod extension points)",
     expect(restored.extensions.get("probe")).toEqual(last);
   });
 
+  it("readFrom gives a job the committed entries of the head segment from an index on, as the store holds them", async () => {
+    const w = await world();
+    const pod = await w.pod();
+    const reads: { from: number; kinds: string[] }[] = [];
+    pod.addAfterTurnJob({
+      name: "incremental",
+      async run(ctx: AfterTurnJobContext) {
+        const from = (ctx.extension("incremental") as { next?: number } | undefined)?.next ?? 0;
+        const read: string[] = [];
+        for await (const batch of ctx.readFrom({ sessionId: ctx.sessionId, segmentId: ctx.segmentId }, from))
+          for (const entry of batch) read.push(entry.kind);
+        reads.push({ from, kinds: read });
+        await ctx.appendExtension("incremental", { next: from + read.length + 1 });
+      },
+    });
+    w.double.enqueue(text("one"), text("two"));
+    await pod.run("first").result;
+    await pod.whenJobsIdle();
+    await pod.run("second").result;
+    await pod.whenJobsIdle();
+    const entries = kinds(await sessionEntries(w.workspace));
+    expect(reads).toHaveLength(2);
+    // The first pass read the segment from its start; the second only what came after its own entry.
+    expect(reads[0]?.kinds).toEqual(entries.slice(0, reads[0]?.kinds.length));
+    expect(reads[1]?.from).toBe((reads[0]?.kinds.length ?? 0) + 1);
+    expect(reads[1]?.kinds).toEqual(entries.slice(reads[1]?.from, -1));
+    expect(reads[1]?.kinds[0]).toBe("invoke");
+  });
+
   it("a failing job is a warning, never a failed turn", async () => {
     const w = await world();
     const warnings: PodWarning[] = [];

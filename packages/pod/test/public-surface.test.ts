@@ -10,6 +10,8 @@ describe("the public surface of @podkit/pod", () => {
       "HooksFrozenError",
       "InvalidPromptRefError",
       "InvalidSystemPromptTemplateError",
+      "MemoryPackageInvalidError",
+      "MemoryPackageMissingError",
       "NOTIFICATION_CAPACITY",
       "NothingToCompactError",
       "POD_PROMPTS",

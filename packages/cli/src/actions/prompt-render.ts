@@ -9,6 +9,8 @@ export async function run(input: CommandInput, ctx: CommandContext): Promise<num
   const problems: { file: string; message: string }[] = [];
   const pod = await Pod.fromManifest(loaded, {
     env: ctx.io.env,
+    // Memory adds context items after the system prompt, never to it: not needed to render it.
+    attachMemory: false,
     onWarning: (warning) => {
       if (warning.code === "agents_md.unreadable") problems.push(warning);
       else ctx.io.stderr.write(`warning: ${warning.message}\n`);

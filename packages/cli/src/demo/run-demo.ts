@@ -3,13 +3,14 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type LoadedManifest, loadManifest, type PodkitEnv } from "@podkit/manifest";
-import { attachMemory, runMemoryConsolidation } from "@podkit/memory";
+import { runMemoryConsolidation } from "@podkit/memory";
 import { loadPodResources, Pod, type PodOptions, type PodWarning, podModelAdapter } from "@podkit/pod";
 import { type ProviderDouble, type ScriptedResponse, startProviderDouble } from "@podkit/testkit";
 import type { CommandContext } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
 import { approvalHook } from "../session/approvals.js";
 import { type EventPrinter, textEventPrinter } from "../session/event-printer.js";
+import { CLI_PACKAGES } from "../session/open-store.js";
 import { startProgress } from "../session/progress.js";
 import { runTurn } from "../session/run-turn.js";
 import * as script from "./demo-script.js";
@@ -73,6 +74,10 @@ export async function runDemo(ctx: CommandContext, dir: string | undefined): Pro
         model: double.baseUrl,
         env: { ANTHROPIC_API_KEY: SCRIPTED_KEY },
         onWarning: (warning: PodWarning) => say.say(`warning: ${warning.message}`),
+        // The memory section (the resident summary) and the after-turn job, attached by the pod;
+        // the demo's extract threshold is high, so extraction runs only in the job's final pass
+        // when a pod closes, and consolidation where step 8 runs it.
+        packages: CLI_PACKAGES,
       },
       printer: textEventPrinter(io.stdout),
       say,
@@ -90,10 +95,6 @@ export async function runDemo(ctx: CommandContext, dir: string | undefined): Pro
 
 async function newPod(demo: Demo, pod: Promise<Pod>): Promise<Pod> {
   const ready = await pod;
-  // The memory section (the resident summary) and the after-turn job; the demo's extract
-  // threshold is high, so extraction runs only in the job's final pass when a pod closes, and
-  // consolidation where step 8 runs it.
-  if (demo.loaded.manifest.memory !== undefined) attachMemory(ready);
   ready.addHooks(
     approvalHook({
       names: new Set(["bash"]),

@@ -4,7 +4,7 @@ import { CorruptEntryError, NotFoundError } from "@podkit/session-store";
 import type { CommandContext } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
 import { checkApiKey } from "./load-pod-manifest.js";
-import { openStore } from "./open-store.js";
+import { CLI_PACKAGES, openStore } from "./open-store.js";
 
 /** AGENTS.md above this size still renders, with a warning. */
 const AGENTS_MD_WARN_BYTES = 64 * 1024;
@@ -55,17 +55,19 @@ export async function openPod(
     store,
     env: ctx.io.env,
     onWarning,
+    // With [memory], the pod attaches the memory of the CLI's own @podkit/memory.
+    packages: CLI_PACKAGES,
     ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
   };
   if (options.sessionId !== undefined) {
     try {
-      return opened(await withMemory(await Pod.restore(loaded, options.sessionId, podOptions)), store);
+      return opened(await Pod.restore(loaded, options.sessionId, podOptions), store);
     } catch (error) {
       await store.close();
       throw await explainRestoreError(error, options.sessionId, loaded, ctx);
     }
   }
-  const pod = await withMemory(await Pod.fromManifest(loaded, podOptions));
+  const pod = await Pod.fromManifest(loaded, podOptions);
   try {
     await pod.renderSystemPrompt();
     const problem = agentsProblems[0];
@@ -77,14 +79,6 @@ export async function openPod(
     await store.close();
     throw error;
   }
-}
-
-/** With `[memory]` in the manifest, the pod gets its memory section and after-turn jobs. */
-export async function withMemory(pod: Pod): Promise<Pod> {
-  if (pod.manifest.manifest.memory === undefined) return pod;
-  const { attachMemory } = await import("@podkit/memory");
-  attachMemory(pod);
-  return pod;
 }
 
 /**

@@ -4,6 +4,15 @@ import { openSessionStore } from "@podkit/pod";
 import type { Store } from "@podkit/session-store";
 
 /**
+ * The optional packages the CLI ships (its own dependencies), passed to the pod: a globally
+ * installed podkit opens PostgreSQL and attaches memory for projects that do not install them.
+ */
+export const CLI_PACKAGES = {
+  "@podkit/store-postgres": () => import("@podkit/store-postgres"),
+  "@podkit/memory": () => import("@podkit/memory"),
+} as const;
+
+/**
  * The session store the manifest's `[session]` table selects (the filesystem under
  * `<workspace>/.podkit/sessions` by default, or PostgreSQL), with the URL variable read from the
  * CLI's environment. The caller closes it.
@@ -12,10 +21,5 @@ export function openStore(
   loaded: LoadedManifest,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<Store<Item>> {
-  // The CLI ships its own @podkit/store-postgres (a dependency): a globally installed podkit opens
-  // PostgreSQL for projects that do not install the store package themselves.
-  return openSessionStore(loaded, {
-    env,
-    storePackages: { "@podkit/store-postgres": () => import("@podkit/store-postgres") },
-  });
+  return openSessionStore(loaded, { env, storePackages: CLI_PACKAGES });
 }

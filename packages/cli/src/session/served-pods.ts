@@ -5,10 +5,10 @@ import type { PodSource } from "@podkit/serve";
 import type { Store } from "@podkit/session-store";
 import type { CommandContext } from "../commands/command.js";
 import { approvalHook, toolsNeedingApproval } from "./approvals.js";
-import { withMemory } from "./open-pod.js";
+import { CLI_PACKAGES } from "./open-store.js";
 
 /**
- * The pods `podkit serve` runs: the manifest's, with memory when `[memory]` is on, and calls that
+ * The pods `podkit serve` runs: the manifest's (memory attached by the pod when `[memory]` is on), and calls that
  * need approval (bash, confirmed writes) denied with a reason unless `--yes` — a server has no one
  * at a terminal to ask. Durable approvals (`approval_requested` entries answered through the API)
  * will replace the denial here.
@@ -22,10 +22,12 @@ export function servedPods(
     store,
     env: ctx.io.env,
     onWarning: (warning) => ctx.io.stderr.write(`warning: ${warning.message}\n`),
+    // With [memory], the pod attaches the memory of the CLI's own @podkit/memory.
+    packages: CLI_PACKAGES,
   });
-  const ready = async (pod: Pod) => {
+  const ready = (pod: Pod) => {
     pod.addHooks(approvalHook({ names: toolsNeedingApproval(loaded), yes: options.yes }));
-    return withMemory(pod);
+    return pod;
   };
   return {
     create: async (store) => ready(await Pod.fromManifest(loaded, podOptions(store))),

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { PodUsageError } from "../errors.js";
+import { readBuiltinOnce } from "../prompt-ref/builtin-file-cache.js";
 import { PromptRefError } from "../prompt-ref/errors.js";
 import { PromptLoader, type PromptLocations } from "../prompt-ref/prompt-loader.js";
 import { describeRootEscape, findRootEscape } from "../prompt-ref/root-containment.js";
@@ -188,7 +189,7 @@ async function readPackFiles(loader: PromptLoader, options: PromptCatalogOptions
   const builtinRoot = loader.roots.podkit;
   if (!builtinRoot) throw new PodUsageError("the prompt loader has no $podkit root (builtin resources)");
   const builtinFile = join(builtinRoot, "internal.toml");
-  const builtin = await readOptional(builtinFile, "builtin");
+  const builtin = await readBuiltinOnce(builtinFile, () => readOptional(builtinFile, "builtin"));
   if (builtin === null) {
     throw new PromptCatalogError("the builtin pack is missing (was the package built?)", {
       layer: "builtin",

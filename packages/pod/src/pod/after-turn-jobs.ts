@@ -18,6 +18,15 @@ export interface AfterTurnJobContext {
    */
   readEntries(segmentId?: string): AsyncIterable<Entry<Item>>;
   /**
+   * The store's incremental read: the committed entries of a segment of the session at index
+   * ≥ `from`, in batches. A job that keeps its own position (memory's extract pointer) reads only
+   * what is new, so its cost per pass does not grow with the session.
+   */
+  readFrom(
+    ref: { sessionId: string; segmentId: string },
+    from: number,
+  ): AsyncIterable<readonly Entry<Item>[]>;
+  /**
    * Appends an `extension` entry through the pod's own session writer (never a second writer on
    * the segment). Waits until no turn is running, so it never lands inside a turn.
    */

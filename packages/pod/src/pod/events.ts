@@ -89,7 +89,8 @@ export function podEventOf(event: WorkerEvent): PodEvent | undefined {
       return { type: "request_start", request: event.request, attempt: event.attempt };
     case "text_delta":
     case "reasoning_delta":
-      return { type: event.type, delta: event.delta };
+      // The same shape on both sides: passed on as it is, no copy per delta (the hot path).
+      return event;
     case "tool_call_start":
       return { type: "tool_call_start", callId: event.callId, name: event.name, arguments: event.arguments };
     case "tool_call_end":

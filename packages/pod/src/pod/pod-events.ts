@@ -31,6 +31,7 @@ export class PodEventHub {
 
   /** A background job's event: to the listeners only, never into a run's handle or trace. */
   publish(event: PodEvent): void {
+    if (this.listeners.size === 0) return;
     for (const listener of this.listeners) {
       try {
         listener(event);

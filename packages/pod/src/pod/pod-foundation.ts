@@ -56,7 +56,10 @@ export async function loadFoundation(
   };
   const ownsStore = options.store === undefined;
   const store = (options.store ??
-    (await openSessionStore(loaded, { env: options.env ?? process.env }))) as Store<Item>;
+    (await openSessionStore(loaded, {
+      env: options.env ?? process.env,
+      ...(options.packages === undefined ? {} : { storePackages: options.packages }),
+    }))) as Store<Item>;
   const toolSet = await loadToolPackages(loaded, {
     env: options.env ?? process.env,
     warn: (w) => warn({ code: "pod.tools", message: `${w.source}: ${w.message}` }),

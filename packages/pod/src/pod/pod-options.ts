@@ -44,6 +44,17 @@ export interface PodOptions {
   readonly renderLimits?: Partial<RenderLimits>;
   /** OpenTelemetry providers and the contents opt-in; default the global providers, no contents. */
   readonly telemetry?: PodTelemetryOptions;
+  /**
+   * Optional packages the application ships, by name, used instead of resolving them where the
+   * manifest is: `@podkit/store-postgres` (`[session] store = "postgres"`) and `@podkit/memory`
+   * (`[memory]`). A globally installed CLI passes its own copies this way.
+   */
+  readonly packages?: Readonly<Record<string, () => Promise<unknown>>>;
+  /**
+   * With `[memory]` in the manifest the pod attaches memory itself (`attachManifestMemory`);
+   * `false` leaves it to the caller, who calls `attachMemory(pod, options)` with its own options.
+   */
+  readonly attachMemory?: boolean;
 }
 
 /** Capacity of the notification queue; the oldest is dropped beyond it. */

@@ -1,5 +1,6 @@
 import type { Worker, WorkerEvent } from "@podkit/llm-worker";
 import type { PodTelemetry } from "../telemetry/pod-telemetry.js";
+import { TRACED_POD_EVENTS, TRACED_WORKER_EVENTS } from "../telemetry/run-trace.js";
 import type { WarningSink } from "../warnings.js";
 import { PodBusyError } from "./errors.js";
 import { type PodRunResult, type PodTrigger, podEventOf } from "./events.js";
@@ -58,12 +59,13 @@ export class PodRuns {
     const tracing = telemetry.startRun({ trigger, input });
     let turnFinished = false;
     const handle = new RunHandle(async (emitToHandle) => {
+      // The trace gets only the events it records (TRACED_*): a text delta costs it nothing.
       const detach = events.attachRun((event) => {
-        tracing.onPodEvent(event);
+        if (TRACED_POD_EVENTS.has(event.type)) tracing.onPodEvent(event);
         emitToHandle(event);
       });
       const unsubscribe = worker.subscribe((event) => {
-        tracing.onWorkerEvent(event);
+        if (TRACED_WORKER_EVENTS.has(event.type)) tracing.onWorkerEvent(event);
         this.show(event);
       });
       let ended: { result: PodRunResult } | { error: Error };

@@ -11,6 +11,7 @@ import { PodBusyError, PodClosedError, PromptCancelledError } from "./errors.js"
 import type { CompactionOutcome, PodEvent, PodRunResult, PodTrigger } from "./events.js";
 import { PodExtensionPoints } from "./extension-points.js";
 import type { PodHooks } from "./hooks.js";
+import { attachManifestMemory } from "./memory-selection.js";
 import { podModelAdapter } from "./model.js";
 import type { CompactionReporting } from "./pod-compaction.js";
 import { PodEngine, type PodEngineStart } from "./pod-engine.js";
@@ -72,13 +73,14 @@ export class Pod {
   /**
    * Builds a pod from a loaded manifest: the layered catalog (through `loadPodResources`), the
    * parsed system prompt template (`InvalidSystemPromptTemplateError` on a syntax error) and the
-   * tool packages. Nothing is written and no API key is read.
+   * tool packages; with `[memory]`, memory attached (`attachManifestMemory`). Nothing is written
+   * and no API key is read.
    */
   static async fromManifest(loaded: LoadedManifest, options: PodOptions = {}): Promise<Pod> {
     const resources = await loadResources(loaded, options);
     const template = SystemPromptTemplate.parse(loaded.manifest.worker.system_prompt, resources.loader);
     const foundation = await loadFoundation(loaded, resources, options);
-    return new Pod(foundation, options, { template });
+    return withManifestMemory(new Pod(foundation, options, { template }), loaded, options);
   }
 
   /**
@@ -86,24 +88,26 @@ export class Pod {
    * template is never parsed), history, config, turn count, interrupted flag, usage and extension
    * state. Later entries are appended to that segment. When the session cannot be opened, what
    * was opened for it (the tools, a store the pod opened) is closed before the error is thrown.
+   * With `[memory]`, memory is attached as by `fromManifest`.
    */
   static async restore(loaded: LoadedManifest, sessionId: string, options: PodOptions = {}): Promise<Pod> {
     const resources = await loadResources(loaded, options);
     const foundation = await loadFoundation(loaded, resources, options);
+    let pod: Pod;
     try {
       const log = await SessionLog.open(foundation.store, sessionId, sessionLogOptions(foundation));
       const { last } = await foundation.store.describeSegment({
         sessionId: log.state.sessionId,
         segmentId: log.state.segmentId,
       });
-      const pod = new Pod(foundation, options, { restored: log, resumable: isResumable(last) });
+      pod = new Pod(foundation, options, { restored: log, resumable: isResumable(last) });
       const branches = otherBranchesWarning(sessionId, log);
       if (branches !== undefined) foundation.warn({ code: "pod.other_branches", message: branches });
-      return pod;
     } catch (error) {
       await closeFoundation(foundation);
       throw error;
     }
+    return withManifestMemory(pod, loaded, options);
   }
 
   /** The session id, once the session exists (after the first run, or restored). */
@@ -386,6 +390,8 @@ export class Pod {
       final,
       extension: (domain) => this.extensions.get(domain),
       readEntries: (segmentId = ref.segmentId) => store.readAll({ sessionId: ref.sessionId, segmentId }),
+      readFrom: (segment, from) =>
+        store.readFrom(segment, from, { signal: this.extensionPoints.afterTurn.signal }),
       appendExtension: (domain, payload) => this.appendExtension(domain, payload),
       emit: (event) => {
         this.telemetry.onJobEvent(event);
@@ -393,6 +399,17 @@ export class Pod {
       },
       onWorkerEvent: (job, event) => this.telemetry.onJobWorkerEvent(job, event),
     };
+  }
+}
+
+/** The pod with the memory its manifest's `[memory]` asks for; closed when that fails. */
+async function withManifestMemory(pod: Pod, loaded: LoadedManifest, options: PodOptions): Promise<Pod> {
+  try {
+    await attachManifestMemory(pod, loaded, options);
+    return pod;
+  } catch (error) {
+    await pod.close();
+    throw error;
   }
 }
 

@@ -62,3 +62,44 @@ export class SessionStorePackageInvalidError extends PodkitPodError {
     return hasMarker(error, PACKAGE_INVALID_MARKER);
   }
 }
+
+const MEMORY_MISSING_MARKER = Symbol.for("podkit.pod.error.memory-package-missing");
+
+/**
+ * The manifest has a `[memory]` table, but `@podkit/memory` is not installed where the manifest
+ * is (and the application did not pass it), so the pod cannot attach memory.
+ */
+export class MemoryPackageMissingError extends PodkitPodError {
+  readonly [MEMORY_MISSING_MARKER] = true;
+  override name = "MemoryPackageMissingError";
+  /** The npm package to install. */
+  readonly packageName: string;
+
+  constructor(message: string, options: { packageName: string; hint: string; cause: unknown }) {
+    super(message, { hint: options.hint, cause: options.cause });
+    this.packageName = options.packageName;
+  }
+
+  static override isInstance(error: unknown): error is MemoryPackageMissingError {
+    return hasMarker(error, MEMORY_MISSING_MARKER);
+  }
+}
+
+const MEMORY_INVALID_MARKER = Symbol.for("podkit.pod.error.memory-package-invalid");
+
+/** The memory package was found but does not export `attachMemory`. */
+export class MemoryPackageInvalidError extends PodkitPodError {
+  readonly [MEMORY_INVALID_MARKER] = true;
+  override name = "MemoryPackageInvalidError";
+  /** The npm package that was loaded. */
+  readonly packageName: string;
+
+  constructor(message: string, options: { packageName: string; hint: string }) {
+    super(message, { hint: options.hint });
+    this.packageName = options.packageName;
+  }
+
+  static override isInstance(error: unknown): error is MemoryPackageInvalidError {
+    return hasMarker(error, MEMORY_INVALID_MARKER);
+  }
+}

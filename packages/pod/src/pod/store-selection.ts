@@ -1,9 +1,7 @@
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { type Item, ItemSchema, RequestConfigSchema } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
 import { FsStore, type Store, type StorePackage, sessionsRoot } from "@podkit/session-store";
+import { importResolved, resolveOptionalPackage, whereSet } from "./optional-package.js";
 import {
   SessionStorePackageInvalidError,
   SessionStorePackageMissingError,
@@ -71,14 +69,6 @@ export async function openSessionStore(
   return storePackage.openStore<Item>({ url, ...LOG_SCHEMAS });
 }
 
-/** ` (<key> set in <file>:<line>)`, or nothing when the value is the builtin default. */
-function whereSet(loaded: LoadedManifest, key: string): string {
-  const source = loaded.provenance.get(key);
-  const file = source?.layer.file;
-  if (file === undefined) return "";
-  return ` (${key.split(".").at(-1)} set in ${file}${source?.line === undefined ? "" : `:${source.line}`})`;
-}
-
 /** The application's copy of `name`, or the one installed where the manifest is. */
 async function loadStorePackage(
   loaded: LoadedManifest,
@@ -87,8 +77,7 @@ async function loadStorePackage(
 ): Promise<StorePackage> {
   const provide = provided?.[name];
   const loadedFrom = provide === undefined ? resolveStorePackage(loaded, name) : undefined;
-  const module =
-    provide === undefined ? await import(pathToFileURL(loadedFrom as string).href) : await provide();
+  const module = provide === undefined ? await importResolved(loadedFrom as string) : await provide();
   if (typeof (module as Partial<StorePackage> | null)?.openStore !== "function") {
     throw new SessionStorePackageInvalidError(
       `${name}${loadedFrom === undefined ? "" : ` (${loadedFrom})`} does not export openStore, so it cannot open the session store [session] selects`,
@@ -101,31 +90,16 @@ async function loadStorePackage(
   return module as StorePackage;
 }
 
-/**
- * Resolves `name` as an import written in the manifest that selected the store would be, then
- * as one in the workspace: Node's resolver, looking in each directory's `node_modules` and every
- * ancestor's (the way `[tools] packages` are found).
- */
+/** Where `name` is installed for the manifest that selected the store (see `resolveOptionalPackage`). */
 function resolveStorePackage(loaded: LoadedManifest, name: string): string {
-  const file = loaded.provenance.get("session.store")?.layer.file;
-  const dirs = [...new Set([...(file === undefined ? [] : [dirname(file)]), loaded.workspace])];
-  const searched: string[] = [];
-  let cause: unknown;
-  for (const dir of dirs) {
-    const require = createRequire(join(dir, "podkit-manifest.js"));
-    try {
-      return require.resolve(name);
-    } catch (error) {
-      cause ??= error;
-      for (const place of require.resolve.paths(name) ?? []) searched.push(join(place, name));
-    }
-  }
+  const found = resolveOptionalPackage(loaded, name, "session.store");
+  if ("path" in found) return found.path;
   throw new SessionStorePackageMissingError(
-    `[session] store = "postgres"${whereSet(loaded, "session.store")} needs the package ${name}, which is not installed where the manifest is; looked in ${[...new Set(searched)].join(", ")}`,
+    `[session] store = "postgres"${whereSet(loaded, "session.store")} needs the package ${name}, which is not installed where the manifest is; looked in ${found.searched.join(", ")}`,
     {
       packageName: name,
       hint: `install it in the workspace: cd ${loaded.workspace} && npm install ${name} (or pnpm add ${name})`,
-      cause,
+      cause: found.cause,
     },
   );
 }

@@ -3,6 +3,7 @@ import { join, sep } from "node:path";
 import { builtinPromptsDir } from "../builtin-resources.js";
 import { TemplateEnvironment } from "../template/environment.js";
 import type { CompiledTemplate, LinkedTemplate } from "../template/scope.js";
+import { readBuiltinOnce } from "./builtin-file-cache.js";
 import {
   InvalidPromptRefError,
   PromptIoError,
@@ -227,7 +228,8 @@ export class PromptLoader {
   }
 
   private async readNode(ref: PromptRef, site: RefSite | undefined): Promise<Node> {
-    const { file, text } = await this.readText(ref, site);
+    const builtin = ref.prefix === "podkit" ? join(this.roots.podkit ?? "", ...ref.segments) : "";
+    const { file, text } = await readBuiltinOnce(builtin, () => this.readText(ref, site));
     const compiled = this.environment.compile(ref.ref, text, file);
     return { name: ref.ref, file, compiled, deps: new Map(), origin: originOf(ref) };
   }

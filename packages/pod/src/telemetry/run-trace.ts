@@ -39,6 +39,33 @@ export interface RunTraceInit {
 }
 
 /**
+ * The worker events a run's trace records (its own and its `chat` spans'): the only ones the pod
+ * hands it. Text and reasoning deltas — most of a run's events — never reach the trace.
+ */
+export const TRACED_WORKER_EVENTS: ReadonlySet<WorkerEvent["type"]> = new Set<WorkerEvent["type"]>([
+  "request_start",
+  "retry",
+  "continuation",
+  "usage",
+  "item_committed",
+  "request_end",
+  "tool_call_dropped",
+  "answer_truncated",
+  "tool_call_start",
+  "tool_call_end",
+]);
+
+/** The pod events a run's trace records: the only ones the pod hands it. */
+export const TRACED_POD_EVENTS: ReadonlySet<PodEvent["type"]> = new Set<PodEvent["type"]>([
+  "turn_start",
+  "drift_fork",
+  "compaction_start",
+  "compaction_failed",
+  "compaction_done",
+  "run_end",
+]);
+
+/**
  * The spans of one run, driven by the pod's and the worker's events: `invoke_agent <pod>` for the
  * run, `chat <model>` per model request (retries and stream continuations are its events) and
  * `execute_tool <name>` per tool call, both children of the run's span. Everything open when the
