@@ -8,7 +8,6 @@ import { loadPodResources, Pod, type PodOptions, type PodWarning, podModelAdapte
 import { type ProviderDouble, type ScriptedResponse, startProviderDouble } from "@podkit/testkit";
 import type { CommandContext } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
-import { approvalHook } from "../session/approvals.js";
 import { type EventPrinter, textEventPrinter } from "../session/event-printer.js";
 import { startProgress } from "../session/progress.js";
 import { runTurn } from "../session/run-turn.js";
@@ -65,6 +64,7 @@ export async function runDemo(ctx: CommandContext, dir: string | undefined): Pro
     say.show(
       `pod "${loaded.manifest.pod.name}", model ${loaded.manifest.model.ref} → provider double at ${double.baseUrl}`,
     );
+    const printer = textEventPrinter(io.stdout);
     const demo: Demo = {
       ctx,
       double,
@@ -73,8 +73,14 @@ export async function runDemo(ctx: CommandContext, dir: string | undefined): Pro
         model: double.baseUrl,
         env: { ANTHROPIC_API_KEY: SCRIPTED_KEY },
         onWarning: (warning: PodWarning) => say.say(`warning: ${warning.message}`),
+        // The pod's builtin policy asks about every bash call; the answer is logged like any other.
+        approver: () => {
+          printer.endLine();
+          say.say("bash call → approval prompt; the demo answers y (like `podkit run --yes`)");
+          return { decision: "allow", by: "podkit demo" };
+        },
       },
-      printer: textEventPrinter(io.stdout),
+      printer,
       say,
     };
     const sessionId = await firstSession(demo);
@@ -94,17 +100,6 @@ async function newPod(demo: Demo, pod: Promise<Pod>): Promise<Pod> {
   // threshold is high, so extraction runs only in the job's final pass when a pod closes, and
   // consolidation where step 8 runs it.
   if (demo.loaded.manifest.memory !== undefined) attachMemory(ready);
-  ready.addHooks(
-    approvalHook({
-      names: new Set(["bash"]),
-      ask: async () => {
-        demo.printer.endLine();
-        demo.say.say("bash call → approval prompt; the demo answers y (like `podkit run --yes`)");
-        return "yes";
-      },
-      yes: false,
-    }),
-  );
   return ready;
 }
 
