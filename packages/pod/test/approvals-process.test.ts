@@ -202,6 +202,34 @@ describe.each(BACKENDS)(
       expect(entries.map((e) => e.kind)).toContain("turn_end");
     });
 
+    it("A dies while its approver is asking: the open turn is closed as awaiting approval, B answers, C runs the call once", async () => {
+      const s = await setUp(backend);
+      s.w.double.enqueue(sideBatch(1));
+      const a = s.spawn("run-ask");
+      await a.line("ASKING");
+      const sessionId = (await a.line("SESSION")).split(" ")[1] as string;
+      a.process.kill("SIGKILL");
+      await a.exited;
+      expect(await answer(s, sessionId, "toolu_0", "allow", "hank")).toBe("ANSWERED toolu_0 allow hank");
+      s.w.double.enqueue(text("ran after the crash"));
+      const c = s.spawn("resume", sessionId);
+      expect(await c.line("RESULT")).toBe('RESULT finished "ran after the crash"');
+      await c.exited;
+      expect(await sideEffects(s)).toEqual(['toolu_0 {"n":0}']);
+      const kinds = (await entriesOf(s, sessionId)).map((e) => e.kind);
+      expect(kinds.slice(5)).toEqual([
+        "approval_requested",
+        "approval_answered",
+        "run_completed",
+        "invoke",
+        "tool_result",
+        "llm_usage",
+        "assistant_item",
+        "turn_end",
+        "run_completed",
+      ]);
+    });
+
     it("a deny reaches the model as the call's error result with the reason; the tool never runs", async () => {
       const s = await setUp(backend);
       const sessionId = await runUntilAwaiting(s, 1);

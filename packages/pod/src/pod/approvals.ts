@@ -130,6 +130,7 @@ export class ApprovalGate {
       decision: answer.decision,
       ...(answer.reason === undefined ? {} : { reason: answer.reason }),
       by: answer.by ?? this.options.defaultBy(),
+      in_run: true,
     });
     return decisionOf(this.recordOf(record.callId) as ApprovalRecord);
   }

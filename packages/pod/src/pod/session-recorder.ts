@@ -102,13 +102,14 @@ export class SessionRecorder {
 
   /**
    * A turn the previous process never closed (it crashed) is closed before anything else. When it
-   * died waiting for an approval (a request without an answer, so its batch never ran), it is
-   * closed as `awaiting_approval`: nothing ran, and `resume()` goes on once it is answered. That
-   * close claims the session (`SessionBusyError` if another process wrote first).
+   * died waiting for an approval — an open call its own approver never answered, so its batch
+   * never ran (answers from outside may have come since) — it is closed as `awaiting_approval`:
+   * nothing ran, and `resume()` goes on once every call is answered. That close claims the
+   * session (`SessionBusyError` if another process wrote first).
    */
   async closeCrashedTurn(log: SessionLog<Item>): Promise<boolean> {
     if (log.state.inFlight == null) return false;
-    if (log.state.approvals.some((approval) => !approval.closed && approval.answer === undefined)) {
+    if (log.state.approvals.some((approval) => !approval.closed && approval.answer?.inRun !== true)) {
       await log.append(
         { kind: "run_completed", result: "awaiting_approval", interrupted: true },
         { ifUnchanged: true },

@@ -58,7 +58,19 @@ function fail(error) {
   say(`ERROR ${error?.name ?? "Error"}${by} :: ${error?.message ?? error}`);
 }
 
-if (mode === "run") {
+if (mode === "run-ask") {
+  // An approver who never answers: the process dies while the question is open.
+  const pod = await Pod.fromManifest(loaded, {
+    ...options,
+    approver: () => {
+      say(`SESSION ${pod.sessionId}`);
+      say("ASKING");
+      return new Promise(() => {});
+    },
+  });
+  pod.addHooks(askAboutSide);
+  await pod.run("go");
+} else if (mode === "run") {
   const pod = await Pod.fromManifest(loaded, options);
   pod.addHooks(askAboutSide);
   const result = await pod.run("go");

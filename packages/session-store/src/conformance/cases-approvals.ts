@@ -84,6 +84,25 @@ export function approvalCases({ it }: CaseContext): void {
     assert.deepEqual((await harness.store.listSegments(log.sessionId)).length, 1, "nobody forked");
   });
 
+  it("positive control: two writers appending answers without the claim both succeed, one in a drift fork", async (harness) => {
+    const log = await awaitingSession(harness.store);
+    const writers = [
+      await SessionLog.open(harness.store, log.sessionId),
+      await SessionLog.open(harness.openSecond(), log.sessionId),
+    ];
+    await Promise.all(
+      writers.map((writer, i) =>
+        writer.append({ kind: "approval_answered", call_id: "call_a", decision: "allow", by: `w${i}` }),
+      ),
+    );
+    // Both believe they answered: what the conditional, never-forking answer prevents.
+    assert.deepEqual(
+      writers.map((writer) => writer.state.approvals[0]?.answer?.by),
+      ["w0", "w1"],
+    );
+    assert.equal((await harness.store.listSegments(log.sessionId)).length, 2);
+  });
+
   it("answers to different calls of one batch from racing store instances are all recorded", async (harness) => {
     const log = await awaitingSession(harness.store);
     await Promise.all(

@@ -151,6 +151,11 @@ export function createEntrySchema<TItem>(
       reason: z.string().optional(),
       /** Who answered (a user and host, a service's name). */
       by: z.string().min(1),
+      /**
+       * Answered by the approver of the very run that asked, while it waited: its batch may have
+       * run after this. Absent for answers from outside (another process, `podkit approve`).
+       */
+      in_run: z.boolean().optional(),
     }),
     z.object({ kind: z.literal("extension"), ts, domain: z.string().min(1), payload: z.unknown() }),
   ]);

@@ -69,7 +69,7 @@ const ENTRIES: unknown[] = [
     reason: "runs a command",
   },
   { kind: "approval_answered", ts: 14, call_id: "c", decision: "deny", reason: "no", by: "me@host" },
-  { kind: "approval_answered", ts: 14, call_id: "c", decision: "allow", by: "svc" },
+  { kind: "approval_answered", ts: 14, call_id: "c", decision: "allow", by: "svc", in_run: true },
   { kind: "run_completed", ts: 15, result: "awaiting_approval", interrupted: true },
   { kind: "turn_end", ts: 7, turn: 1, note: "a newer writer's field" },
 ];

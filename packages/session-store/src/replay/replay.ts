@@ -275,6 +275,7 @@ export class ReplayFold<TItem = MinimalItem> {
       ...(entry.reason === undefined ? {} : { reason: entry.reason }),
       by: entry.by,
       at: entry.ts,
+      ...(entry.in_run === true ? { inRun: true } : {}),
     };
     approval.entries.push(entry);
   }

@@ -44,6 +44,8 @@ export interface ApprovalAnswer {
   by: string;
   /** When it was answered (epoch ms). */
   at: number;
+  /** Answered by the approver of the run that asked, while it waited (its batch may have run since). */
+  inRun?: boolean;
 }
 
 /**
