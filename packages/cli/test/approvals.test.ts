@@ -50,6 +50,13 @@ function printedApprove(stderr: string): string[] {
   return (command as string).trim().split(/\s+/);
 }
 
+const terminalEnv = (home: string) => ({
+  PATH: process.env.PATH ?? "",
+  HOME: home,
+  ANTHROPIC_API_KEY: "test-key",
+  TERM: "xterm-256color",
+});
+
 const countLines = async (dir: string) =>
   (await readFile(join(dir, "count"), "utf8").catch(() => "")).split("\n").filter(Boolean).length;
 
@@ -165,12 +172,7 @@ describe("the interactive approval path in a terminal", () => {
     double.enqueue(countingBash, text("ran it"));
     screen = new PtyScreen(process.execPath, [BIN, "run", "count once"], {
       cwd: ws.workspace,
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: ws.home,
-        ANTHROPIC_API_KEY: "test-key",
-        TERM: "xterm-256color",
-      },
+      env: terminalEnv(ws.home),
     });
     await screen.waitFor("Allow bash(echo ran >> count)? [y]es / [n]o / [a]lways:");
     expect(await countLines(ws.workspace)).toBe(0);
@@ -192,12 +194,7 @@ describe("the interactive approval path in a terminal", () => {
     double.enqueue(countingBash);
     screen = new PtyScreen(process.execPath, [BIN, "run", "count once", "--defer-approvals"], {
       cwd: ws.workspace,
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: ws.home,
-        ANTHROPIC_API_KEY: "test-key",
-        TERM: "xterm-256color",
-      },
+      env: terminalEnv(ws.home),
     });
     expect(await screen.exited).toBe(4);
     expect(await screen.text()).toContain("answer: podkit approve ");

@@ -9,22 +9,7 @@ import {
 import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";
 import { PodkitCliError, UsageError } from "../errors.js";
 import { approvalSubject, approveCommand, manifestArgument } from "../session/approvals.js";
-import { loadPodManifest } from "../session/load-pod-manifest.js";
-import { openStore } from "../session/open-store.js";
-
-async function withStore<T>(
-  input: CommandInput,
-  ctx: CommandContext,
-  use: (store: Store<Item>) => Promise<T>,
-): Promise<T> {
-  const loaded = await loadPodManifest(input, ctx);
-  const store = await openStore(loaded, ctx.io.env);
-  try {
-    return await use(store);
-  } finally {
-    await store.close();
-  }
-}
+import { withStore } from "../session/with-store.js";
 
 /** `podkit approve <session> [<call>] --allow|--deny [--reason "…"] [--by <name>]` */
 export async function approve(input: CommandInput, ctx: CommandContext): Promise<number> {

@@ -1,11 +1,13 @@
 import type { Item, Worker } from "@podkit/llm-worker";
-import { localAnswerer, SessionLog } from "@podkit/session-store";
+import type { Store } from "@podkit/session-store";
+import { type ApprovalRecord, answerApproval, localAnswerer, SessionLog } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSectionState } from "../context/context-section.js";
 import { EMPTY_CONTEXT_KEY } from "../context/context-sections.js";
+import { PodUsageError } from "../errors.js";
 import type { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
 import type { PodWarning } from "../warnings.js";
-import { ApprovalGate, builtinApprovalPolicy } from "./approvals.js";
+import { type ApprovalAnswerGiven, ApprovalGate, builtinApprovalPolicy } from "./approvals.js";
 import type { CompactionOutcome, CompactionReason, PodRunResult } from "./events.js";
 import { composeInterceptor, type PodHooks } from "./hooks.js";
 import { NotificationQueue } from "./notification-queue.js";
@@ -222,6 +224,29 @@ export class PodEngine {
     this.usage.resetSegment(log.state.usage);
     this.syncFromLog();
     this.notifications.requeueDelivered();
+  }
+
+  /**
+   * `pod.answerApproval` on an idle pod: the answer goes through the head log when nobody else
+   * wrote since; otherwise the store is read again (and the pod continues from that read).
+   */
+  async answerApproval(callId: string, answer: ApprovalAnswerGiven): Promise<ApprovalRecord> {
+    const head = this.head;
+    if (head === undefined) {
+      throw new PodUsageError("answerApproval needs the session: restore the pod of the session to answer");
+    }
+    const answered = await answerApproval(
+      this.foundation.store as Store<Item>,
+      head.sessionId,
+      callId,
+      answer,
+      {
+        ...sessionLogOptions(this.foundation),
+        log: head,
+      },
+    );
+    if (answered.log !== head) this.adoptHead(answered.log);
+    return answered.approval;
   }
 
   /**

@@ -1,12 +1,6 @@
 import type { Item, ModelAdapter, Tool, ToolFactory, UsageRecord } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
-import {
-  type ApprovalRecord,
-  answerApproval,
-  isPendingApproval,
-  SessionLog,
-  type Store,
-} from "@podkit/session-store";
+import { type ApprovalRecord, isPendingApproval, SessionLog, type Store } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSection } from "../context/context-section.js";
 import { PodUsageError } from "../errors.js";
@@ -189,18 +183,7 @@ export class Pod {
         hint: "await the running handle (or pod.whenIdle()) first; a live run asks its approver",
       });
     }
-    const head = this.engine.log;
-    if (head === undefined) {
-      throw new PodUsageError("answerApproval needs the session: restore the pod of the session to answer");
-    }
-    const work = answerApproval(this.foundation.store as Store<Item>, head.sessionId, callId, answer, {
-      ...sessionLogOptions(this.foundation),
-      log: head,
-    }).then(({ approval, log }) => {
-      if (log !== head) this.engine.adoptHead(log);
-      return approval;
-    });
-    return this.runs.occupy(work);
+    return this.runs.occupy(this.engine.answerApproval(callId, answer));
   }
 
   /** Registers hooks; after the first run they are frozen (`HooksFrozenError`). */
