@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { type ProviderDouble, startProviderDouble } from "@podkit/testkit";
+import { type ProviderDouble, type ScriptedResponse, startProviderDouble } from "@podkit/testkit";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 // The PostgreSQL test harness lives with the store (it resolves `pg` from there).
 import { usePostgresDatabases } from "../../store-postgres/test/helpers/databases.js";
@@ -38,10 +38,10 @@ async function workspace(extra = "") {
 }
 
 /** A bash call that leaves one line in `count` each time it really runs. */
-const countingBash = {
+const countingBash: ScriptedResponse = {
   parts: [{ type: "tool_call", name: "bash", arguments: { command: "echo ran >> count" } }],
-} as const;
-const text = (value: string) => ({ parts: [{ type: "text", text: value }] }) as const;
+};
+const text = (value: string): ScriptedResponse => ({ parts: [{ type: "text", text: value }] });
 
 /** The `podkit approve …` command a deferred run printed, as arguments. */
 function printedApprove(stderr: string): string[] {
