@@ -126,6 +126,31 @@ describe("approvals inside one process", () => {
     expect(pod.pendingApprovals).toEqual([]);
   });
 
+  it("a pod whose view went stale answers through a fresh read and continues from it", async () => {
+    const { w, calls } = await bashWorld();
+    const first = await w.pod();
+    w.double.enqueue({
+      parts: [
+        { type: "tool_call", id: "toolu_1", name: "bash", arguments: { n: 1 } },
+        { type: "tool_call", id: "toolu_2", name: "bash", arguments: { n: 2 } },
+      ],
+    });
+    await first.run("two calls");
+    const sessionId = first.sessionId as string;
+    await first.close();
+    const a = await w.restore(sessionId);
+    const b = await w.restore(sessionId);
+    await a.answerApproval("toolu_1", { decision: "allow", by: "a" });
+    // b read the log before a's answer: its answer still lands in the same segment, after a's.
+    await b.answerApproval("toolu_2", { decision: "allow", by: "b" });
+    expect(b.approvals.map((x) => x.answer?.by)).toEqual(["a", "b"]);
+    w.double.enqueue(text("both ran"));
+    expect(await b.resume()).toMatchObject({ status: "finished", text: "both ran" });
+    expect(calls).toEqual(["bash", "bash"]);
+    const entries = await sessionEntries(w.workspace);
+    expect(entries.filter((e) => e.kind === "approval_answered").map((e) => e.by)).toEqual(["a", "b"]);
+  });
+
   it("answerApproval while a run is in progress is PodBusyError", async () => {
     const slow = gate();
     const w = await world({ toolPackages: [testTools({ slow: slow.run })] });
