@@ -12,6 +12,7 @@ export const EXIT_CODES = [
   ["1", "an error in the manifest, files, environment or session (one line and a hint on stderr)"],
   ["2", "the command line is wrong (unknown command or option, missing argument)"],
   ["3", "run/resume with a prompt: the turn stopped without a final answer (max_turns, a pause)"],
+  ["4", "run/resume: awaiting approval (podkit approve <session> <call>, then podkit resume <session>)"],
   ["70", "an internal error of podkit (rerun with --debug and report the stack trace)"],
   ["130", "run/resume with a prompt: interrupted by Ctrl-C (the session is kept; resume continues it)"],
 ] as const;

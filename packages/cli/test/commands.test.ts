@@ -73,21 +73,19 @@ describe("podkit prompt render", () => {
 });
 
 describe("podkit run without a terminal", () => {
-  it("denies bash with a message naming --yes; the model gets the denial and the turn finishes", async () => {
-    double.enqueue(
-      { parts: [{ type: "tool_call", name: "bash", arguments: { command: "touch made-by-bash" } }] },
-      { parts: [{ type: "text", text: "I was not allowed to run it." }] },
-    );
+  it("leaves bash pending: exit code 4, the approve command printed, nothing ran, the model asked once", async () => {
+    double.enqueue({
+      parts: [{ type: "tool_call", name: "bash", arguments: { command: "touch made-by-bash" } }],
+    });
     const result = await podkit(["run", "make the file"]);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain("✗ bash(touch made-by-bash) → denied: bash calls need approval");
-    expect(result.stdout).toContain("rerun with --yes");
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toContain("the run is awaiting approval of 1 tool call(s)");
+    expect(result.stderr).toMatch(/answer: podkit approve \S+ \S+ --allow/);
+    expect(result.stderr).toContain("bash(touch made-by-bash)");
     expect(existsSync(join(ws.workspace, "made-by-bash"))).toBe(false);
-    const results = double.requests[1]?.body.messages.at(-1).content;
-    expect(results[0]).toMatchObject({ type: "tool_result", is_error: true });
-    expect(JSON.stringify(results[0].content)).toContain("--yes");
+    expect(double.requests).toHaveLength(1);
     // No control codes in piped output.
-    expect(result.stdout).not.toContain("\u001b[");
+    expect(result.stdout + result.stderr).not.toContain("\u001b[");
   });
 
   it("--yes runs bash; --json prints one JSON object per event and the session last", async () => {

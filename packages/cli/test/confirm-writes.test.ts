@@ -8,7 +8,7 @@ import { PtyScreen } from "./support/pty-screen.js";
 import { doubleWorkspace } from "./support/workspace.js";
 
 // `[tools] confirm_writes = true`: write_file and edit_file calls wait for a person's approval
-// like bash does; without a terminal they are denied unless --yes is given.
+// like bash does; without a terminal they stay pending (exit code 4) unless --yes is given.
 
 let double: ProviderDouble;
 let root: string;
@@ -77,17 +77,15 @@ describe("[tools] confirm_writes = true", () => {
     expect(await readFile(join(ws.workspace, "notes.txt"), "utf8")).toBe("approved text");
   });
 
-  it("without a terminal and without --yes, the call is denied with a reason saying to rerun with --yes", async () => {
+  it("without a terminal and without --yes, the call waits for approval: exit code 4, nothing written", async () => {
     const ws = await workspace(true);
-    double.enqueue(writeCall, done);
+    double.enqueue(writeCall);
     const result = await runBin(["run", "write the notes"], { cwd: ws.workspace, env: envOf(ws.home) });
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain(
-      "✗ write_file(notes.txt, approved text) → denied: write_file calls need approval and podkit is not running in a terminal; the user can rerun with --yes to allow them",
-    );
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toContain("write_file(notes.txt)");
+    expect(result.stderr).toMatch(/answer: podkit approve \S+ \S+ --allow/);
     expect(existsSync(join(ws.workspace, "notes.txt"))).toBe(false);
-    // The model was told why, as the call's error result.
-    expect(JSON.stringify(double.requests[1]?.body.messages)).toContain("rerun with --yes");
+    expect(double.requests).toHaveLength(1);
   });
 
   it("--yes approves write_file and edit_file without asking", async () => {

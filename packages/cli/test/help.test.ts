@@ -27,6 +27,8 @@ describe("help", () => {
       "init",
       "run",
       "resume",
+      "approve",
+      "approvals",
       "prompt render",
       "prompt catalog",
       "session list",
@@ -87,6 +89,8 @@ describe("help", () => {
       "compact",
       "run",
       "resume",
+      "approve",
+      "approvals",
     ];
     for (const path of listings) {
       const command = commands.find((c) => c.path.join(" ") === path);

@@ -17,6 +17,7 @@ describe("llm-worker and session-store speak one vocabulary", () => {
       paused: true,
       limit_reached: true,
       yielded: true,
+      awaiting_approval: true,
     };
     expect([...store.RunStatusSchema.options].sort()).toEqual(Object.keys(statuses).sort());
   });

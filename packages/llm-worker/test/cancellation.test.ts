@@ -156,6 +156,51 @@ describe("cancellation", () => {
     expect(worker.lastRunInterrupted).toBe(false);
   });
 
+  it("await_approval asks about every call of the batch, runs none, and ends awaiting_approval; resume() runs them once", async () => {
+    const double = await startDouble("anthropic");
+    const echo = recordingTool("echo");
+    double.enqueue(
+      {
+        parts: [
+          { type: "tool_call", id: "toolu_a", name: "echo", arguments: { text: "a" } },
+          { type: "tool_call", id: "toolu_b", name: "echo", arguments: { text: "b" } },
+          { type: "tool_call", id: "toolu_c", name: "echo", arguments: { text: "c" } },
+        ],
+      },
+      { parts: [{ type: "text", text: "saw all three" }] },
+    );
+    const asked: string[] = [];
+    const waiting = new Set(["toolu_a", "toolu_c"]);
+    const { worker } = workerFor(double, {
+      tools: toolServer(echo.tool),
+      interceptor: {
+        preToolCall: (call) => {
+          asked.push(call.call_id);
+          return waiting.has(call.call_id) ? { action: "await_approval" } : { action: "continue" };
+        },
+      },
+    });
+
+    const first = await worker.run("go");
+    expect(first.status).toBe("awaiting_approval");
+    expect(asked).toEqual(["toolu_a", "toolu_b", "toolu_c"]);
+    expect(echo.calls).toEqual([]);
+    expect(worker.lastRunInterrupted).toBe(true);
+
+    waiting.delete("toolu_a");
+    expect((await worker.resume()).status).toBe("awaiting_approval");
+    expect(echo.calls).toEqual([]);
+
+    waiting.clear();
+    expect(await worker.resume()).toMatchObject({ status: "finished", text: "saw all three" });
+    expect([...echo.executions.entries()].sort()).toEqual([
+      ["toolu_a", 1],
+      ["toolu_b", 1],
+      ["toolu_c", 1],
+    ]);
+    expect(double.requests).toHaveLength(2);
+  });
+
   it("a postToolCall abort keeps the results of the tools that already ran, then stops the run", async () => {
     const double = await startDouble("anthropic");
     const write = recordingTool("write");

@@ -30,6 +30,7 @@ export {
 export type { ContextSection, ContextSectionState } from "./context/index.js";
 export { PodkitPodError, PodUsageError } from "./errors.js";
 export type { AfterTurnJob, AfterTurnJobContext } from "./pod/after-turn-jobs.js";
+export type { ApprovalAnswerGiven, ApprovalRequest, Approver, HookToolDecision } from "./pod/approvals.js";
 export {
   HooksFrozenError,
   PodBusyError,

@@ -58,6 +58,37 @@ export async function assertLogsSound(workspace: string, root = sessionsRoot(wor
       }
     }
     expect(open, `${segment}: invoke left open`).toBe(false);
+    assertApprovalsSound(segment, entries);
+  }
+}
+
+/**
+ * The approvals layer's invariants: an answer follows its request, a call is answered at most
+ * once, and a call that asked runs (has a successful result) only after an `allow`.
+ */
+function assertApprovalsSound(segment: string, entries: readonly Entry<Item>[]): void {
+  const requested = new Set<string>();
+  const answers = new Map<string, string>();
+  for (const entry of entries) {
+    if (entry.kind === "approval_requested") requested.add(entry.call_id);
+    if (entry.kind === "approval_answered") {
+      expect(requested.has(entry.call_id), `${segment}: answer to ${entry.call_id} before its request`).toBe(
+        true,
+      );
+      expect(answers.has(entry.call_id), `${segment}: ${entry.call_id} answered twice`).toBe(false);
+      answers.set(entry.call_id, entry.decision);
+    }
+    if (
+      entry.kind === "tool_result" &&
+      entry.item.type === "tool_result" &&
+      requested.has(entry.item.call_id)
+    ) {
+      const ran = entry.item.is_error !== true;
+      if (ran)
+        expect(answers.get(entry.item.call_id), `${segment}: ${entry.item.call_id} ran unapproved`).toBe(
+          "allow",
+        );
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 const BASE_MARKER = Symbol.for("podkit.session-store.error");
 
-function hasMarker(value: unknown, marker: symbol): boolean {
+/** True when `value` carries `marker` (every error class of this package has its own). */
+export function hasMarker(value: unknown, marker: symbol): boolean {
   return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[marker] === true;
 }
 
@@ -210,5 +211,35 @@ export class ReplayError extends SessionStoreError {
 
   static override isInstance(value: unknown): value is ReplayError {
     return hasMarker(value, REPLAY_MARKER);
+  }
+}
+
+const BUSY_MARKER = Symbol.for("podkit.session-store.error.session-busy");
+
+/**
+ * A write that must not fork (it claims the session: the resume of a run awaiting approval, an
+ * approval's answer) found that another writer had appended to the segment since this writer
+ * read it. Nothing was written; reopen the session to see what the other writer did.
+ */
+export class SessionBusyError extends SessionStoreError {
+  readonly [BUSY_MARKER] = true;
+  readonly sessionId: string;
+  readonly segmentId: string;
+
+  constructor(args: { sessionId: string; segmentId: string; expectedCount: number; actualCount: number }) {
+    super(
+      `session ${args.sessionId} is busy: another writer appended to segment ${args.segmentId} ` +
+        `(${args.actualCount} entries, this writer knew ${args.expectedCount}); nothing was written`,
+      {
+        hint: "another process is continuing this session; wait for it to finish, then restore the session again",
+      },
+    );
+    this.name = "SessionBusyError";
+    this.sessionId = args.sessionId;
+    this.segmentId = args.segmentId;
+  }
+
+  static override isInstance(value: unknown): value is SessionBusyError {
+    return hasMarker(value, BUSY_MARKER);
   }
 }

@@ -1,6 +1,8 @@
+export * from "./approvals/index.js";
 export type { EntryCodec } from "./entry/entry-codec.js";
 export { createEntryCodec } from "./entry/entry-codec.js";
 export type {
+  ApprovalDecision,
   Entry,
   EntryInput,
   EntryKind,
@@ -26,6 +28,7 @@ export {
   LockTimeoutError,
   NotFoundError,
   ReplayError,
+  SessionBusyError,
   SessionStoreError,
   SessionStoreUsageError,
   UnsupportedFormatError,
@@ -45,6 +48,8 @@ export { restoreSession, SessionLog } from "./log/session-log.js";
 export type { ExtensionFold, ReplayOptions } from "./replay/replay.js";
 export { replay } from "./replay/replay.js";
 export type {
+  ApprovalAnswer,
+  ApprovalRecord,
   HistorySource,
   InFlightTurn,
   LineageRef,

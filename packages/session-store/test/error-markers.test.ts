@@ -3,11 +3,16 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   AppendFailedError,
+  ApprovalAlreadyAnsweredError,
+  ApprovalNotFoundError,
+  ApprovalNotPendingError,
   CorruptEntryError,
+  InvalidApprovalAnswerError,
   InvalidEntryError,
   LockTimeoutError,
   NotFoundError,
   ReplayError,
+  SessionBusyError,
   SessionStoreError,
   SessionStoreUsageError,
   UnsupportedFormatError,
@@ -52,6 +57,44 @@ const CASES = [
     kind: "replay",
     make: () => new ReplayError({ entryIndex: 0, reason: "no segment_start" }),
     is: ReplayError,
+  },
+  {
+    kind: "session-busy",
+    make: () => new SessionBusyError({ sessionId: "s", segmentId: "g", expectedCount: 3, actualCount: 4 }),
+    is: SessionBusyError,
+  },
+  {
+    kind: "approval-not-found",
+    make: () => new ApprovalNotFoundError({ sessionId: "s", callId: "c", pending: ["d"] }),
+    is: ApprovalNotFoundError,
+  },
+  {
+    kind: "approval-already-answered",
+    make: () =>
+      new ApprovalAlreadyAnsweredError({
+        sessionId: "s",
+        record: {
+          callId: "c",
+          tool: "bash",
+          arguments: "{}",
+          podPath: ["root"],
+          askedBy: "bash",
+          requestedAt: 1,
+          closed: false,
+          answer: { decision: "allow", by: "ops", at: 2 },
+        },
+      }),
+    is: ApprovalAlreadyAnsweredError,
+  },
+  {
+    kind: "approval-not-pending",
+    make: () => new ApprovalNotPendingError({ sessionId: "s", callId: "c" }),
+    is: ApprovalNotPendingError,
+  },
+  {
+    kind: "invalid-approval-answer",
+    make: () => new InvalidApprovalAnswerError("decision: expected allow or deny"),
+    is: InvalidApprovalAnswerError,
   },
 ] as const;
 

@@ -82,6 +82,8 @@ describe("format v1 fixture corpus", () => {
       usage: [usage(1, 1830, 0, 1790, 14), usage(3, 1871, 1790, 41, 22)],
       extensions: new Map([["memory.extract", { history_len: 4 }]]),
       lineage: noLineage,
+      approvals: [],
+      awaitingApproval: false,
       entryCount: 16,
     } satisfies SessionState);
   });
@@ -187,6 +189,8 @@ describe("format v1 fixture corpus", () => {
       usage: [usage(2, 2410, 0, 2380, 96), usage(6, 2602, 2380, 222, 41), usage(7, 2700, 2602, 98, 63)],
       extensions: new Map(),
       lineage: noLineage,
+      approvals: [],
+      awaitingApproval: false,
       entryCount: 17,
     } satisfies SessionState);
 
@@ -221,6 +225,8 @@ describe("format v1 fixture corpus", () => {
       usage: [usage(3, 1850, 1790, 60, 5)],
       extensions: new Map(),
       lineage: { forkedFrom: { segmentId: G_PLAIN, atTurn: 1 }, compactedFrom: null },
+      approvals: [],
+      awaitingApproval: false,
       entryCount: 7,
     } satisfies SessionState);
     expect((await segmentState(store, S_PLAIN, G_PLAIN)).turn).toBe(2);
@@ -264,6 +270,8 @@ describe("format v1 fixture corpus", () => {
       usage: [usage(5, 3100, 0, 3100, 9)],
       extensions: new Map(),
       lineage: { forkedFrom: null, compactedFrom: { segmentId: G_CSRC, atTurn: 3 } },
+      approvals: [],
+      awaitingApproval: false,
       entryCount: 8,
     } satisfies SessionState);
     const source = await segmentState(store, S_COMP, G_CSRC);
@@ -297,6 +305,8 @@ describe("format v1 fixture corpus", () => {
       usage: [usage(2, 900, 0, 0, 18)],
       extensions: new Map(),
       lineage: noLineage,
+      approvals: [],
+      awaitingApproval: false,
       entryCount: 8,
     } satisfies SessionState);
   });

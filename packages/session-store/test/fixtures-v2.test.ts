@@ -165,5 +165,7 @@ const ANNOTATED_FORK_STATE = {
     ["tasks", { add: "compare prices" }],
   ]),
   lineage: { forkedFrom: { segmentId: G_ANN_SOURCE, atTurn: 1 }, compactedFrom: null },
+  approvals: [],
+  awaitingApproval: false,
   entryCount: 7,
 } satisfies SessionState;

@@ -12,23 +12,8 @@ import { type CommandContext, type CommandInput, stringOption } from "../command
 import { PodkitCliError } from "../errors.js";
 import { corruptLogError } from "../session/corrupt-log.js";
 import { oneLine } from "../session/event-printer.js";
-import { loadPodManifest } from "../session/load-pod-manifest.js";
-import { openStore } from "../session/open-store.js";
 import { readSessionLine, sessionShowText } from "../session/session-show.js";
-
-async function withStore<T>(
-  input: CommandInput,
-  ctx: CommandContext,
-  use: (store: Store<Item>) => Promise<T>,
-): Promise<T> {
-  const loaded = await loadPodManifest(input, ctx);
-  const store = await openStore(loaded, ctx.io.env);
-  try {
-    return await use(store);
-  } finally {
-    await store.close();
-  }
-}
+import { withStore } from "../session/with-store.js";
 
 /** `podkit session list` */
 export async function list(input: CommandInput, ctx: CommandContext): Promise<number> {

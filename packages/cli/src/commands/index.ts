@@ -1,3 +1,4 @@
+import { approvals, approve } from "./approvals.js";
 import type { CommandSpec } from "./command.js";
 import { compact } from "./compact.js";
 import { demo } from "./demo.js";
@@ -26,6 +27,8 @@ export const commands: readonly CommandSpec[] = [
   init,
   run,
   resume,
+  approve,
+  approvals,
   sessionList,
   sessionShow,
   sessionFork,

@@ -5,11 +5,13 @@ import { TURN_OPTIONS } from "./shared-options.js";
 export const resume: CommandSpec = {
   path: ["resume"],
   summary: "continue a session: one turn for [prompt], else interactively",
-  usage: "resume <session> [prompt] [--manifest <file>] [--set key=value]... [--json] [--yes]",
+  usage:
+    "resume <session> [prompt] [--manifest <file>] [--set key=value]... [--json] [--yes] [--defer-approvals]",
   details: [
     "Restores the session's head segment (its system prompt verbatim, history, usage) and keeps",
-    "appending to it; an interrupted turn is closed before the new input. Options are those of",
-    "podkit run.",
+    "appending to it; an interrupted turn is closed before the new input. Without [prompt], a run",
+    "awaiting approval goes on once its calls are answered (`podkit approve`): allowed calls run",
+    "exactly once. Options are those of podkit run.",
   ].join("\n"),
   options: { ...TURN_OPTIONS },
   positionals: { min: 1, max: 2, names: "<session> [prompt]" },

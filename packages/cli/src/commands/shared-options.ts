@@ -21,6 +21,10 @@ export const TURN_OPTIONS: Record<string, OptionSpec> = {
   ...MANIFEST_OPTIONS,
   json: { type: "boolean", help: "print events as JSON Lines instead of text (one object per line)" },
   yes: { type: "boolean", short: "y", help: "approve every bash and write call without asking" },
+  "defer-approvals": {
+    type: "boolean",
+    help: "leave calls that need approval pending (exit code 4) instead of asking; the default without a terminal",
+  },
   "hide-reasoning": { type: "boolean", help: "do not show the model's reasoning (shown dimmed by default)" },
 };
 

@@ -8,7 +8,6 @@ import { loadPodResources, Pod, type PodOptions, type PodWarning, podModelAdapte
 import { type ProviderDouble, type ScriptedResponse, startProviderDouble } from "@podkit/testkit";
 import type { CommandContext } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
-import { approvalHook } from "../session/approvals.js";
 import { type EventPrinter, textEventPrinter } from "../session/event-printer.js";
 import { CLI_PACKAGES } from "../session/open-store.js";
 import { startProgress } from "../session/progress.js";
@@ -66,6 +65,7 @@ export async function runDemo(ctx: CommandContext, dir: string | undefined): Pro
     say.show(
       `pod "${loaded.manifest.pod.name}", model ${loaded.manifest.model.ref} → provider double at ${double.baseUrl}`,
     );
+    const printer = textEventPrinter(io.stdout);
     const demo: Demo = {
       ctx,
       double,
@@ -78,8 +78,14 @@ export async function runDemo(ctx: CommandContext, dir: string | undefined): Pro
         // the demo's extract threshold is high, so extraction runs only in the job's final pass
         // when a pod closes, and consolidation where step 8 runs it.
         packages: CLI_PACKAGES,
+        // The pod's builtin policy asks about every bash call; the answer is logged like any other.
+        approver: () => {
+          printer.endLine();
+          say.say("bash call → approval prompt; the demo answers y (like `podkit run --yes`)");
+          return { decision: "allow", by: "podkit demo" };
+        },
       },
-      printer: textEventPrinter(io.stdout),
+      printer,
       say,
     };
     const sessionId = await firstSession(demo);
@@ -91,22 +97,6 @@ export async function runDemo(ctx: CommandContext, dir: string | undefined): Pro
     await double.close();
     await rm(home, { recursive: true, force: true });
   }
-}
-
-async function newPod(demo: Demo, pod: Promise<Pod>): Promise<Pod> {
-  const ready = await pod;
-  ready.addHooks(
-    approvalHook({
-      names: new Set(["bash"]),
-      ask: async () => {
-        demo.printer.endLine();
-        demo.say.say("bash call → approval prompt; the demo answers y (like `podkit run --yes`)");
-        return "yes";
-      },
-      yes: false,
-    }),
-  );
-  return ready;
 }
 
 /** Runs one scripted turn and checks that the pod made exactly the requests the script answers. */
@@ -139,7 +129,7 @@ function expectScriptUsed(demo: Demo): void {
 
 async function firstSession(demo: Demo): Promise<string> {
   const { say } = demo;
-  const pod = await newPod(demo, Pod.fromManifest(demo.loaded, demo.podOptions));
+  const pod = await Pod.fromManifest(demo.loaded, demo.podOptions);
   say.heading(
     "Render the system prompt, once",
     "The manifest's template includes the builtin default prompt and $workspace/house-style (a prompt",
@@ -236,7 +226,7 @@ async function restoreAndContinue(demo: Demo, sessionId: string): Promise<void> 
     "The pod is closed and a new one restored from the session log, as `podkit resume` does in a new",
     "process: the stored system prompt (AGENTS.md is not re-read), history, turn count and usage.",
   );
-  const restored = await newPod(demo, Pod.restore(demo.loaded, sessionId, demo.podOptions));
+  const restored = await Pod.restore(demo.loaded, sessionId, demo.podOptions);
   say.show(
     `restored session ${sessionId} from its head segment ${restored.segmentId}: ${restored.turn} turns, ${restored.history.length} history items (the summary and the retained tail)`,
   );

@@ -1,58 +1,37 @@
-import type { LoadedManifest } from "@podkit/manifest";
-import type { PodHooks } from "@podkit/pod";
+import type { ApprovalAnswerGiven, ApprovalRequest, Approver } from "@podkit/pod";
+import type { ApprovalRecord } from "@podkit/session-store";
 import { oneLine } from "./event-printer.js";
 
 /** A person's answer to "run this call?". */
 export type Approval = "yes" | "no" | "always";
 
-/** Asks a person about one tool call; undefined when nobody can be asked (no terminal). */
-export type AskApproval = (question: string, signal?: AbortSignal) => Promise<Approval>;
-
-/** The tools whose calls wait for approval: `bash`, plus the write tools with `[tools] confirm_writes`. */
-export function toolsNeedingApproval(loaded: LoadedManifest): Set<string> {
-  const names = new Set(["bash"]);
-  if (loaded.manifest.tools.confirm_writes) {
-    names.add("write_file");
-    names.add("edit_file");
-  }
-  return names;
-}
+/** Asks a person one question; resolves with their answer. */
+export type AskApproval = (question: string) => Promise<Approval>;
 
 /**
- * The `preToolCall` hook that gates `names`: with `yes` everything passes; otherwise `ask` is
- * asked (y/n/always, "always" covers that tool for the rest of the process); without `ask` the
- * call is denied with a reason saying how to allow it. A denial reaches the model as the call's
- * error result, never as a crash.
+ * The interactive approver of `podkit run` in a terminal: asks y/n/always for each call the pod's
+ * approval policy (or a hook) holds, and hands the answer to the pod, which commits it to the log
+ * before the call goes on. "always" covers that tool for the rest of the process (each later call
+ * is still logged, answered at once). A denial reaches the model as the call's error result.
  */
-export function approvalHook(options: {
-  names: ReadonlySet<string>;
-  yes: boolean;
-  ask?: AskApproval;
+export function interactiveApprover(options: {
+  ask: AskApproval;
   /** Told about each denial (a denied call has no tool events of its own). */
   onDeny?: (call: { name: string; arguments: string }, reason: string) => void;
-}): PodHooks {
+}): Approver {
   const always = new Set<string>();
-  const deny = (call: { name: string; arguments: string }, reason: string) => {
-    options.onDeny?.(call, reason);
-    return { action: "deny" as const, reason };
-  };
-  return {
-    async preToolCall(call) {
-      if (!options.names.has(call.name) || options.yes || always.has(call.name))
-        return { action: "continue" };
-      if (options.ask === undefined) {
-        return deny(
-          call,
-          `${call.name} calls need approval and podkit is not running in a terminal; the user can rerun with --yes to allow them`,
-        );
-      }
-      const answer = await options.ask(
-        `Allow ${call.name}(${approvalSubject(call.arguments)})? [y]es / [n]o / [a]lways: `,
-      );
-      if (answer === "always") always.add(call.name);
-      if (answer === "no") return deny(call, `the user denied this ${call.name} call`);
-      return { action: "continue" };
-    },
+  return async (request: ApprovalRequest): Promise<ApprovalAnswerGiven> => {
+    if (always.has(request.tool)) {
+      return { decision: "allow", reason: `answered "always" for ${request.tool} earlier in this process` };
+    }
+    const answer = await options.ask(
+      `Allow ${request.tool}(${approvalSubject(request.arguments)})? [y]es / [n]o / [a]lways: `,
+    );
+    if (answer === "always") always.add(request.tool);
+    if (answer !== "no") return { decision: "allow" };
+    const reason = `the user denied this ${request.tool} call`;
+    options.onDeny?.({ name: request.tool, arguments: request.arguments }, reason);
+    return { decision: "deny", reason };
   };
 }
 
@@ -65,8 +44,8 @@ export function parseApproval(line: string): Approval | undefined {
   return undefined;
 }
 
-/** What the approval question names: the command of a bash call, the path of a file call, else the arguments. */
-function approvalSubject(json: string): string {
+/** What an approval question names: the command of a bash call, the path of a file call, else the arguments. */
+export function approvalSubject(json: string): string {
   try {
     const args = JSON.parse(json) as Record<string, unknown>;
     if (typeof args.command === "string") return oneLine(args.command, 200);
@@ -75,4 +54,39 @@ function approvalSubject(json: string): string {
     // shown raw below
   }
   return oneLine(json, 200);
+}
+
+/** `--manifest <file>` again when the command was given one, so the printed command finds the same store. */
+export function manifestArgument(manifest: string | undefined): string {
+  return manifest === undefined ? "" : ` --manifest ${shellWord(manifest)}`;
+}
+
+/** The command that answers one pending call. */
+export function approveCommand(sessionId: string, callId: string, manifest: string | undefined): string {
+  return `podkit approve ${sessionId} ${callId} --allow${manifestArgument(manifest)}`;
+}
+
+/**
+ * What `podkit run`/`resume` print when a run ends awaiting approval: each pending call and the
+ * command that answers it, then the command that continues the run.
+ */
+export function pendingApprovalsText(
+  sessionId: string,
+  pending: readonly ApprovalRecord[],
+  manifest: string | undefined,
+): string {
+  const lines = [`the run is awaiting approval of ${pending.length} tool call(s) in session ${sessionId}:`];
+  for (const approval of pending) {
+    lines.push(`  ${approval.callId}  ${approval.tool}(${approvalSubject(approval.arguments)})`);
+    lines.push(
+      `    answer: ${approveCommand(sessionId, approval.callId, manifest)}   (or --deny --reason "…")`,
+    );
+  }
+  lines.push(`then continue with: podkit resume ${sessionId}${manifestArgument(manifest)}`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** A word a POSIX shell reads back unchanged. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }

@@ -57,6 +57,8 @@ export async function interactiveLoop(
   printer: EventPrinter,
   prompt: string,
   debug: boolean,
+  /** Shows what a turn that ended awaiting approval left pending. */
+  onAwaitingApproval: () => void,
 ): Promise<void> {
   for (;;) {
     const line = await input.nextLine(prompt);
@@ -68,6 +70,7 @@ export async function interactiveLoop(
     try {
       const outcome = await runTurn(pod, text, printer);
       if (outcome.kind === "interrupted") out.write("(turn interrupted; the session goes on)\n");
+      else if (outcome.result.status === "awaiting_approval") onAwaitingApproval();
       else if (outcome.result.status !== "finished") out.write(`(turn ended: ${outcome.result.status})\n`);
     } catch (error) {
       printer.endLine();

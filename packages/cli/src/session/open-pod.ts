@@ -1,5 +1,5 @@
 import type { LoadedManifest } from "@podkit/manifest";
-import { Pod, type PodTelemetryOptions, type PodWarning } from "@podkit/pod";
+import { type Approver, Pod, type PodTelemetryOptions, type PodWarning } from "@podkit/pod";
 import { CorruptEntryError, NotFoundError } from "@podkit/session-store";
 import type { CommandContext } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
@@ -32,6 +32,10 @@ export interface OpenPodOptions {
   onWarning?: (warning: PodWarning) => void;
   /** OpenTelemetry export for the pod (`startTelemetry`); none by default. */
   telemetry?: PodTelemetryOptions;
+  /** Who answers approvals now (the terminal); none: they stay pending (`awaiting_approval`). */
+  approver?: Approver;
+  /** `--yes`: the builtin approval policy is off. */
+  autoApprove?: boolean;
 }
 
 /**
@@ -58,6 +62,8 @@ export async function openPod(
     // With [memory], the pod attaches the memory of the CLI's own @podkit/memory.
     packages: CLI_PACKAGES,
     ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
+    ...(options.approver === undefined ? {} : { approver: options.approver }),
+    ...(options.autoApprove === true ? { autoApprove: true } : {}),
   };
   if (options.sessionId !== undefined) {
     try {

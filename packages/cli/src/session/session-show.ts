@@ -1,6 +1,7 @@
 import type { Item } from "@podkit/llm-worker";
 import { readSessionLine as readPodSessionLine, type ShownSegment, type UsageTotals } from "@podkit/pod";
 import { CorruptEntryError, type SegmentInfo, type SessionOverview, type Store } from "@podkit/session-store";
+import { approvalSubject } from "./approvals.js";
 import { corruptLogError } from "./corrupt-log.js";
 import { oneLine } from "./event-printer.js";
 
@@ -47,6 +48,7 @@ export function sessionShowText(overview: SessionOverview, segments: readonly Sh
       const label = turn.turn === null ? "  -" : `  ${turn.turn}`;
       const what = turn.input !== null ? `"${oneLine(turn.input, 70)}"` : `(${turn.trigger})`;
       lines.push(`${label}. ${what} → ${turn.outcome}`);
+      for (const approval of turn.approvals) lines.push(`       ${approvalLine(approval)}`);
       for (const tool of turn.tools)
         lines.push(`       ${tool.isError ? "✗" : "✓"} ${tool.name}: ${oneLine(tool.summary, 80)}`);
       if (turn.answer !== "") lines.push(`       answer: ${oneLine(turn.answer, 90)}`);
@@ -59,6 +61,17 @@ export function sessionShowText(overview: SessionOverview, segments: readonly Sh
     `usage: ${total.requests} request(s), ${total.inputTokens} input tokens (${total.cacheReadTokens} cache read, ${total.cacheWriteTokens} cache write), ${total.outputTokens} output tokens`,
   );
   return `${lines.join("\n")}\n`;
+}
+
+/** `? approval …: pending since …` or `✓/✗ approval …: allowed/denied by … at …`. */
+function approvalLine(approval: ShownSegment["turns"][number]["approvals"][number]): string {
+  const what = `approval of ${approval.tool}(${oneLine(approvalSubject(approval.arguments), 60)}) [${approval.callId}], asked by ${approval.askedBy}`;
+  const asked = new Date(approval.requestedAt).toISOString();
+  const answer = approval.answer;
+  if (answer === undefined) return `? ${what} at ${asked}: pending`;
+  const reason = answer.reason === undefined ? "" : ` (${oneLine(answer.reason, 60)})`;
+  const verdict = answer.decision === "allow" ? "✓" : "✗";
+  return `${verdict} ${what}: ${answer.decision === "allow" ? "allowed" : "denied"} by ${answer.by} at ${new Date(answer.at).toISOString()}${reason}`;
 }
 
 function segmentLine(info: SegmentInfo): string {

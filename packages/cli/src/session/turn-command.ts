@@ -1,8 +1,9 @@
-import type { CommandContext, CommandInput } from "../commands/command.js";
-import type { InputSource } from "../io.js";
+import type { Pod } from "@podkit/pod";
+import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";
+import type { InputSource, TextSink } from "../io.js";
 import { reportError } from "../report-error.js";
 import { startTelemetry } from "../telemetry/index.js";
-import { type Approval, approvalHook, parseApproval, toolsNeedingApproval } from "./approvals.js";
+import { type Approval, interactiveApprover, parseApproval, pendingApprovalsText } from "./approvals.js";
 import { type EventPrinter, jsonEventPrinter, textEventPrinter } from "./event-printer.js";
 import { interactiveLoop, interruptHandler, type SessionControl } from "./interactive.js";
 import { LineInput } from "./line-input.js";
@@ -15,6 +16,8 @@ import { styleFor } from "./style.js";
 export const INTERRUPTED_EXIT = 130;
 /** Exit code of a one-shot turn that stopped without a final answer (max_turns, a pause). */
 export const UNFINISHED_EXIT = 3;
+/** Exit code of a one-shot turn that ended awaiting approval: `podkit approve`, then `podkit resume`. */
+export const AWAITING_APPROVAL_EXIT = 4;
 
 /**
  * `podkit run` and `podkit resume`: one turn for `prompt`, else an interactive session (lines
@@ -30,36 +33,42 @@ export async function turnCommand(
   const json = input.values.json === true;
   // Only with OTEL_EXPORTER_OTLP_ENDPOINT set; shut down (bounded) after the pod is closed.
   const telemetry = await startTelemetry(io.env, (message) => io.stderr.write(`warning: ${message}\n`));
-  let opened: OpenedPod;
-  try {
-    opened = await openPod(loaded, ctx, {
-      ...(target.sessionId === undefined ? {} : { sessionId: target.sessionId }),
-      ...(telemetry.pod === undefined ? {} : { telemetry: telemetry.pod }),
-    });
-  } catch (error) {
-    await telemetry.shutdown();
-    throw error;
-  }
-  const { pod } = opened;
   const printer: EventPrinter = json
     ? jsonEventPrinter(io.stdout)
     : textEventPrinter(io.stdout, { hideReasoning: input.values["hide-reasoning"] === true });
   const terminal = io.stdin?.isTTY === true && io.stdout.isTTY === true && !json;
   const control: SessionControl = { turnRunning: false, exitArmed: false };
   let lines: LineInput | undefined;
-  const onInterrupt = interruptHandler(pod, () => lines, control, io.stdout, printer);
+  let onInterrupt: () => void = () => {};
   const openLines = () => {
-    lines ??= new LineInput({ ...io, stdin: io.stdin as InputSource }, onInterrupt);
+    lines ??= new LineInput({ ...io, stdin: io.stdin as InputSource }, () => onInterrupt());
     return lines;
   };
-  pod.addHooks(
-    approvalHook({
-      names: toolsNeedingApproval(loaded),
-      yes: input.values.yes === true,
-      onDeny: (call, reason) => printer.denied(call, reason),
-      ...(terminal ? { ask: (question) => askApproval(openLines(), printer, question) } : {}),
-    }),
-  );
+  // In a terminal a person answers now; otherwise (or with --defer-approvals) calls stay pending.
+  const autoApprove = input.values.yes === true;
+  const askNow = terminal && !autoApprove && input.values["defer-approvals"] !== true;
+  const manifestArg = stringOption(input.values.manifest);
+  let opened: OpenedPod;
+  try {
+    opened = await openPod(loaded, ctx, {
+      ...(target.sessionId === undefined ? {} : { sessionId: target.sessionId }),
+      ...(telemetry.pod === undefined ? {} : { telemetry: telemetry.pod }),
+      autoApprove,
+      ...(askNow
+        ? {
+            approver: interactiveApprover({
+              ask: (question) => askApproval(openLines(), printer, question),
+              onDeny: (call, reason) => printer.denied(call, reason),
+            }),
+          }
+        : {}),
+    });
+  } catch (error) {
+    await telemetry.shutdown();
+    throw error;
+  }
+  const { pod } = opened;
+  onInterrupt = interruptHandler(pod, () => lines, control, io.stdout, printer);
   // Background jobs (memory's) report on stderr in text mode: stdout is the answer.
   const jobPrinter = json ? printer : textEventPrinter(io.stderr);
   const unsubscribeJobs = pod.subscribe((event) => {
@@ -67,13 +76,18 @@ export async function turnCommand(
   });
   let code = 0;
   try {
-    if (target.prompt !== undefined) {
+    // `podkit resume <session>` of a run awaiting approval continues that run (its answered calls).
+    const continuing = target.prompt === undefined && target.sessionId !== undefined && pod.awaitingApproval;
+    if (target.prompt !== undefined || continuing) {
       const unsubscribe = io.onInterrupt?.(onInterrupt);
       control.turnRunning = true;
       try {
         const outcome = await runTurn(pod, target.prompt, printer);
         if (outcome.kind === "interrupted") code = INTERRUPTED_EXIT;
-        else if (outcome.result.status !== "finished") {
+        else if (outcome.result.status === "awaiting_approval") {
+          reportPending(pod, json ? io.stdout : io.stderr, json, manifestArg);
+          code = AWAITING_APPROVAL_EXIT;
+        } else if (outcome.result.status !== "finished") {
           const { status } = outcome.result;
           io.stderr.write(`error: the turn ended without a final answer: ${status}\n`);
           io.stderr.write(
@@ -106,6 +120,7 @@ export async function turnCommand(
         printer,
         terminal ? style.bold("› ") : "",
         ctx.debug,
+        () => reportPending(pod, json ? io.stdout : io.stderr, json, manifestArg),
       );
     }
   } finally {
@@ -137,6 +152,23 @@ function unfinishedHint(status: string, maxTurns: number, sessionId: string | un
     return `the run used all ${maxTurns} model requests of [worker] max_turns; continue with ${resume} or raise max_turns in the manifest`;
   }
   return `the turn is kept open; continue it with ${resume}`;
+}
+
+/** The calls a run left pending and the commands that answer them (one JSON line with `--json`). */
+function reportPending(pod: Pod, out: TextSink, json: boolean, manifest: string | undefined): void {
+  const sessionId = pod.sessionId as string;
+  const pending = pod.pendingApprovals;
+  if (json) {
+    const calls = pending.map(({ callId, tool, arguments: args, askedBy }) => ({
+      callId,
+      tool,
+      arguments: args,
+      askedBy,
+    }));
+    out.write(`${JSON.stringify({ type: "awaiting_approval", sessionId, pending: calls })}\n`);
+  } else {
+    out.write(pendingApprovalsText(sessionId, pending, manifest));
+  }
 }
 
 /** Asks until the answer is y, n or a; an interrupted or closed input answers no. */

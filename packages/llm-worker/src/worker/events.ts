@@ -44,7 +44,7 @@ export type WorkerEvent =
   | { type: "run_end"; result: RunResult | undefined; error?: Error };
 
 /** How a run ended (the session log's `run_completed.result` uses the same union). */
-export type RunStatus = "finished" | "paused" | "limit_reached" | "yielded";
+export type RunStatus = "finished" | "paused" | "limit_reached" | "yielded" | "awaiting_approval";
 
 /** The outcome of one `run()`/`resume()` call. */
 export interface RunResult {

@@ -59,7 +59,9 @@ function uncapUnchanged(rewritten: ToolOutput, seen: ToolResultItem, original: T
 
 /**
  * Runs one batch of tool calls and returns their results in call order, or `"paused"` when
- * `preToolCall` asked to pause. `preToolCall` is asked for every call first (in order; deny
+ * `preToolCall` asked to pause, or `"awaiting_approval"` when it said a call awaits approval
+ * (every call of the batch is asked first, so each one that awaits an answer is known; nothing
+ * runs). `preToolCall` is asked for every call first (in order; deny
  * gives a synthetic error result, abort throws `CancelledError` before anything ran), then the
  * allowed calls run in parallel, then `postToolCall` may rewrite each result. A `postToolCall`
  * abort comes back as `cancelled` with every result (the tools ran; their effects are real), so
@@ -69,16 +71,19 @@ function uncapUnchanged(rewritten: ToolOutput, seen: ToolResultItem, original: T
 export async function executeToolBatch(
   calls: readonly ToolCallItem[],
   ctx: ToolBatchContext,
-): Promise<ToolBatchOutcome | "paused"> {
+): Promise<ToolBatchOutcome | "paused" | "awaiting_approval"> {
   const denied = new Map<string, ToolOutput>();
+  let awaiting = false;
   for (const call of calls) {
     const decision = (await ctx.interceptor.preToolCall?.(call)) ?? { action: "continue" };
     if (decision.action === "abort") throw new CancelledError(decision.reason);
     if (decision.action === "pause") return "paused";
+    if (decision.action === "await_approval") awaiting = true;
     if (decision.action === "deny") {
       denied.set(call.call_id, { summary: `tool call denied: ${decision.reason}`, is_error: true });
     }
   }
+  if (awaiting) return "awaiting_approval";
   const outputs = await raceAbort(
     Promise.all(
       calls.map(async (call) => {

@@ -45,7 +45,13 @@ export type PreToolCallDecision =
   /** Stop the run with `CancelledError`; the call stays unanswered until the next run closes it. */
   | { action: "abort"; reason?: string }
   /** Stop the run with `paused`; `resume()` executes the unanswered calls. */
-  | { action: "pause" };
+  | { action: "pause" }
+  /**
+   * The call waits for an approval from outside the run. The rest of the batch is still asked
+   * (so every call that needs an answer is known before the run stops), then the run ends
+   * `awaiting_approval` with none of the batch run; `resume()` asks again for every call.
+   */
+  | { action: "await_approval" };
 
 export type PostToolCallDecision =
   | { action: "continue" }

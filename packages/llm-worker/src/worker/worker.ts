@@ -194,7 +194,7 @@ export class Worker {
       const open = unansweredToolCalls(this.items);
       if (open.length > 0) {
         const outcome = await this.runBatch(open, signal);
-        if (outcome === "paused") return this.result("paused", 0, undefined);
+        if (outcome !== "done") return this.result(outcome, 0, undefined);
       }
       return this.loop(signal, maxRequests);
     });
@@ -222,7 +222,7 @@ export class Worker {
         signal,
         options.maxRequests === undefined ? this.maxRequests : checkMaxRequests(options.maxRequests),
       );
-      this.interrupted = result.status === "paused";
+      this.interrupted = result.status === "paused" || result.status === "awaiting_approval";
       this.emit({ type: "run_end", result });
       return result;
     } catch (caught) {
@@ -337,8 +337,9 @@ export class Worker {
         if (end.action === "finish") return this.result("finished", requests, stopReason);
         if (end.action === "pause") return this.result("paused", requests, stopReason);
         for (const item of end.items) await this.commit(item);
-      } else if ((await this.runBatch(response.toolCalls, signal)) === "paused") {
-        return this.result("paused", requests, stopReason);
+      } else {
+        const batch = await this.runBatch(response.toolCalls, signal);
+        if (batch !== "done") return this.result(batch, requests, stopReason);
       }
       if (requests >= maxRequests) return this.result("limit_reached", requests, stopReason);
     }
@@ -402,12 +403,15 @@ export class Worker {
     return committed;
   }
 
-  private async runBatch(calls: readonly Item[], signal: AbortSignal): Promise<"done" | "paused"> {
+  private async runBatch(
+    calls: readonly Item[],
+    signal: AbortSignal,
+  ): Promise<"done" | "paused" | "awaiting_approval"> {
     const outcome = await executeToolBatch(
       calls.filter((item) => item.type === "tool_call"),
       { tools: this.tools, interceptor: this.interceptor, signal, emit: (event) => this.emit(event) },
     );
-    if (outcome === "paused") return "paused";
+    if (outcome === "paused" || outcome === "awaiting_approval") return outcome;
     if (signal.aborted) throw new AbortedError(undefined, { cause: signal.reason });
     // Results of tools that ran are kept even when postToolCall aborts: their effects happened.
     for (const result of outcome.results) await this.commit(result);

@@ -10,6 +10,7 @@ import type {
   ToolResultItem,
   TurnEndContext,
 } from "@podkit/llm-worker";
+import type { HookToolDecision } from "./approvals.js";
 
 type Maybe<T> = T | Promise<T>;
 
@@ -24,7 +25,12 @@ export interface PodHooks {
   preRequest?(
     context: PreRequestContext,
   ): Maybe<{ action: "continue" } | { action: "cancel"; reason?: string } | { action: "yield" }>;
-  preToolCall?(call: Readonly<ToolCallItem>): Maybe<PreToolCallDecision>;
+  /**
+   * `ask` asks for an approval (`askedBy` names the asker in the log, default `hook`): the
+   * request is committed, the pod's approver (if any) answers now, else the run ends
+   * `awaiting_approval` (docs/approvals.md).
+   */
+  preToolCall?(call: Readonly<ToolCallItem>): Maybe<HookToolDecision>;
   postToolCall?(
     call: Readonly<ToolCallItem>,
     result: Readonly<ToolResultItem>,
@@ -44,6 +50,8 @@ export interface PodHooks {
 export interface InternalInterceptor {
   pendingHistoryAppends(): Maybe<Item[]>;
   preRequest(context: PreRequestContext): Maybe<PreRequestDecision>;
+  /** The approval gate: it asks `hooks` when the log holds no answer for the call yet. */
+  preToolCall(call: ToolCallItem, hooks: () => Promise<HookToolDecision>): Promise<PreToolCallDecision>;
 }
 
 /**
@@ -83,12 +91,14 @@ export function composeInterceptor(internal: InternalInterceptor, hooks: readonl
       // Hooks decide on what history holds; the request itself goes out as the pod prepared it.
       return own;
     },
-    async preToolCall(call) {
-      for (const hook of hooks) {
-        const decision = await hook.preToolCall?.(readOnly(call));
-        if (decision !== undefined && decision.action !== "continue") return decision;
-      }
-      return { action: "continue" };
+    preToolCall(call) {
+      return internal.preToolCall(call, async () => {
+        for (const hook of hooks) {
+          const decision = await hook.preToolCall?.(readOnly(call));
+          if (decision !== undefined && decision.action !== "continue") return decision;
+        }
+        return { action: "continue" };
+      });
     },
     async postToolCall(call, result) {
       for (const hook of hooks) {

@@ -1,10 +1,13 @@
 import type { Item, Worker } from "@podkit/llm-worker";
-import { SessionLog } from "@podkit/session-store";
+import type { Store } from "@podkit/session-store";
+import { type ApprovalRecord, answerApproval, localAnswerer, SessionLog } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSectionState } from "../context/context-section.js";
 import { EMPTY_CONTEXT_KEY } from "../context/context-sections.js";
+import { PodUsageError } from "../errors.js";
 import type { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
 import type { PodWarning } from "../warnings.js";
+import { type ApprovalAnswerGiven, ApprovalGate, builtinApprovalPolicy } from "./approvals.js";
 import type { CompactionOutcome, CompactionReason, PodRunResult } from "./events.js";
 import { composeInterceptor, type PodHooks } from "./hooks.js";
 import { NotificationQueue } from "./notification-queue.js";
@@ -45,6 +48,7 @@ export class PodEngine {
   readonly worker: Worker;
   readonly context: PodContext;
   readonly compaction: PodCompaction;
+  readonly approvals: ApprovalGate;
 
   constructor(
     private readonly foundation: PodFoundation,
@@ -70,6 +74,13 @@ export class PodEngine {
       foundation.warn({ code: "pod.context_section", message }),
     );
     this.compaction = new PodCompaction(foundation, options, this.worker, this.usage, this.turns);
+    this.approvals = new ApprovalGate({
+      head: () => this.requireHead(),
+      signal: () => this.turnSignal ?? new AbortController().signal,
+      policy: options.autoApprove === true ? new Map() : builtinApprovalPolicy(foundation.loaded),
+      approver: options.approver,
+      defaultBy: localAnswerer,
+    });
     this.syncFromLog();
     if (state !== undefined) this.worker.setPromptCacheKey(state.sessionId);
   }
@@ -96,6 +107,7 @@ export class PodEngine {
             ...(await this.context.take(this.contextState(this.turnSignal))),
           ],
           preRequest: (context) => this.compaction.preRequest(context, this.head),
+          preToolCall: (call, hooks) => this.approvals.preToolCall(call, hooks),
         },
         [...hooks],
       ),
@@ -212,6 +224,44 @@ export class PodEngine {
     this.usage.resetSegment(log.state.usage);
     this.syncFromLog();
     this.notifications.requeueDelivered();
+  }
+
+  /**
+   * `pod.answerApproval` on an idle pod: the answer goes through the head log when nobody else
+   * wrote since; otherwise the store is read again (and the pod continues from that read).
+   */
+  async answerApproval(callId: string, answer: ApprovalAnswerGiven): Promise<ApprovalRecord> {
+    const head = this.head;
+    if (head === undefined) {
+      throw new PodUsageError("answerApproval needs the session: restore the pod of the session to answer");
+    }
+    const answered = await answerApproval(
+      this.foundation.store as Store<Item>,
+      head.sessionId,
+      callId,
+      answer,
+      {
+        ...sessionLogOptions(this.foundation),
+        log: head,
+      },
+    );
+    if (answered.log !== head) this.adoptHead(answered.log);
+    return answered.approval;
+  }
+
+  /**
+   * Continues from `log`, a fresh read of the head segment (another process wrote to it, e.g. an
+   * approval's answer): the worker, usage, extensions and turn state follow it, as on restore.
+   */
+  adoptHead(log: SessionLog<Item>): void {
+    this.head = log;
+    this.worker.setHistory([...log.state.history]);
+    this.worker.setInterrupted(log.state.interrupted);
+    this.usage.resetSegment(log.state.usage);
+    this.extensions.clear();
+    for (const [domain, state] of log.state.extensions) this.extensions.set(domain, state);
+    this.turns.restore(log.state.turn, log.state.awaitingApproval);
+    this.syncFromLog();
   }
 
   /** Reports a warning through the pod's one warning channel. */

@@ -4,6 +4,7 @@ import type { ContextSection } from "../context/context-section.js";
 import type { PodTelemetryOptions } from "../telemetry/pod-telemetry.js";
 import type { RenderLimits } from "../template/budget.js";
 import type { WarningSink } from "../warnings.js";
+import type { Approver } from "./approvals.js";
 import type { ModelOverride } from "./model.js";
 
 export interface PodOptions {
@@ -55,6 +56,16 @@ export interface PodOptions {
    * `false` leaves it to the caller, who calls `attachMemory(pod, options)` with its own options.
    */
   readonly attachMemory?: boolean;
+  /**
+   * Who answers an approval request now (the interactive CLI). Without one, or when it answers
+   * undefined, the call stays pending in the log and the run ends `awaiting_approval`.
+   */
+  readonly approver?: Approver;
+  /**
+   * Turns the builtin approval policy off (`bash`, and with `[tools] confirm_writes` the write
+   * tools, run without asking: the CLI's `--yes`). Hooks that ask still ask.
+   */
+  readonly autoApprove?: boolean;
 }
 
 /** Capacity of the notification queue; the oldest is dropped beyond it. */

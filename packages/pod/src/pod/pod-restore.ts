@@ -15,8 +15,12 @@ export function workerStateOf(log: SessionLog<Item> | undefined): WorkerState {
   };
 }
 
-/** A restored session can `resume()` when its last run paused or yielded. */
-export function isResumable(last: Entry<Item>): boolean {
+/**
+ * A restored session can `resume()` when its last run paused or yielded, or ended awaiting
+ * approval (answers may have been appended after it).
+ */
+export function isResumable(last: Entry<Item>, log: SessionLog<Item>): boolean {
+  if (log.state.awaitingApproval) return true;
   return last.kind === "run_completed" && (last.result === "paused" || last.result === "yielded");
 }
 

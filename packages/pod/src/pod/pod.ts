@@ -1,12 +1,13 @@
 import type { Item, ModelAdapter, Tool, ToolFactory, UsageRecord } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
-import { SessionLog, type Store } from "@podkit/session-store";
+import { type ApprovalRecord, isPendingApproval, SessionLog, type Store } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSection } from "../context/context-section.js";
 import { PodUsageError } from "../errors.js";
 import { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
 import { PodTelemetry, podIdentityOf, type RunSource } from "../telemetry/pod-telemetry.js";
 import { type AfterTurnJob, type AfterTurnJobContext, CLOSE_PASS_TIMEOUT_MS } from "./after-turn-jobs.js";
+import type { ApprovalAnswerGiven } from "./approvals.js";
 import { PodBusyError, PodClosedError, PromptCancelledError } from "./errors.js";
 import type { CompactionOutcome, PodEvent, PodRunResult, PodTrigger } from "./events.js";
 import { PodExtensionPoints } from "./extension-points.js";
@@ -100,7 +101,7 @@ export class Pod {
         sessionId: log.state.sessionId,
         segmentId: log.state.segmentId,
       });
-      pod = new Pod(foundation, options, { restored: log, resumable: isResumable(last) });
+      pod = new Pod(foundation, options, { restored: log, resumable: isResumable(last, log) });
       const branches = otherBranchesWarning(sessionId, log);
       if (branches !== undefined) foundation.warn({ code: "pod.other_branches", message: branches });
     } catch (error) {
@@ -152,6 +153,41 @@ export class Pod {
   /** Every usage record of the session's head segment, one per model request. */
   get usage(): readonly UsageRecord[] {
     return this.engine.usage.records;
+  }
+
+  /** Every approval of the session's head segment, pending or answered, in request order. */
+  get approvals(): readonly ApprovalRecord[] {
+    return this.engine.log?.state.approvals ?? [];
+  }
+
+  /** The last run ended `awaiting_approval` and no run started since: `resume()` continues it. */
+  get awaitingApproval(): boolean {
+    return this.engine.log?.state.awaitingApproval === true;
+  }
+
+  /** The approvals still waiting for an answer (a run ended `awaiting_approval` on them). */
+  get pendingApprovals(): readonly ApprovalRecord[] {
+    return this.approvals.filter(isPendingApproval);
+  }
+
+  /**
+   * Answers the pending approval of tool call `callId` (docs/approvals.md), from this process or
+   * any other that restored the session: commits `approval_answered` with the decision, `by`
+   * (default: the local user and host) and the time, only if nobody else wrote to the session
+   * meanwhile — of two answerers exactly one is recorded, the other gets
+   * `ApprovalAlreadyAnsweredError` naming who answered and when. Unknown call
+   * (`ApprovalNotFoundError`), a call no longer pending (`ApprovalNotPendingError`), a malformed
+   * answer (`InvalidApprovalAnswerError`): nothing is written. Then `resume()` goes on once every
+   * pending call of the batch is answered. `PodBusyError` while a run is in progress.
+   */
+  async answerApproval(callId: string, answer: ApprovalAnswerGiven): Promise<ApprovalRecord> {
+    if (this.closed) throw new PodClosedError("the pod is closed", { hint: "create or restore a new pod" });
+    if (this.runs.busy) {
+      throw new PodBusyError("the pod is running a turn: answer approvals when it is idle", {
+        hint: "await the running handle (or pod.whenIdle()) first; a live run asks its approver",
+      });
+    }
+    return this.runs.occupy(this.engine.answerApproval(callId, answer));
   }
 
   /** Registers hooks; after the first run they are frozen (`HooksFrozenError`). */
@@ -355,14 +391,17 @@ export class Pod {
       this.extensionPoints.freeze();
     }
     const systemPrompt = await engine.ensureSystemPromptMaterialized();
-    await engine.recorder.closeCrashedTurn(await engine.ensureSessionHead(systemPrompt));
+    if (await engine.recorder.closeCrashedTurn(await engine.ensureSessionHead(systemPrompt)))
+      engine.turns.ended("awaiting_approval");
     const report: CompactionReporting = {
       emit: (event) => this.foundation.events.emit(event),
       workerEvent: (event) => this.telemetry.onCompactionWorkerEvent(event),
     };
     // A background job (memory extract) reads the segment a compaction replaces: let it finish first.
-    if (engine.compactionDueBeforeTurn) await this.extensionPoints.afterTurn.idle();
-    await engine.compactBeforeTurn(signal, report);
+    // A resume awaiting approval continues the very batch it stopped in: no compaction in between.
+    const awaitingApproval = engine.log?.state.awaitingApproval === true;
+    if (engine.compactionDueBeforeTurn && !awaitingApproval) await this.extensionPoints.afterTurn.idle();
+    if (!awaitingApproval) await engine.compactBeforeTurn(signal, report);
     if (input !== undefined) {
       for (const hook of this.extensionPoints.hooks) {
         const decision = await hook.onPromptSubmit?.(Object.freeze({ text: input }));

@@ -100,14 +100,28 @@ export class SessionRecorder {
     ]);
   }
 
-  /** A turn the previous process never closed (it crashed) is closed before anything else. */
-  async closeCrashedTurn(log: SessionLog<Item>): Promise<void> {
-    if (log.state.inFlight == null) return;
+  /**
+   * A turn the previous process never closed (it crashed) is closed before anything else. When it
+   * died waiting for an approval — an open call its own approver never answered, so its batch
+   * never ran (answers from outside may have come since) — it is closed as `awaiting_approval`:
+   * nothing ran, and `resume()` goes on once every call is answered. That close claims the
+   * session (`SessionBusyError` if another process wrote first).
+   */
+  async closeCrashedTurn(log: SessionLog<Item>): Promise<boolean> {
+    if (log.state.inFlight == null) return false;
+    if (log.state.approvals.some((approval) => !approval.closed && approval.answer?.inRun !== true)) {
+      await log.append(
+        { kind: "run_completed", result: "awaiting_approval", interrupted: true },
+        { ifUnchanged: true },
+      );
+      return true;
+    }
     await log.append({
       kind: "run_errored",
       message: "the process ended during this turn",
       interrupted: true,
     });
+    return false;
   }
 
   private require(): SessionLog<Item> {

@@ -16,7 +16,7 @@ export class TurnState {
     return this.completed;
   }
 
-  /** The last run ended paused or yielded, so `resume()` may run its open tool calls. */
+  /** The last run ended paused, yielded or awaiting approval, so `resume()` may run its open tool calls. */
   get resumable(): boolean {
     return this.canResume;
   }
@@ -29,7 +29,13 @@ export class TurnState {
 
   /** A run (or, mid-turn, the worker's part of it) ended with `status`. */
   ended(status: RunStatus): void {
-    this.canResume = status === "paused" || status === "yielded";
+    this.canResume = status === "paused" || status === "yielded" || status === "awaiting_approval";
+  }
+
+  /** Both counters as a fresh read of the log has them (another process wrote to the session). */
+  restore(completed: number, canResume: boolean): void {
+    this.completed = completed;
+    this.canResume = canResume;
   }
 
   /** The turn failed and was closed as interrupted: its open tool calls are never run again. */

@@ -21,7 +21,12 @@ export async function runTurn(engine: PodEngine, turn: Turn): Promise<PodRunResu
   const { worker, recorder, turns } = engine;
   const { trigger, input, signal } = turn;
   const emit = (event: PodEvent) => turn.report.emit(event);
-  await engine.requireHead().append({ kind: "invoke", trigger }, { signal });
+  // The resume of a run awaiting approval claims the session: of two processes resuming at once,
+  // one writes its invoke and runs the approved calls, the other gets SessionBusyError (no fork).
+  const claim = trigger === "resume" && engine.requireHead().state.awaitingApproval;
+  await engine
+    .requireHead()
+    .append({ kind: "invoke", trigger }, { signal, ...(claim ? { ifUnchanged: true } : {}) });
   engine.usage.startRun();
   engine.notifications.startTurn();
   emit({ type: "turn_start", turn: turns.turns + 1, trigger });
@@ -33,6 +38,7 @@ export async function runTurn(engine: PodEngine, turn: Turn): Promise<PodRunResu
       await recorder.recordInterrupt(worker, engine.catalog, trigger);
     recorder.startTurn();
     engine.compaction.startTurn();
+    engine.approvals.startTurn();
     let result = input === undefined ? await worker.resume({ signal }) : await worker.run(input, { signal });
     let requests = result.requests;
     while (result.status === "yielded" && engine.compaction.requested) {
@@ -52,7 +58,8 @@ export async function runTurn(engine: PodEngine, turn: Turn): Promise<PodRunResu
       await engine.requireHead().appendMany([{ kind: "turn_end", turn: count }, completed]);
       emit({ type: "turn_end", turn: count });
     } else {
-      await engine.requireHead().append(completed);
+      // Deferred approval requests and the run's end in one write (see ApprovalGate).
+      await engine.requireHead().appendMany([...engine.approvals.takeDeferred(), completed]);
     }
     turns.ended(result.status);
     return { ...result, requests, usage: engine.usage.runRecords() };

@@ -1,6 +1,16 @@
 import type { Item } from "@podkit/llm-worker";
 import type { Entry } from "@podkit/session-store";
 
+/** An approval as `podkit session show` prints it: what was asked, and who answered when. */
+export interface ApprovalSummary {
+  callId: string;
+  tool: string;
+  arguments: string;
+  askedBy: string;
+  requestedAt: number;
+  answer?: { decision: "allow" | "deny"; by: string; at: number; reason?: string };
+}
+
 /** One turn of a segment as `podkit session show` prints it (and `GET /sessions/:id` returns it). */
 export interface TurnSummary {
   /** Session turn number once it ended; null while it is open or it ended without an answer. */
@@ -8,6 +18,8 @@ export interface TurnSummary {
   trigger: string;
   input: string | null;
   tools: { name: string; isError: boolean; summary: string }[];
+  /** Approvals the turn asked for, with their answers (given during the turn or later). */
+  approvals: ApprovalSummary[];
   answer: string;
   /** `finished`, `paused`, … from `run_completed`; `error: …` from `run_errored`; `open` when neither. */
   outcome: string;
@@ -49,6 +61,7 @@ export function summarizeEntries(entries: readonly Entry<Item>[]): SegmentSummar
     outputTokens: 0,
   };
   const names = new Map<string, string>();
+  const approvals = new Map<string, ApprovalSummary>();
   let current: TurnSummary | undefined;
   for (const entry of entries) {
     switch (entry.kind) {
@@ -58,6 +71,7 @@ export function summarizeEntries(entries: readonly Entry<Item>[]): SegmentSummar
           trigger: entry.trigger,
           input: null,
           tools: [],
+          approvals: [],
           answer: "",
           outcome: "open",
           startedAt: entry.ts,
@@ -87,6 +101,30 @@ export function summarizeEntries(entries: readonly Entry<Item>[]): SegmentSummar
       case "turn_end":
         if (current !== undefined) current.turn = entry.turn;
         break;
+      case "approval_requested": {
+        const approval: ApprovalSummary = {
+          callId: entry.call_id,
+          tool: entry.tool,
+          arguments: entry.arguments,
+          askedBy: entry.asked_by,
+          requestedAt: entry.ts,
+        };
+        if (!approvals.has(entry.call_id)) approvals.set(entry.call_id, approval);
+        current?.approvals.push(approval);
+        break;
+      }
+      case "approval_answered": {
+        const approval = approvals.get(entry.call_id);
+        if (approval !== undefined && approval.answer === undefined) {
+          approval.answer = {
+            decision: entry.decision,
+            by: entry.by,
+            at: entry.ts,
+            ...(entry.reason === undefined ? {} : { reason: entry.reason }),
+          };
+        }
+        break;
+      }
       case "run_completed":
         if (current !== undefined)
           current.outcome = entry.interrupted ? `${entry.result} (interrupted)` : entry.result;

@@ -1,3 +1,4 @@
+import { approvalCases } from "./cases-approvals.js";
 import { basicCases } from "./cases-basic.js";
 import { corruptionCases } from "./cases-corrupt.js";
 import { lineageCases } from "./cases-lineage.js";
@@ -53,5 +54,6 @@ export function describeStoreConformance(
     api.describe("fork, forkAt, compaction and the head rule", () => lineageCases(context));
     api.describe("incremental reads from an index", () => readFromCases(context));
     api.describe("corrupt and unknown-version data", () => corruptionCases(context));
+    api.describe("approvals answered exactly once from any writer", () => approvalCases(context));
   });
 }

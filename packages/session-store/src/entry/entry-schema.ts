@@ -36,7 +36,17 @@ export const InvokeTriggerSchema = z.enum(["user", "notify", "resume"]);
 export type InvokeTrigger = z.infer<typeof InvokeTriggerSchema>;
 
 /** How a run ended; the same name and union as llm-worker's run status. */
-export const RunStatusSchema = z.enum(["finished", "paused", "limit_reached", "yielded"]);
+export const RunStatusSchema = z.enum([
+  "finished",
+  "paused",
+  "limit_reached",
+  "yielded",
+  "awaiting_approval",
+]);
+
+/** What an approval answer decides about a tool call. */
+export const ApprovalDecisionSchema = z.enum(["allow", "deny"]);
+export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /**
@@ -118,6 +128,35 @@ export function createEntrySchema<TItem>(
     z.object({ kind: z.literal("run_completed"), ts, result: RunStatusSchema, interrupted: z.boolean() }),
     z.object({ kind: z.literal("run_errored"), ts, message: z.string(), interrupted: z.boolean() }),
     z.object({ kind: z.literal("config_changed"), ts, config }),
+    // A tool call waits for a person (or a service) to allow or deny it; committed before the
+    // question is asked, so a process that dies while waiting leaves the question in the log.
+    z.object({
+      kind: z.literal("approval_requested"),
+      ts,
+      call_id: z.string().min(1),
+      tool: z.string().min(1),
+      /** The call's arguments as the model sent them (JSON text). */
+      arguments: z.string(),
+      /** The pod that made the call, from the root: `["root"]`, later `["root", "role#1", …]`. */
+      pod_path: z.array(z.string().min(1)).min(1),
+      /** What asked: the builtin policy (`bash`, `confirm_writes`) or a hook's name. */
+      asked_by: z.string().min(1),
+      reason: z.string().optional(),
+    }),
+    z.object({
+      kind: z.literal("approval_answered"),
+      ts,
+      call_id: z.string().min(1),
+      decision: ApprovalDecisionSchema,
+      reason: z.string().optional(),
+      /** Who answered (a user and host, a service's name). */
+      by: z.string().min(1),
+      /**
+       * Answered by the approver of the very run that asked, while it waited: its batch may have
+       * run after this. Absent for answers from outside (another process, `podkit approve`).
+       */
+      in_run: z.boolean().optional(),
+    }),
     z.object({ kind: z.literal("extension"), ts, domain: z.string().min(1), payload: z.unknown() }),
   ]);
 }

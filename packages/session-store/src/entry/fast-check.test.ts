@@ -58,6 +58,19 @@ const ENTRIES: unknown[] = [
   { kind: "config_changed", ts: 11, config: { temperature: 0.2 } },
   { kind: "extension", ts: 12, domain: "memory.extract", payload: { pointer: 7 } },
   { kind: "extension", ts: 12, domain: "d", payload: null },
+  {
+    kind: "approval_requested",
+    ts: 13,
+    call_id: "c",
+    tool: "bash",
+    arguments: '{"command":"ls"}',
+    pod_path: ["root", "role#1"],
+    asked_by: "bash",
+    reason: "runs a command",
+  },
+  { kind: "approval_answered", ts: 14, call_id: "c", decision: "deny", reason: "no", by: "me@host" },
+  { kind: "approval_answered", ts: 14, call_id: "c", decision: "allow", by: "svc", in_run: true },
+  { kind: "run_completed", ts: 15, result: "awaiting_approval", interrupted: true },
   { kind: "turn_end", ts: 7, turn: 1, note: "a newer writer's field" },
 ];
 

@@ -33,6 +33,12 @@ export interface AppendResult {
 export interface WriteCallOptions {
   /** Aborts waiting for the segment's lock (held by another process) with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * Append only if no other writer appended since this log read the segment, and never fork: on
+   * drift the append fails with `SessionBusyError` (nothing written, this log stays as it was).
+   * For writes that claim the session (an approval's answer, the resume that runs approved calls).
+   */
+  ifUnchanged?: boolean;
 }
 
 /** The first state of a new session or segment. */

@@ -1,5 +1,5 @@
 import type { Entry, EntryInput, MinimalItem } from "../entry/entry-schema.js";
-import { NotFoundError, SessionStoreError, SessionStoreUsageError } from "../errors.js";
+import { NotFoundError, SessionBusyError, SessionStoreError, SessionStoreUsageError } from "../errors.js";
 import { newId } from "../ids.js";
 import { type ReplayFold, type ReplayOptions, replay, startFold } from "../replay/replay.js";
 import type { HistorySource, SessionState } from "../replay/session-state.js";
@@ -239,7 +239,24 @@ export class SessionLog<TItem = MinimalItem> {
     } catch (error) {
       return Promise.reject(error);
     }
+    if (options?.ifUnchanged === true) return this.writes.run(() => this.claim([entry], options.signal));
     return this.writes.append([entry], options?.signal);
+  }
+
+  /** One conditional write that never forks: on drift, `SessionBusyError` and nothing written. */
+  private async claim(entries: Entry<TItem>[], signal: AbortSignal | undefined): Promise<AppendResult> {
+    const index = this.entryCount;
+    const outcome = await this.store.append(this.ref, entries, { expectedCount: index, signal });
+    if (outcome.status === "drift") {
+      throw new SessionBusyError({
+        sessionId: this.sessionId,
+        segmentId: this.segmentId,
+        expectedCount: index,
+        actualCount: outcome.count,
+      });
+    }
+    for (const entry of entries) this.fold.apply(entry);
+    return { segmentId: this.segmentId, index, driftFork: null };
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { Entry, EntryOf, HistorySourceEntry, Lineage, MinimalItem } from "../entry/entry-schema.js";
 import { ReplayError } from "../errors.js";
-import type { HistorySource, SessionState } from "./session-state.js";
+import type { ApprovalRecord, HistorySource, SessionState } from "./session-state.js";
 
 /**
  * How one `extension` domain folds its entries into its state: `state` is the domain's state
@@ -85,6 +85,11 @@ export class ReplayFold<TItem = MinimalItem> {
   /** The state just before the open turn's `invoke`, and the entries since (invoke included). */
   private openTurn: { base: BaseSnapshot<TItem>; entries: Entry<TItem>[] } | null = null;
   private runInterrupted = false;
+  /** Per call id, its approval record and the entries that rebuild it. */
+  private readonly approvalsByCall = new Map<
+    string,
+    { record: ApprovalRecord; entries: EntryOf<"approval_requested" | "approval_answered", TItem>[] }
+  >();
   private readonly userMessage: (entry: EntryOf<"user_input", TItem>) => TItem;
   private readonly systemMessage: (entry: EntryOf<"system_item", TItem>) => TItem;
 
@@ -107,6 +112,8 @@ export class ReplayFold<TItem = MinimalItem> {
       usage: [],
       extensions: new Map(),
       lineage: { forkedFrom: lineageRef(start.forked_from), compactedFrom: lineageRef(start.compacted_from) },
+      approvals: [],
+      awaitingApproval: false,
       entryCount: 1,
     };
   }
@@ -125,6 +132,7 @@ export class ReplayFold<TItem = MinimalItem> {
         });
       case "invoke":
         state.inFlight = { trigger: entry.trigger, entryIndex: index };
+        state.awaitingApproval = false;
         break;
       case "user_input":
         state.history.push(this.userMessage(entry));
@@ -137,9 +145,15 @@ export class ReplayFold<TItem = MinimalItem> {
         }
         break;
       case "assistant_item":
-      case "tool_result":
         state.history.push(entry.item);
         break;
+      case "tool_result": {
+        state.history.push(entry.item);
+        const callId = (entry.item as { call_id?: unknown }).call_id;
+        const approval = typeof callId === "string" ? this.approvalsByCall.get(callId) : undefined;
+        if (approval !== undefined) approval.record.closed = true;
+        break;
+      }
       case "system_item":
         state.history.push(this.systemMessage(entry));
         state.historySources.push({ index: state.history.length - 1, from: "system_item", item: entry.item });
@@ -174,6 +188,13 @@ export class ReplayFold<TItem = MinimalItem> {
         this.openTurn = null;
         this.runInterrupted = entry.interrupted;
         state.inFlight = null;
+        state.awaitingApproval = entry.kind === "run_completed" && entry.result === "awaiting_approval";
+        break;
+      case "approval_requested":
+        this.requestApproval(entry);
+        break;
+      case "approval_answered":
+        this.answerApproval(entry);
         break;
       case "config_changed":
         state.config = entry.config;
@@ -211,6 +232,11 @@ export class ReplayFold<TItem = MinimalItem> {
       ...this.usageEntries.slice(0, base.usageCount),
       ...base.extensions.flat(),
     ];
+    // Approvals of calls still without a result go along (those inside the open turn come with it).
+    const inOpenTurn = new Set<Entry<TItem>>(this.openTurn?.entries ?? []);
+    for (const { record, entries } of this.approvalsByCall.values()) {
+      if (!record.closed) carried.push(...entries.filter((entry) => !inOpenTurn.has(entry)));
+    }
     if (base.terminal !== null) carried.push(base.terminal);
     if (this.openTurn !== null) carried.push(...this.openTurn.entries);
     return {
@@ -221,6 +247,37 @@ export class ReplayFold<TItem = MinimalItem> {
       turn: base.turn,
       carried,
     };
+  }
+
+  /** A second request for the same call is ignored: the first one is what was asked. */
+  private requestApproval(entry: EntryOf<"approval_requested", TItem>): void {
+    if (this.approvalsByCall.has(entry.call_id)) return;
+    const record: ApprovalRecord = {
+      callId: entry.call_id,
+      tool: entry.tool,
+      arguments: entry.arguments,
+      podPath: [...entry.pod_path],
+      askedBy: entry.asked_by,
+      ...(entry.reason === undefined ? {} : { reason: entry.reason }),
+      requestedAt: entry.ts,
+      closed: false,
+    };
+    this.approvalsByCall.set(entry.call_id, { record, entries: [entry] });
+    this.state.approvals.push(record);
+  }
+
+  /** The first answer counts; an answer without a request (a damaged log) answers nothing. */
+  private answerApproval(entry: EntryOf<"approval_answered", TItem>): void {
+    const approval = this.approvalsByCall.get(entry.call_id);
+    if (approval === undefined || approval.record.answer !== undefined) return;
+    approval.record.answer = {
+      decision: entry.decision,
+      ...(entry.reason === undefined ? {} : { reason: entry.reason }),
+      by: entry.by,
+      at: entry.ts,
+      ...(entry.in_run === true ? { inRun: true } : {}),
+    };
+    approval.entries.push(entry);
   }
 
   private baseSnapshot(): BaseSnapshot<TItem> {

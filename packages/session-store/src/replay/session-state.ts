@@ -1,4 +1,4 @@
-import type { InvokeTrigger, MinimalItem, SystemItem } from "../entry/entry-schema.js";
+import type { ApprovalDecision, InvokeTrigger, MinimalItem, SystemItem } from "../entry/entry-schema.js";
 
 /**
  * One request's token usage (a request is one model call), as persisted by an `llm_usage`
@@ -37,6 +37,40 @@ export interface InFlightTurn {
   entryIndex: number;
 }
 
+/** The answer to an approval, from its `approval_answered` entry. */
+export interface ApprovalAnswer {
+  decision: ApprovalDecision;
+  reason?: string;
+  by: string;
+  /** When it was answered (epoch ms). */
+  at: number;
+  /** Answered by the approver of the run that asked, while it waited (its batch may have run since). */
+  inRun?: boolean;
+}
+
+/**
+ * One tool call that asked for approval, folded from its `approval_requested` entry and the first
+ * `approval_answered` entry for its call id (a later one is never written: answers are conditional).
+ */
+export interface ApprovalRecord {
+  callId: string;
+  tool: string;
+  /** The call's arguments as the model sent them (JSON text). */
+  arguments: string;
+  podPath: string[];
+  /** What asked: the builtin policy (`bash`, `confirm_writes`) or a hook's name. */
+  askedBy: string;
+  reason?: string;
+  /** When the approval was requested (epoch ms). */
+  requestedAt: number;
+  answer?: ApprovalAnswer;
+  /**
+   * The call has its result (it ran, its denial was sent, or it was closed as interrupted): an
+   * answer now would change nothing.
+   */
+  closed: boolean;
+}
+
 /** Everything a restore needs, folded from one segment's entries. */
 export interface SessionState<TItem = MinimalItem> {
   sessionId: string;
@@ -58,6 +92,10 @@ export interface SessionState<TItem = MinimalItem> {
   /** Folded `extension` state per domain (e.g. `memory.extract`): latest payload unless the domain registered a fold. */
   extensions: Map<string, unknown>;
   lineage: { forkedFrom: LineageRef | null; compactedFrom: LineageRef | null };
+  /** Every approval requested in this segment (or carried into it), in request order. */
+  approvals: ApprovalRecord[];
+  /** The last run ended `awaiting_approval` and no run started since: `resume()` continues it. */
+  awaitingApproval: boolean;
   /** Number of entries folded, `segment_start` included. */
   entryCount: number;
 }

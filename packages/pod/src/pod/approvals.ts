@@ -1,0 +1,161 @@
+import type { Item, PreToolCallDecision, ToolCallItem } from "@podkit/llm-worker";
+import type { LoadedManifest } from "@podkit/manifest";
+import type { ApprovalDecision, ApprovalRecord, EntryInput, SessionLog } from "@podkit/session-store";
+
+/** The pod path of a call made by this pod (sub-pods will append `role#n`). */
+export const ROOT_POD_PATH: readonly string[] = ["root"];
+
+/** A tool call that waits for approval, as an approver sees it. */
+export interface ApprovalRequest {
+  readonly callId: string;
+  readonly tool: string;
+  /** The call's arguments as the model sent them (JSON text). */
+  readonly arguments: string;
+  /** What asked: the builtin policy (`bash`, `confirm_writes`) or a hook's `askedBy`. */
+  readonly askedBy: string;
+  readonly reason?: string;
+  readonly podPath: readonly string[];
+}
+
+/** An answer to an approval request; `by` defaults to the local user and host. */
+export interface ApprovalAnswerGiven {
+  decision: ApprovalDecision;
+  reason?: string;
+  by?: string;
+}
+
+/**
+ * Someone who can answer an approval request now (the interactive CLI asking y/n/a). Resolves
+ * with the answer, or undefined when nobody can answer now: the call then stays pending in the
+ * log and the run ends `awaiting_approval`. The signal aborts with the run.
+ */
+export type Approver = (
+  request: ApprovalRequest,
+  signal: AbortSignal,
+) => Promise<ApprovalAnswerGiven | undefined> | ApprovalAnswerGiven | undefined;
+
+/** What the hooks decided about a call: a worker decision, or `ask` for an approval. */
+export type HookToolDecision =
+  | Exclude<PreToolCallDecision, { action: "await_approval" }>
+  | { action: "ask"; reason?: string; askedBy?: string };
+
+/** The builtin policy: `bash` always asks; `write_file`/`edit_file` ask with `[tools] confirm_writes`. */
+export function builtinApprovalPolicy(loaded: LoadedManifest): ReadonlyMap<string, string> {
+  const policy = new Map([["bash", "bash"]]);
+  if (loaded.manifest.tools.confirm_writes) {
+    policy.set("write_file", "confirm_writes");
+    policy.set("edit_file", "confirm_writes");
+  }
+  return policy;
+}
+
+/** What the gate needs of the pod: the head segment, the turn's signal, who answers, who is asked. */
+export interface ApprovalGateOptions {
+  head(): SessionLog<Item>;
+  signal(): AbortSignal;
+  /** Tool name → what asks about it (empty with `autoApprove`). */
+  policy: ReadonlyMap<string, string>;
+  approver: Approver | undefined;
+  defaultBy(): string;
+}
+
+/**
+ * The pod's `preToolCall`: the approval flow of docs/approvals.md. A call with an answer in the log
+ * gets it (allow: it runs; deny: the model gets the reason). Otherwise the hooks, then the builtin
+ * policy, decide; when one asks, `approval_requested` is committed first, then the approver (if
+ * any) is asked and its answer committed as `approval_answered`; with no answer now the call
+ * awaits approval and the run ends `awaiting_approval` once the whole batch was asked.
+ */
+export class ApprovalGate {
+  /**
+   * Requests nobody can answer now: committed with the run's end in one write, so a crash can
+   * never leave a request without the `awaiting_approval` end that makes it resumable.
+   */
+  private deferred: EntryInput<Item>[] = [];
+
+  constructor(private readonly options: ApprovalGateOptions) {}
+
+  /** A turn starts: requests deferred by a turn that failed are dropped (its calls get closed). */
+  startTurn(): void {
+    this.deferred = [];
+  }
+
+  /** The deferred requests, to be written before the run's `run_completed`. */
+  takeDeferred(): EntryInput<Item>[] {
+    return this.deferred.splice(0);
+  }
+
+  async preToolCall(
+    call: ToolCallItem,
+    hooks: () => Promise<HookToolDecision>,
+  ): Promise<PreToolCallDecision> {
+    let record = this.recordOf(call.call_id);
+    if (record?.answer !== undefined) return decisionOf(record);
+    if (record === undefined) {
+      const decision = await hooks();
+      if (decision.action !== "ask" && decision.action !== "continue") return decision;
+      const askedBy =
+        decision.action === "ask" ? (decision.askedBy ?? "hook") : this.options.policy.get(call.name);
+      if (askedBy === undefined) return { action: "continue" };
+      const reason = decision.action === "ask" ? decision.reason : undefined;
+      const request: EntryInput<Item> = {
+        kind: "approval_requested",
+        call_id: call.call_id,
+        tool: call.name,
+        arguments: call.arguments,
+        pod_path: [...ROOT_POD_PATH],
+        asked_by: askedBy,
+        ...(reason === undefined ? {} : { reason }),
+      };
+      if (this.options.approver === undefined) {
+        this.deferred.push(request);
+        return { action: "await_approval" };
+      }
+      // Write-ahead: the question is in the log before anyone is asked (the answer may take hours).
+      await this.options.head().append(request);
+      record = this.recordOf(call.call_id) as ApprovalRecord;
+    }
+    return this.askNow(record);
+  }
+
+  /** Asks the approver about a pending call; its answer is committed before the call goes on. */
+  private async askNow(record: ApprovalRecord): Promise<PreToolCallDecision> {
+    const signal = this.options.signal();
+    const answer = await this.options.approver?.(requestOf(record), signal);
+    if (answer === undefined) return { action: "await_approval" };
+    signal.throwIfAborted();
+    await this.options.head().append({
+      kind: "approval_answered",
+      call_id: record.callId,
+      decision: answer.decision,
+      ...(answer.reason === undefined ? {} : { reason: answer.reason }),
+      by: answer.by ?? this.options.defaultBy(),
+      in_run: true,
+    });
+    return decisionOf(this.recordOf(record.callId) as ApprovalRecord);
+  }
+
+  private recordOf(callId: string): ApprovalRecord | undefined {
+    return this.options.head().state.approvals.find((record) => record.callId === callId);
+  }
+}
+
+function requestOf(record: ApprovalRecord): ApprovalRequest {
+  return {
+    callId: record.callId,
+    tool: record.tool,
+    arguments: record.arguments,
+    askedBy: record.askedBy,
+    ...(record.reason === undefined ? {} : { reason: record.reason }),
+    podPath: record.podPath,
+  };
+}
+
+/** An answered call's decision: allowed calls run, denied ones tell the model who denied and why. */
+function decisionOf(record: ApprovalRecord): PreToolCallDecision {
+  const answer = record.answer;
+  if (answer === undefined) return { action: "await_approval" };
+  if (answer.decision === "allow") return { action: "continue" };
+  const why = answer.reason === undefined || answer.reason === "" ? "" : `: ${answer.reason}`;
+  return { action: "deny", reason: `${record.tool} call denied by ${answer.by}${why}` };
+}
