@@ -1,4 +1,4 @@
-import { readFile, rm } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ProviderDouble, type ScriptedResponse, startProviderDouble } from "@podkit/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -100,6 +100,44 @@ describe("podkit submit, worker and runs", { timeout: 120_000 }, () => {
       created: false,
       run_id: JSON.parse(keyed.stdout).run_id,
     });
+  });
+
+  it("a run stops awaiting approval and frees its worker; podkit approve queues it again and it runs the call once", async () => {
+    const manifest = join(ws.workspace, ".podkit", "manifest.toml");
+    await writeFile(
+      manifest,
+      (await readFile(manifest, "utf8")).replace("builtin = []", "builtin = []\nbash = true"),
+    );
+    double.enqueue(
+      {
+        parts: [
+          { type: "tool_call", id: "toolu_w", name: "bash", arguments: { command: "echo ran >> ran.txt" } },
+        ],
+      },
+      text("ran it"),
+    );
+    const runId = (await podkit(["submit", "run the script"])).stdout.trim();
+    worker();
+    const waiting = await until(async () => {
+      const shown = await showJson(runId);
+      return shown.state === "awaiting_approval" ? shown : undefined;
+    });
+    const sessionId = waiting.sessionId as string;
+    const ran = async () => (await readFile(join(ws.workspace, "ran.txt"), "utf8").catch(() => "")).trim();
+    expect(await ran()).toBe("");
+    expect((await podkit(["approvals"])).stdout).toContain("toolu_w");
+
+    const approved = await podkit(["approve", sessionId, "toolu_w", "--allow", "--by", "alice"]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toContain(`dispatched run ${runId} is queued again`);
+    const done = await until(async () => {
+      const shown = await showJson(runId);
+      return shown.state === "completed" ? shown : undefined;
+    });
+    expect(done).toMatchObject({ result: "finished" });
+    expect(await ran()).toBe("ran");
+    const session = await podkit(["session", "show", sessionId]);
+    expect(session.stdout).toContain("alice");
   });
 
   it("runs cancel interrupts the run on the worker that holds it within 2 s", async () => {

@@ -260,3 +260,37 @@ describe("failover, cancellation and failures", () => {
     a.worker.drain();
   });
 });
+
+describe("a run awaiting approval", () => {
+  it("frees its worker; answered from another process and requeued, it goes on under the same id and the call runs once", async () => {
+    const w = await world();
+    w.double.enqueue(call("count", "toolu_ask"), text("counted"));
+    const { run } = await submitNew(w, "Count once, with a yes.");
+    // A hook that asks about every `count` call: nobody can answer in the worker.
+    w.worker({
+      preparePod: (pod) => pod.addHooks({ preToolCall: () => ({ action: "ask", askedBy: "test" }) }),
+    });
+    expect(await until(stateOf(w, run.runId))).toMatchObject({ state: "awaiting_approval" });
+    expect(await readFile(w.counterFile, "utf8").catch(() => "")).toBe("");
+
+    // Requeued before the answer: it settles as waiting again and runs nothing.
+    await w.queue.connect().requeue(run.runId);
+    await until(async () => {
+      const shown = await w.queue.connect().show(run.runId);
+      return shown?.state === "awaiting_approval" && shown.attempts >= 2 ? shown : undefined;
+    });
+    expect(await readFile(w.counterFile, "utf8").catch(() => "")).toBe("");
+
+    const { answerApproval } = await import("@podkit/session-store");
+    await answerApproval(w.store, run.sessionId, "toolu_ask", { decision: "allow", by: "alice" });
+    await w.queue.connect().requeue(run.runId);
+    expect(await until(stateOf(w, run.runId))).toMatchObject({ state: "completed", result: "finished" });
+    expect(await readFile(w.counterFile, "utf8")).toBe("toolu_ask\n");
+    const segments = await w.segments(run.sessionId);
+    assertSessionSound(segments);
+    const entries = [...segments.values()].flat();
+    expect(kinds(entries)).toContain("approval_answered");
+    // The model saw the call's result.
+    expect(JSON.stringify(w.double.requests.at(-1)?.body)).toContain("counted");
+  });
+});

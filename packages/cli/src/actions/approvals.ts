@@ -7,6 +7,7 @@ import {
   type Store,
 } from "@podkit/session-store";
 import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";
+import { requeueAnsweredRun } from "../dispatch/requeue-answered.js";
 import { PodkitCliError, UsageError } from "../errors.js";
 import { approvalSubject, approveCommand, manifestArgument } from "../session/approvals.js";
 import { withStore } from "../session/with-store.js";
@@ -19,7 +20,7 @@ export async function approve(input: CommandInput, ctx: CommandContext): Promise
   const allow = input.values.allow === true;
   const deny = input.values.deny === true;
   if (allow && deny) throw new UsageError("give either --allow or --deny, not both", { hint });
-  return withStore(input, ctx, async (store) => {
+  return withStore(input, ctx, async (store, loaded) => {
     let callId = named;
     if (callId === undefined) {
       const pending = await pendingOf(store, sessionId);
@@ -46,9 +47,14 @@ export async function approve(input: CommandInput, ctx: CommandContext): Promise
     });
     const stillPending = log.state.approvals.filter(isPendingApproval);
     const answer = approval.answer as NonNullable<ApprovalRecord["answer"]>;
+    // A dispatched run waiting on these calls is queued again: a worker continues it.
+    const requeued =
+      stillPending.length === 0 && log.state.awaitingApproval
+        ? await requeueAnsweredRun(loaded, ctx.io.env, log.state)
+        : undefined;
     if (input.values.json === true) {
       ctx.io.stdout.write(
-        `${JSON.stringify({ sessionId, callId, ...answer, pending: stillPending.map((a) => a.callId) })}\n`,
+        `${JSON.stringify({ sessionId, callId, ...answer, pending: stillPending.map((a) => a.callId), requeued: requeued ?? null })}\n`,
       );
       return 0;
     }
@@ -59,6 +65,10 @@ export async function approve(input: CommandInput, ctx: CommandContext): Promise
     if (stillPending.length > 0) {
       ctx.io.stdout.write(`${stillPending.length} call(s) of this run still await approval:\n`);
       for (const other of stillPending) ctx.io.stdout.write(`  ${pendingLine(sessionId, other, manifest)}\n`);
+    } else if (requeued !== undefined) {
+      ctx.io.stdout.write(
+        `nothing else is pending; dispatched run ${requeued} is queued again (\`podkit runs show ${requeued}\`)\n`,
+      );
     } else if (log.state.awaitingApproval) {
       ctx.io.stdout.write(
         `nothing else is pending; continue the run with: podkit resume ${sessionId}${manifestArgument(manifest)}\n`,

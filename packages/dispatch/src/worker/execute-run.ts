@@ -63,13 +63,20 @@ async function executeRun(host: AttemptHost, claim: Claim, job: RunJob): Promise
   try {
     host.preparePod?.(pod);
     const progress = await readRunProgress(host.store, job, pod.segmentId as string);
-    if (progress.phase === "ended") return await settleRecorded(claim, progress.ended);
+    // A run that stopped awaiting approval and was requeued once every call is answered goes on
+    // (`resume()` runs the allowed calls once); requeued too early, it settles as waiting again.
+    const answered =
+      progress.phase === "ended" &&
+      progress.ended.state === "awaiting_approval" &&
+      pod.awaitingApproval &&
+      pod.pendingApprovals.length === 0;
+    if (progress.phase === "ended" && !answered) return await settleRecorded(claim, progress.ended);
     if (progress.phase === "turn_ended") {
       await finish(pod, claim, job.runId, outcomeOf(progress.result));
       host.emit({ type: "ended", runId: job.runId, ...outcomeFields(outcomeOf(progress.result)) });
       return;
     }
-    const resumes = progress.phase === "committed" || submitted.input === null;
+    const resumes = answered || progress.phase === "committed" || submitted.input === null;
     await recordRunEntry(pod, {
       run_id: job.runId,
       event: "started",

@@ -1,5 +1,13 @@
 import { PodBusyError } from "@podkit/pod";
-import { CorruptEntryError, NotFoundError } from "@podkit/session-store";
+import {
+  ApprovalAlreadyAnsweredError,
+  ApprovalNotFoundError,
+  ApprovalNotPendingError,
+  CorruptEntryError,
+  InvalidApprovalAnswerError,
+  NotFoundError,
+  SessionBusyError,
+} from "@podkit/session-store";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { hasMarker } from "../errors.js";
@@ -7,7 +15,8 @@ import { errorResponse, HttpError } from "./http-error.js";
 
 /**
  * The response to an error a route threw: its own status for an `HttpError`, 404 for an unknown
- * session, 409 for a session that is running here, the message of any other podkit error with a
+ * session or approval, 400 for a malformed answer, 409 for a session that is running here (or
+ * written by someone else meanwhile) and an approval no longer pending, the message of any other podkit error with a
  * 500, and for anything else a bare "internal error" (reported to `onUnexpected`). Never a stack.
  */
 export function respondToError(c: Context, error: unknown, onUnexpected: (error: unknown) => void) {
@@ -16,6 +25,15 @@ export function respondToError(c: Context, error: unknown, onUnexpected: (error:
     return errorResponse(c, 404, `no such ${error.what}: ${error.id}`, "GET /sessions lists the sessions");
   }
   if (PodBusyError.isInstance(error)) return errorResponse(c, 409, error.message, error.hint);
+  if (ApprovalNotFoundError.isInstance(error)) return errorResponse(c, 404, error.message, error.hint);
+  if (InvalidApprovalAnswerError.isInstance(error)) return errorResponse(c, 400, error.message, error.hint);
+  if (
+    ApprovalAlreadyAnsweredError.isInstance(error) ||
+    ApprovalNotPendingError.isInstance(error) ||
+    SessionBusyError.isInstance(error)
+  ) {
+    return errorResponse(c, 409, error.message, error.hint);
+  }
   if (CorruptEntryError.isInstance(error)) {
     return errorResponse(c, 500, `the session log has a corrupt entry (line ${error.line}): ${error.reason}`);
   }

@@ -8,6 +8,25 @@ import { checkedSessionId } from "../http/session-id.js";
 import type { StartedRun } from "../runs/session-runs.js";
 import type { RouteContext } from "./context.js";
 
+/** An approval answer: `{ decision: "allow" | "deny", reason?, by? }`. */
+const AnswerBody = z.strictObject({
+  decision: z.enum(["allow", "deny"], { error: 'give the decision as "allow" or "deny"' }),
+  reason: z.string().max(4_000).optional(),
+  by: z.string().min(1).max(200).optional(),
+});
+
+/** A tool call id as providers make them: letters, digits, `_` and `-` (e.g. `toolu_01…`, `call_…`). */
+function checkedCallId(raw: string | undefined): string {
+  if (raw === undefined || !/^[A-Za-z0-9_-]{1,128}$/.test(raw)) {
+    throw new HttpError(
+      400,
+      `invalid call id ${JSON.stringify(raw ?? "")}`,
+      "GET /sessions/<id> lists the session's approvals with their call ids",
+    );
+  }
+  return raw;
+}
+
 /** The most a message may hold; the request body is capped at 1 MiB anyway. */
 const MessageBody = z.strictObject({
   message: z.string().min(1, "give the user's message as a non-empty string"),
@@ -16,7 +35,7 @@ const MessageBody = z.strictObject({
 
 /**
  * The session routes: list and show (the data of `podkit session list|show --json`), start a
- * session, continue one, interrupt its run.
+ * session, continue one, interrupt its run, answer a pending approval (and continue the run).
  */
 export function sessionRoutes(app: Hono, ctx: RouteContext): void {
   app.get("/sessions", async (c) => c.json(await listSessionRows(ctx.store)));
@@ -52,9 +71,25 @@ export function sessionRoutes(app: Hono, ctx: RouteContext): void {
     }
     return c.json({ sessionId, interrupted: true }, 202);
   });
-  // Durable approvals (issue 25) add `POST /sessions/:id/approvals/:call` here: it validates the
-  // call id like the session id, calls `pod.answerApproval(callId, {decision, reason, by})` on the
-  // session's pod (restored through `ctx.runs` when it is not open) and answers 202.
+
+  app.post("/sessions/:id/approvals/:call", async (c) => {
+    const sessionId = checkedSessionId(c.req.param("id"));
+    const callId = checkedCallId(c.req.param("call"));
+    const body = await jsonBody(c, AnswerBody);
+    const { approval, pending, resumed } = await ctx.runs.answer(sessionId, callId, body);
+    return c.json(
+      {
+        sessionId,
+        callId,
+        decision: approval.answer?.decision,
+        by: approval.answer?.by,
+        pending,
+        resumed: resumed !== undefined,
+        events: `/sessions/${sessionId}/events`,
+      },
+      202,
+    );
+  });
 }
 
 function accepted(started: StartedRun) {

@@ -1,6 +1,6 @@
 import type { Item } from "@podkit/llm-worker";
-import { type Pod, PodBusyError, type PodEvent, type RunHandle } from "@podkit/pod";
-import type { Store } from "@podkit/session-store";
+import { type ApprovalAnswerGiven, type Pod, PodBusyError, type PodEvent, type RunHandle } from "@podkit/pod";
+import type { ApprovalRecord, Store } from "@podkit/session-store";
 import type { DraftBoard } from "./draft-board.js";
 import type { PodSource } from "./pod-source.js";
 
@@ -68,6 +68,53 @@ export class SessionRuns {
    * unknown session.
    */
   async continue(sessionId: string, message: string): Promise<StartedRun> {
+    const current = await this.acquire(sessionId);
+    let handle: RunHandle;
+    try {
+      handle = (await current.pod).run(message);
+    } catch (error) {
+      this.release(sessionId, current);
+      throw error;
+    }
+    this.settleWhenDone(sessionId, current, handle);
+    return { sessionId, segmentId: (await current.pod).segmentId as string, handle };
+  }
+
+  /**
+   * Answers the pending approval of call `callId` in session `sessionId` (restoring its pod unless
+   * it is open here) and, once no call of the stopped run is pending, continues the run
+   * (`resume()`): an allowed call runs once, a denied one reaches the model as its error result.
+   * The approval errors of `@podkit/session-store` (unknown call, already answered, not pending,
+   * malformed answer) reach the caller with nothing written.
+   */
+  async answer(
+    sessionId: string,
+    callId: string,
+    answer: ApprovalAnswerGiven,
+  ): Promise<{ approval: ApprovalRecord; pending: number; resumed: StartedRun | undefined }> {
+    const current = await this.acquire(sessionId);
+    try {
+      const pod = await current.pod;
+      const approval = await pod.answerApproval(callId, answer);
+      const pending = pod.pendingApprovals.length;
+      if (pending > 0 || !pod.awaitingApproval) {
+        this.release(sessionId, current);
+        return { approval, pending, resumed: undefined };
+      }
+      const handle = pod.resume();
+      this.settleWhenDone(sessionId, current, handle);
+      return { approval, pending, resumed: { sessionId, segmentId: pod.segmentId as string, handle } };
+    } catch (error) {
+      this.release(sessionId, current);
+      throw error;
+    }
+  }
+
+  /**
+   * The session's pod, marked running: the open one when nobody else wrote to the session since,
+   * else a fresh restore. Rejects with `PodBusyError` while the session runs here.
+   */
+  private async acquire(sessionId: string): Promise<LivePod> {
     let entry = this.live.get(sessionId);
     if (entry?.running === true) throw busy(sessionId);
     if (entry === undefined) {
@@ -87,16 +134,13 @@ export class SessionRuns {
     current.pod.catch(() => {
       if (this.live.get(sessionId) === current) this.live.delete(sessionId);
     });
-    let handle: RunHandle;
-    try {
-      handle = (await current.pod).run(message);
-    } catch (error) {
-      current.running = false;
-      if (this.live.get(sessionId) === current) this.idle(sessionId, current);
-      throw error;
-    }
-    this.settleWhenDone(sessionId, current, handle);
-    return { sessionId, segmentId: (await current.pod).segmentId as string, handle };
+    return current;
+  }
+
+  /** Gives back a pod `acquire` marked running when no run was started on it. */
+  private release(sessionId: string, entry: LivePod): void {
+    entry.running = false;
+    if (this.live.get(sessionId) === entry) this.idle(sessionId, entry);
   }
 
   /** Interrupts the run of `sessionId` in progress here; false when none is. */
