@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ProviderDouble, startProviderDouble } from "@podkit/testkit";
@@ -160,4 +160,40 @@ describe("the session viewer in a real browser", () => {
       expect(await serve.stop()).toBe(0);
     }
   }, 180_000);
+
+  it("shows a pending approval with Allow/Deny; Allow is logged with who and the run goes on, running the call once", async () => {
+    double.enqueue(
+      { parts: [{ type: "tool_call", name: "bash", arguments: { command: "echo ran >> ran.txt" } }] },
+      { parts: [{ type: "text", text: "It ran." }] },
+    );
+    // No --yes: the served pod leaves the bash call pending for a person.
+    const serve = await startServe(ws.workspace, { HOME: ws.home, ANTHROPIC_API_KEY: "test-key" });
+    try {
+      const page = await openBrowser();
+      await page.goto(`${serve.url}/`);
+      await page.fill("#message", "Run the script.");
+      await page.click("#send");
+      await page.waitForURL(/#\/sessions\/[0-9a-f-]{36}$/);
+      await page.waitForSelector(".approval.pending button.allow");
+      await page.waitForSelector(".entry-run_completed.awaiting_approval, .entry-run_completed");
+      const ran = () => readFile(join(ws.workspace, "ran.txt"), "utf8").catch(() => "");
+      expect(await ran()).toBe("");
+      await page.screenshot({ path: join(SHOTS, "session-approval.png"), fullPage: true });
+
+      await page.click(".approval.pending button.allow");
+      await page.waitForSelector(".approval-answer.allowed");
+      await page.waitForSelector(".approval.allowed");
+      expect(await page.$$(".approval button")).toHaveLength(0);
+      const deadline = Date.now() + 20_000;
+      while ((await page.$$(".entry-run_completed")).length < 2) {
+        if (Date.now() > deadline) throw new Error("the run never went on after the answer");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(await page.textContent(".approval-answer.allowed")).toMatch(/allowed by \S+/);
+      expect(await ran()).toBe("ran\n");
+      expect(serve.stderr()).not.toContain("internal error");
+    } finally {
+      expect(await serve.stop()).toBe(0);
+    }
+  }, 120_000);
 });

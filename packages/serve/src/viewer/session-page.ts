@@ -14,7 +14,13 @@ const CACHE_PREFIX = "podkit.log.";
 export function sessionPage(root: HTMLElement, sessionId: string): () => void {
   const model = new SessionModel();
   const timeline = h("div", { class: "timeline", id: "timeline" });
-  const renderer = new SessionRenderer(timeline);
+  const renderer = new SessionRenderer(timeline, (callId, decision) => {
+    api(`/sessions/${encodeURIComponent(sessionId)}/approvals/${encodeURIComponent(callId)}`, { decision })
+      .then(() => {
+        problem.hidden = true;
+      })
+      .catch((error: unknown) => showProblem(problem, error));
+  });
   const state = h("span", { class: "state", id: "stream-state" }, "connecting");
   const interrupt = h("button", { id: "interrupt", type: "button", hidden: "" }, "Interrupt");
   const message = h("textarea", {

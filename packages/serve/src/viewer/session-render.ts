@@ -11,14 +11,21 @@ type Json = Record<string, any>;
 export class SessionRenderer {
   private turn: HTMLElement | undefined;
   private readonly calls = new Map<string, HTMLElement>();
+  /** Approval requests by call id, until their answer arrives (then their buttons go). */
+  private readonly approvals = new Map<string, HTMLElement>();
   private readonly previewBox = h("div", { class: "draft", id: "draft", hidden: "" });
 
-  constructor(private readonly timeline: HTMLElement) {}
+  /** `answer` sends a person's Allow/Deny for a pending approval (the page posts it to the API). */
+  constructor(
+    private readonly timeline: HTMLElement,
+    private readonly answer: (callId: string, decision: "allow" | "deny") => void = () => {},
+  ) {}
 
   redraw(entries: readonly LogEntry[], preview: Preview | undefined): void {
     this.timeline.replaceChildren();
     this.turn = undefined;
     this.calls.clear();
+    this.approvals.clear();
     for (const entry of entries) this.add(entry);
     this.showPreview(preview);
   }
@@ -81,6 +88,8 @@ export class SessionRenderer {
       case "turn_end":
         return h("div", { class: "meta" }, `turn ${e.turn} answered`);
       case "run_completed":
+        if (e.result === "awaiting_approval")
+          return h("div", { class: "outcome awaiting_approval" }, "awaiting approval");
         return h(
           "div",
           { class: `outcome ${e.interrupted ? "interrupted" : e.result}` },
@@ -90,9 +99,61 @@ export class SessionRenderer {
         return h("div", { class: "outcome error" }, `error: ${e.message}`);
       case "extension":
         return extension(e);
+      case "approval_requested":
+        return this.approvalRequest(e);
+      case "approval_answered":
+        return this.approvalAnswer(e);
       default:
         return h("div", { class: "meta" }, e.kind);
     }
+  }
+
+  /** A pending approval: what asks, the call, and Allow/Deny buttons until it is answered. */
+  private approvalRequest(e: Json): HTMLElement {
+    const buttons = h(
+      "div",
+      { class: "approval-buttons" },
+      h("button", { type: "button", class: "allow", "data-decision": "allow" }, "Allow"),
+      h("button", { type: "button", class: "deny", "data-decision": "deny" }, "Deny"),
+    );
+    for (const button of buttons.querySelectorAll("button")) {
+      button.addEventListener("click", () => {
+        for (const b of buttons.querySelectorAll("button")) b.setAttribute("disabled", "");
+        this.answer(e.call_id, button.dataset.decision as "allow" | "deny");
+      });
+    }
+    const element = h(
+      "div",
+      { class: "approval pending", "data-call-id": e.call_id },
+      h(
+        "div",
+        { class: "tool-head" },
+        `approval · ${e.tool} asked by ${e.asked_by} (${(e.pod_path ?? []).join(" › ")})`,
+      ),
+      collapsed("arguments", h("pre", {}, pretty(e.arguments))),
+      buttons,
+    );
+    this.approvals.set(e.call_id, element);
+    return element;
+  }
+
+  /** An answer: who decided what, when; the request it answers loses its buttons. */
+  private approvalAnswer(e: Json): HTMLElement {
+    const request = this.approvals.get(e.call_id);
+    if (request !== undefined) {
+      request.classList.remove("pending");
+      request.classList.add(e.decision === "allow" ? "allowed" : "denied");
+      request.querySelector(".approval-buttons")?.remove();
+      this.approvals.delete(e.call_id);
+    }
+    const verb = e.decision === "allow" ? "allowed" : "denied";
+    return h(
+      "div",
+      { class: `approval-answer ${verb}`, "data-call-id": e.call_id },
+      `${verb} by ${e.by}`,
+      e.reason === undefined ? "" : ` · ${e.reason}`,
+      h("time", {}, time(e.ts)),
+    );
   }
 
   private item(item: Json): HTMLElement {
