@@ -1,6 +1,6 @@
 import { RUN_DOMAIN } from "@podkit/dispatch";
 import { describe, expect, it } from "vitest";
-import { databaseUrl } from "./helpers/database.js";
+import { databaseUrl } from "../../store-postgres/test/helpers/database.js";
 import { startDatabaseProxy } from "./helpers/proxy.js";
 import { usePgWorlds } from "./helpers/world.js";
 

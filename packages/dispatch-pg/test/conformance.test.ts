@@ -1,7 +1,7 @@
 import { describeDispatcherConformance } from "@podkit/dispatch/conformance";
 import { describe, it } from "vitest";
 import { PgDispatcher } from "../src/index.js";
-import { databaseUrl, dropSchema, uniqueSchema, useAdminPool } from "./helpers/database.js";
+import { databaseUrl, dropSchema, uniqueSchema, useAdminPool } from "../../store-postgres/test/helpers/database.js";
 
 const admin = useAdminPool();
 

@@ -9,7 +9,7 @@ import { PostgresStore } from "@podkit/store-postgres";
 import { type ProviderDouble, type ProviderDoubleOptions, startProviderDouble } from "@podkit/testkit";
 import { afterEach } from "vitest";
 import { PgDispatcher, type PgDispatcherOptions } from "../../src/index.js";
-import { databaseUrl, dropSchema, uniqueSchema, useAdminPool } from "./database.js";
+import { databaseUrl, dropSchema, uniqueSchema, useAdminPool } from "../../../store-postgres/test/helpers/database.js";
 
 export interface PgWorld {
   loaded: LoadedManifest;

@@ -7,9 +7,9 @@ export function databaseUrl(): string {
   return inject("databaseUrl");
 }
 
-/** A schema name no other test uses: every test gets its own tables. */
-export function uniqueSchema(): string {
-  return `t_${randomBytes(6).toString("hex")}`;
+/** A schema name no other test uses: every test gets its own tables (`prefix` tells them apart). */
+export function uniqueSchema(prefix = "t"): string {
+  return `${prefix}_${randomBytes(6).toString("hex")}`;
 }
 
 /** A pool for the test's own SQL (setup, inspection, terminating connections), ended after the file. */
