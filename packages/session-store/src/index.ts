@@ -9,6 +9,7 @@ export type {
   InvokeTrigger,
   Lineage,
   MinimalItem,
+  ParentLink,
   RunStatus,
   SegmentStartEntry,
   SystemItem,

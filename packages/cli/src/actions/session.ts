@@ -1,5 +1,5 @@
 import type { Item } from "@podkit/llm-worker";
-import { intactView, listSessionRows } from "@podkit/pod";
+import { intactView, listSessionRows, sessionForest, treeOf } from "@podkit/pod";
 import {
   CorruptEntryError,
   describeSession,
@@ -11,10 +11,10 @@ import {
 import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
 import { corruptLogError } from "../session/corrupt-log.js";
-import { oneLine } from "../session/event-printer.js";
 import { loadPodManifest } from "../session/load-pod-manifest.js";
 import { openStore } from "../session/open-store.js";
 import { readSessionLine, sessionShowText } from "../session/session-show.js";
+import { sessionListText, sessionTreeText } from "../session/session-tree.js";
 
 async function withStore<T>(
   input: CommandInput,
@@ -39,11 +39,7 @@ export async function list(input: CommandInput, ctx: CommandContext): Promise<nu
     } else if (rows.length === 0) {
       ctx.io.stdout.write("no sessions yet in this workspace (`podkit run` starts one)\n");
     } else {
-      for (const row of rows) {
-        ctx.io.stdout.write(
-          `${row.sessionId}  ${row.lastActivity}  ${row.turns} turn(s)  ${row.segments} segment(s)  ${oneLine(row.firstInput, 60)}\n`,
-        );
-      }
+      ctx.io.stdout.write(sessionListText(sessionForest(rows)));
     }
     return 0;
   });
@@ -55,10 +51,13 @@ export async function show(input: CommandInput, ctx: CommandContext): Promise<nu
   return withStore(input, ctx, async (store) => {
     const overview = await overviewOf(store, sessionId);
     const segments = await readSessionLine(store, overview);
+    const tree = treeOf(sessionForest(await listSessionRows(store)), sessionId);
     if (input.values.json === true) {
-      ctx.io.stdout.write(`${JSON.stringify({ ...overview, segments }, null, 2)}\n`);
+      ctx.io.stdout.write(`${JSON.stringify({ ...overview, segments, tree }, null, 2)}\n`);
     } else {
       ctx.io.stdout.write(sessionShowText(overview, segments));
+      if (tree !== undefined && tree.children.length > 0)
+        ctx.io.stdout.write(sessionTreeText(tree, sessionId));
     }
     return 0;
   });

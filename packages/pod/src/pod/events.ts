@@ -77,7 +77,9 @@ export type PodEvent =
    * A warning as it is raised (for display): the same warning reaches `PodOptions.onWarning`, the
    * record of every warning from construction on; this event only reaches those watching then.
    */
-  | { type: "warning"; code: PodWarning["code"]; message: string };
+  | { type: "warning"; code: PodWarning["code"]; message: string }
+  /** An event of a child pod (sub-pods), at any depth, with the child's pod path (`root › reviewer#2`). */
+  | { type: "subpod"; path: string; sessionId: string; event: PodEvent };
 
 /**
  * The pod event a worker event is shown as (undefined: internal detail, not shown). The worker's

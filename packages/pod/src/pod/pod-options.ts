@@ -1,6 +1,7 @@
 import type { Store } from "@podkit/session-store";
 import type { PodkitToolPackage } from "@podkit/tools";
 import type { ContextSection } from "../context/context-section.js";
+import type { SubpodPlacement } from "../subpods/placement.js";
 import type { PodTelemetryOptions } from "../telemetry/pod-telemetry.js";
 import type { RenderLimits } from "../template/budget.js";
 import type { WarningSink } from "../warnings.js";
@@ -44,6 +45,8 @@ export interface PodOptions {
   readonly renderLimits?: Partial<RenderLimits>;
   /** OpenTelemetry providers and the contents opt-in; default the global providers, no contents. */
   readonly telemetry?: PodTelemetryOptions;
+  /** Where a child pod sits in its tree (set by its parent's `spawn_pod`; docs/subpods.md). */
+  readonly subpod?: SubpodPlacement;
 }
 
 /** Capacity of the notification queue; the oldest is dropped beyond it. */

@@ -4,8 +4,13 @@ import { SessionLog, type Store } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSection } from "../context/context-section.js";
 import { PodUsageError } from "../errors.js";
+import type { ChildPodInfo } from "../subpods/children.js";
+import { loadSubpodRoles, type SubpodRole } from "../subpods/roles.js";
+import { SubpodHost } from "../subpods/subpod-host.js";
+import { subpodTools } from "../subpods/subpod-tools.js";
 import { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
 import { PodTelemetry, podIdentityOf, type RunSource } from "../telemetry/pod-telemetry.js";
+import { processWarningSink } from "../warnings.js";
 import { type AfterTurnJob, type AfterTurnJobContext, CLOSE_PASS_TIMEOUT_MS } from "./after-turn-jobs.js";
 import { PodBusyError, PodClosedError, PromptCancelledError } from "./errors.js";
 import type { CompactionOutcome, PodEvent, PodRunResult, PodTrigger } from "./events.js";
@@ -36,6 +41,8 @@ export class Pod {
   private readonly telemetry: PodTelemetry;
   private readonly extensionPoints: PodExtensionPoints;
   private readonly runs: PodRuns;
+  /** The children this pod spawned (only when its manifest declares roles). */
+  private readonly subpods: SubpodHost | undefined;
   private closed = false;
   /** Extension state by domain (restored from the log; features fold their own). */
   readonly extensions: Map<string, unknown>;
@@ -45,6 +52,7 @@ export class Pod {
     private readonly foundation: PodFoundation,
     private readonly options: PodOptions,
     start: PodEngineStart,
+    roles: ReadonlyMap<string, SubpodRole> = new Map(),
   ) {
     this.engine = new PodEngine(foundation, options, start);
     this.extensions = this.engine.extensions;
@@ -67,6 +75,7 @@ export class Pod {
         settled: (turnFinished) => this.settled(turnFinished),
       },
     );
+    this.subpods = roles.size === 0 ? undefined : this.hostChildren(roles);
   }
 
   /**
@@ -77,8 +86,9 @@ export class Pod {
   static async fromManifest(loaded: LoadedManifest, options: PodOptions = {}): Promise<Pod> {
     const resources = await loadResources(loaded, options);
     const template = SystemPromptTemplate.parse(loaded.manifest.worker.system_prompt, resources.loader);
+    const roles = await subpodRolesOf(loaded, options);
     const foundation = await loadFoundation(loaded, resources, options);
-    return new Pod(foundation, options, { template });
+    return new Pod(foundation, options, { template }, roles);
   }
 
   /**
@@ -89,6 +99,7 @@ export class Pod {
    */
   static async restore(loaded: LoadedManifest, sessionId: string, options: PodOptions = {}): Promise<Pod> {
     const resources = await loadResources(loaded, options);
+    const roles = await subpodRolesOf(loaded, options);
     const foundation = await loadFoundation(loaded, resources, options);
     try {
       const log = await SessionLog.open(foundation.store, sessionId, sessionLogOptions(foundation));
@@ -96,7 +107,7 @@ export class Pod {
         sessionId: log.state.sessionId,
         segmentId: log.state.segmentId,
       });
-      const pod = new Pod(foundation, options, { restored: log, resumable: isResumable(last) });
+      const pod = new Pod(foundation, options, { restored: log, resumable: isResumable(last) }, roles);
       const branches = otherBranchesWarning(sessionId, log);
       if (branches !== undefined) foundation.warn({ code: "pod.other_branches", message: branches });
       return pod;
@@ -148,6 +159,14 @@ export class Pod {
   /** Every usage record of the session's head segment, one per model request. */
   get usage(): readonly UsageRecord[] {
     return this.engine.usage.records;
+  }
+
+  /**
+   * The child pods of this pod's session (sub-pods, docs/subpods.md), oldest first: those this
+   * pod holds and those only in the store (a restored parent's). Empty before the session exists.
+   */
+  async children(): Promise<ChildPodInfo[]> {
+    return this.subpods?.children() ?? [];
   }
 
   /** Registers hooks; after the first run they are frozen (`HooksFrozenError`). */
@@ -319,11 +338,36 @@ export class Pod {
     this.closed = true;
     this.interrupt("the pod was closed");
     await this.whenIdle();
+    await this.subpods?.close();
     await this.extensionPoints.afterTurn.close(() => this.afterTurnContext(true), {
       timeoutMs: options.timeoutMs ?? CLOSE_PASS_TIMEOUT_MS,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     await closeFoundation(this.foundation);
+  }
+
+  /** The host of this pod's children, and the four tools its model gets for them. */
+  private hostChildren(roles: ReadonlyMap<string, SubpodRole>): SubpodHost {
+    const { foundation } = this;
+    const host = new SubpodHost(
+      {
+        sessionId: () => this.sessionId,
+        store: foundation.store,
+        scope: foundation.loaded.scope,
+        workspace: foundation.loaded.workspace,
+        options: this.options,
+        emit: (event) => foundation.events.emit(event),
+        notify: (message) => this.notify(message),
+        warn: foundation.warn,
+        open: (role, options, sessionId) =>
+          sessionId === undefined
+            ? Pod.fromManifest(role.loaded, options)
+            : Pod.restore(role.loaded, sessionId, options),
+      },
+      roles,
+    );
+    for (const tool of subpodTools(roles, host)) foundation.toolServer.registerTool(tool);
+    return host;
   }
 
   private start(trigger: PodTrigger, input: string | undefined, signal: AbortSignal | undefined): RunHandle {
@@ -408,4 +452,13 @@ function runSourceOf(engine: PodEngine): RunSource {
     history: () => engine.worker.history,
     systemPrompt: () => engine.worker.systemPrompt,
   };
+}
+
+/** The roles a pod may spawn; a child leaves out (with a warning) those its own loan cannot cover. */
+function subpodRolesOf(
+  loaded: LoadedManifest,
+  options: PodOptions,
+): Promise<ReadonlyMap<string, SubpodRole>> {
+  if (options.subpod === undefined) return loadSubpodRoles(loaded);
+  return loadSubpodRoles(loaded, { warn: options.onWarning ?? processWarningSink });
 }

@@ -107,6 +107,7 @@ export class ReplayFold<TItem = MinimalItem> {
       usage: [],
       extensions: new Map(),
       lineage: { forkedFrom: lineageRef(start.forked_from), compactedFrom: lineageRef(start.compacted_from) },
+      ...(start.parent === undefined ? {} : { parent: start.parent }),
       entryCount: 1,
     };
   }

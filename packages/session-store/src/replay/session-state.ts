@@ -1,4 +1,4 @@
-import type { InvokeTrigger, MinimalItem, SystemItem } from "../entry/entry-schema.js";
+import type { InvokeTrigger, MinimalItem, ParentLink, SystemItem } from "../entry/entry-schema.js";
 
 /**
  * One request's token usage (a request is one model call), as persisted by an `llm_usage`
@@ -58,6 +58,8 @@ export interface SessionState<TItem = MinimalItem> {
   /** Folded `extension` state per domain (e.g. `memory.extract`): latest payload unless the domain registered a fold. */
   extensions: Map<string, unknown>;
   lineage: { forkedFrom: LineageRef | null; compactedFrom: LineageRef | null };
+  /** The parent of a child session (sub-pods), from its `segment_start`; absent for a root session. */
+  parent?: ParentLink;
   /** Number of entries folded, `segment_start` included. */
   entryCount: number;
 }
