@@ -60,11 +60,18 @@ describe("sub-pods: escape attempts are refused, each beside an allowed control"
     await expect(ok.pod()).resolves.toBeDefined();
   });
 
-  it("a role whose manifest path does not exist fails the parent's construction naming the role", async () => {
+  it("a role whose manifest is missing or bad TOML fails the parent's construction naming the role", async () => {
     const w = await world({ manifestExtra: `${ROOT_SCOPE}${role("ext", 'manifest = "missing.toml"')}` });
     const error = await caught(w.pod());
     expect(SubpodRoleError.isInstance(error)).toBe(true);
     expect(error.message).toMatch(/\[subpods\.ext\]: its manifest .*missing\.toml does not load/);
+    const badToml = await world({
+      manifestExtra: `${ROOT_SCOPE}${role("ext", 'manifest = "bad.toml"')}`,
+      files: { "project/.podkit/bad.toml": "[pod\nname = 1\n" },
+    });
+    const syntax = await caught(badToml.pod());
+    expect(SubpodRoleError.isInstance(syntax)).toBe(true);
+    expect(syntax.message).toMatch(/manifest\.toml:\d+: \[subpods\.ext\]: its manifest .*bad\.toml does not load: .*bad\.toml/);
   });
 
   it("an undeclared role and a depth over max_depth are error results listing what is allowed", async () => {

@@ -1,6 +1,8 @@
 import type { Item, ModelAdapter, Tool, ToolFactory, UsageRecord } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
 import { SessionLog, type Store } from "@podkit/session-store";
+import { type BudgetExhausted, PodBudget } from "../budget/pod-budget.js";
+import { TreeBudget } from "../budget/tree-budget.js";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSection } from "../context/context-section.js";
 import { PodUsageError } from "../errors.js";
@@ -43,6 +45,8 @@ export class Pod {
   private readonly runs: PodRuns;
   /** The children this pod spawned (only when its manifest declares roles). */
   private readonly subpods: SubpodHost | undefined;
+  /** `[budget]` (its own, and the tree's it draws on); undefined when no cap applies. */
+  private readonly budget: { tree: TreeBudget; pod: PodBudget } | undefined;
   private closed = false;
   /** Extension state by domain (restored from the log; features fold their own). */
   readonly extensions: Map<string, unknown>;
@@ -75,6 +79,7 @@ export class Pod {
         settled: (turnFinished) => this.settled(turnFinished),
       },
     );
+    this.budget = this.budgetOf();
     this.subpods = roles.size === 0 ? undefined : this.hostChildren(roles);
   }
 
@@ -346,6 +351,25 @@ export class Pod {
     await closeFoundation(this.foundation);
   }
 
+  /** The pod's budget: its own `[budget]` caps and the tree's (a root's own, a child's from its parent). */
+  private budgetOf(): { tree: TreeBudget; pod: PodBudget } | undefined {
+    const caps = this.foundation.loaded.manifest.budget;
+    const inherited = this.options.subpod?.budget;
+    if (caps === undefined && inherited === undefined) return undefined;
+    const tree = inherited ?? new TreeBudget(caps ?? {});
+    const { engine } = this;
+    const pod = new PodBudget(caps ?? {}, tree, {
+      store: this.foundation.store,
+      sessionId: () => this.sessionId,
+      records: () => engine.usage.records,
+      runRecords: () => engine.usage.runRecords(),
+      root: inherited === undefined,
+      now: Date.now,
+    });
+    this.extensionPoints.addHooks(pod.hooks());
+    return { tree, pod };
+  }
+
   /** The host of this pod's children, and the four tools its model gets for them. */
   private hostChildren(roles: ReadonlyMap<string, SubpodRole>): SubpodHost {
     const { foundation } = this;
@@ -359,6 +383,7 @@ export class Pod {
         emit: (event) => foundation.events.emit(event),
         notify: (message) => this.notify(message),
         warn: foundation.warn,
+        budget: this.budget?.tree,
         open: (role, options, sessionId) =>
           sessionId === undefined
             ? Pod.fromManifest(role.loaded, options)
@@ -410,9 +435,17 @@ export class Pod {
       }
     }
     // Open from the turn's invoke to its terminal entry: background extension appends wait for it.
+    let stopped: BudgetExhausted | undefined;
     const closeTurnGate = this.extensionPoints.turnGate.open();
     try {
-      return await engine.runTurn({ trigger, input, signal, report });
+      await this.budget?.pod.startRun();
+      const result = await engine.runTurn({ trigger, input, signal, report }).finally(() => {
+        stopped = this.budget?.pod.endRun();
+      });
+      if (stopped === undefined) return result;
+      // Recorded beside the `run_completed{yielded}` of the turn the cap stopped.
+      await engine.appendExtension("budget", stopped);
+      return { ...result, stopReason: { kind: "budget_exhausted", raw: undefined }, budget: stopped };
     } finally {
       closeTurnGate();
     }

@@ -1,4 +1,5 @@
 import type { ParentLink } from "@podkit/session-store";
+import type { TreeBudget } from "../budget/tree-budget.js";
 
 /** The pod path of a root pod; children append ` › <role>#<n>`. */
 export const ROOT_POD_PATH = "root";
@@ -11,6 +12,8 @@ export interface SubpodPlacement {
   readonly link: ParentLink;
   /** The pod path shown with its events, e.g. `root › worker#1 › reviewer#2`. */
   readonly path: string;
+  /** The tree's budget the child draws on (its root's `[budget]` tree caps). */
+  readonly budget?: TreeBudget;
 }
 
 /** The path of the `n`th child of `role` under `parentPath`. */

@@ -1,6 +1,7 @@
 import type { Item, ToolOutput } from "@podkit/llm-worker";
 import type { Scope } from "@podkit/manifest";
 import type { ParentLink, Store } from "@podkit/session-store";
+import type { TreeBudget } from "../budget/tree-budget.js";
 import type { PodEvent, PodRunResult } from "../pod/events.js";
 import type { Pod } from "../pod/pod.js";
 import type { PodOptions } from "../pod/pod-options.js";
@@ -25,6 +26,8 @@ export interface SubpodParent {
   /** The parent's notification path: committed before its model sees it. */
   notify(message: string): void;
   warn: WarningSink;
+  /** The tree's budget, handed to every child. */
+  readonly budget: TreeBudget | undefined;
   /** Builds or restores a child pod (`Pod.fromManifest` / `Pod.restore`; passed in to keep the import one-way). */
   open(role: SubpodRole, options: PodOptions, sessionId?: string): Promise<Pod>;
 }
@@ -160,7 +163,8 @@ export class SubpodHost implements SubpodToolTarget {
     path: string,
     sessionId?: string,
   ): Promise<ChildSlot> {
-    const placement: SubpodPlacement = { link, path };
+    const budget = this.parent.budget;
+    const placement: SubpodPlacement = { link, path, ...(budget === undefined ? {} : { budget }) };
     const options = { ...childOptions(this.parent.options, placement), store: this.parent.store };
     const pod = await this.parent.open(role, options, sessionId);
     const id = sessionId ?? (await pod.startSession());
@@ -285,7 +289,7 @@ function answerOf(slot: ChildSlot, result: PodRunResult) {
     role: slot.role.name,
     ...(answered
       ? { answer: result.text }
-      : { answer: null, stop_reason: result.stopReason ?? result.status }),
+      : { answer: null, stop_reason: result.stopReason?.kind ?? result.status }),
     usage: {
       requests: result.usage.length,
       input_tokens: result.usage.reduce((sum, u) => sum + u.inputTokens, 0),
