@@ -71,7 +71,9 @@ describe("sub-pods: escape attempts are refused, each beside an allowed control"
     });
     const syntax = await caught(badToml.pod());
     expect(SubpodRoleError.isInstance(syntax)).toBe(true);
-    expect(syntax.message).toMatch(/manifest\.toml:\d+: \[subpods\.ext\]: its manifest .*bad\.toml does not load: .*bad\.toml/);
+    expect(syntax.message).toMatch(
+      /manifest\.toml:\d+: \[subpods\.ext\]: its manifest .*bad\.toml does not load: .*bad\.toml/,
+    );
   });
 
   it("an undeclared role and a depth over max_depth are error results listing what is allowed", async () => {
