@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import type { ScriptedPart } from "@podkit/testkit";
 import { describe, expect, it } from "vitest";
 import { testTools, text, toolCall, usePodWorlds, type World } from "./pod-harness.js";
 import { entriesBySession, routeBySystemPrompt } from "./subpods-harness.js";
@@ -63,9 +64,7 @@ describe("[budget]", () => {
   });
 
   it("wall time: a run past run_wall_ms stops before its next request; a session past session_wall_ms before its first", async () => {
-    const slow = (
-      part: { type: "text"; text: string } | { type: "tool_call"; name: string; arguments: object },
-    ) => ({
+    const slow = (part: ScriptedPart) => ({
       parts: [part],
       fault: { kind: "stall" as const, afterEvents: 1, ms: 1500 },
     });
