@@ -51,11 +51,12 @@ export async function show(input: CommandInput, ctx: CommandContext): Promise<nu
   return withStore(input, ctx, async (store) => {
     const overview = await overviewOf(store, sessionId);
     const segments = await readSessionLine(store, overview);
-    const tree = treeOf(sessionForest(await listSessionRows(store)), sessionId);
     if (input.values.json === true) {
-      ctx.io.stdout.write(`${JSON.stringify({ ...overview, segments, tree }, null, 2)}\n`);
+      // The same document as serve's GET /sessions/:id; the tree is in `session list --json` (`parent`).
+      ctx.io.stdout.write(`${JSON.stringify({ ...overview, segments }, null, 2)}\n`);
     } else {
       ctx.io.stdout.write(sessionShowText(overview, segments));
+      const tree = treeOf(sessionForest(await listSessionRows(store)), sessionId);
       if (tree !== undefined && tree.children.length > 0)
         ctx.io.stdout.write(sessionTreeText(tree, sessionId));
     }
