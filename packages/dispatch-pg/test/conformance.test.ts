@@ -1,7 +1,12 @@
 import { describeDispatcherConformance } from "@podkit/dispatch/conformance";
 import { describe, it } from "vitest";
+import {
+  databaseUrl,
+  dropSchema,
+  uniqueSchema,
+  useAdminPool,
+} from "../../store-postgres/test/helpers/database.js";
 import { PgDispatcher } from "../src/index.js";
-import { databaseUrl, dropSchema, uniqueSchema, useAdminPool } from "../../store-postgres/test/helpers/database.js";
 
 const admin = useAdminPool();
 

@@ -27,6 +27,7 @@ export {
   spellPromptRef,
 } from "./prompt-ref-syntax.js";
 export type {
+  BudgetConfig,
   BuiltinToolName,
   CompactionConfig,
   McpServerConfig,
@@ -36,12 +37,13 @@ export type {
   ResolvedManifest,
   ScheduleConfig,
   SessionConfig,
+  SubpodRoleConfig,
   ToolOutputConfig,
   ToolPackageRef,
   ToolsConfig,
   WorkerConfig,
 } from "./resolved-manifest.js";
-export { BUILTIN_TOOL_NAMES, REASONING_EFFORTS } from "./schema/layer-schema.js";
+export { BUILTIN_TOOL_NAMES, REASONING_EFFORTS, SUBPOD_DEFAULTS } from "./schema/layer-schema.js";
 export {
   type Permission,
   Scope,

@@ -1,11 +1,13 @@
 import type { z } from "zod";
 import type {
+  budgetLayerSchema,
   compactionLayerSchema,
   mcpServerLayerSchema,
   memoryLayerSchema,
   modelLayerSchema,
   podLayerSchema,
   scheduleLayerSchema,
+  subpodRoleLayerSchema,
   toolOutputLayerSchema,
   toolsLayerSchema,
   workerLayerSchema,
@@ -86,6 +88,15 @@ export type SessionConfig = { store: "fs" } | { store: "postgres"; url_env: stri
 /** One `[[schedule]]`: a cron expression and the input of the runs it fires. */
 export type ScheduleConfig = Layer<typeof scheduleLayerSchema>;
 
+/**
+ * One `[subpods.<role>]` after the cascade: `manifest`, `prompt_pack` and scope targets absolute
+ * (scope targets as written, not yet canonical: the pod checks them against its own scope), caps filled.
+ */
+export type SubpodRoleConfig = Omit<
+  Layer<typeof subpodRoleLayerSchema>,
+  "description" | "max_depth" | "max_concurrent"
+> & { description: string; max_depth: number; max_concurrent: number };
+
 /** The manifest after the whole cascade: defaults filled, paths absolute, scope canonical. */
 export interface ResolvedManifest {
   pod: PodConfig;
@@ -99,4 +110,11 @@ export interface ResolvedManifest {
   session: SessionConfig;
   /** `[[schedule]]` entries of every layer (they accumulate), in order; names are unique. */
   schedule: ScheduleConfig[];
+  /** `[subpods.<role>]` by role name (docs/subpods.md); empty when the pod spawns no children. */
+  subpods: Record<string, SubpodRoleConfig>;
+  /** `[budget]` caps (docs/subpods.md); absent when no layer sets the table. */
+  budget?: BudgetConfig;
 }
+
+/** `[budget]`: token (input + output) and wall-time caps per run, session and tree; unset = no cap. */
+export type BudgetConfig = Layer<typeof budgetLayerSchema>;

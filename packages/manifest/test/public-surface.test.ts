@@ -13,6 +13,7 @@ describe("the public surface of @podkit/manifest", () => {
       "PodkitManifestError",
       "READ_TOOLS",
       "REASONING_EFFORTS",
+      "SUBPOD_DEFAULTS",
       "Scope",
       "ScopeError",
       "TOOLS_DEFAULTS",

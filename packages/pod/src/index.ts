@@ -76,13 +76,17 @@ export {
   readSessionLine,
   type SegmentSummaryText,
   type SessionRow,
+  type SessionTreeNode,
   type ShownSegment,
   segmentOfFile,
+  sessionForest,
   sessionRow,
   summarizeEntries,
   type TurnSummary,
+  treeOf,
   type UsageTotals,
 } from "./session-view/index.js";
+export { type ChildPodInfo, type SubpodPlacement, SubpodRoleError } from "./subpods/index.js";
 export {
   buildSystemPromptContext,
   InvalidSystemPromptTemplateError,

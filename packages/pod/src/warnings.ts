@@ -24,7 +24,8 @@ export type PodWarning =
         | "pod.after_turn_job"
         | "pod.context_section"
         | "pod.compaction_failed"
-        | "pod.listener";
+        | "pod.listener"
+        | "pod.subpods";
       readonly message: string;
     };
 

@@ -32,6 +32,7 @@ describe("the public surface of @podkit/pod", () => {
       "SessionStorePackageInvalidError",
       "SessionStorePackageMissingError",
       "SessionStoreUrlUnsetError",
+      "SubpodRoleError",
       "SystemPromptRenderError",
       "SystemPromptTemplate",
       "TemplateEngineVersionError",
@@ -54,8 +55,10 @@ describe("the public surface of @podkit/pod", () => {
       "readAgentsMd",
       "readSessionLine",
       "segmentOfFile",
+      "sessionForest",
       "sessionRow",
       "summarizeEntries",
+      "treeOf",
     ]);
     // The builtin notes section (a second `notes` would collide with it), the engine, the template
     // engine and the pod's internal constants stay inside the package.

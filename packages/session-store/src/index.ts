@@ -11,6 +11,7 @@ export type {
   InvokeTrigger,
   Lineage,
   MinimalItem,
+  ParentLink,
   RunStatus,
   SegmentStartEntry,
   SystemItem,

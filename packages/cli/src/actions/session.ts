@@ -1,5 +1,5 @@
 import type { Item } from "@podkit/llm-worker";
-import { intactView, listSessionRows } from "@podkit/pod";
+import { intactView, listSessionRows, sessionForest, treeOf } from "@podkit/pod";
 import {
   CorruptEntryError,
   describeSession,
@@ -11,8 +11,8 @@ import {
 import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
 import { corruptLogError } from "../session/corrupt-log.js";
-import { oneLine } from "../session/event-printer.js";
 import { readSessionLine, sessionShowText } from "../session/session-show.js";
+import { sessionListText, sessionTreeText } from "../session/session-tree.js";
 import { withStore } from "../session/with-store.js";
 
 /** `podkit session list` */
@@ -24,11 +24,7 @@ export async function list(input: CommandInput, ctx: CommandContext): Promise<nu
     } else if (rows.length === 0) {
       ctx.io.stdout.write("no sessions yet in this workspace (`podkit run` starts one)\n");
     } else {
-      for (const row of rows) {
-        ctx.io.stdout.write(
-          `${row.sessionId}  ${row.lastActivity}  ${row.turns} turn(s)  ${row.segments} segment(s)  ${oneLine(row.firstInput, 60)}\n`,
-        );
-      }
+      ctx.io.stdout.write(sessionListText(sessionForest(rows)));
     }
     return 0;
   });
@@ -41,9 +37,13 @@ export async function show(input: CommandInput, ctx: CommandContext): Promise<nu
     const overview = await overviewOf(store, sessionId);
     const segments = await readSessionLine(store, overview);
     if (input.values.json === true) {
+      // The same document as serve's GET /sessions/:id; the tree is in `session list --json` (`parent`).
       ctx.io.stdout.write(`${JSON.stringify({ ...overview, segments }, null, 2)}\n`);
     } else {
       ctx.io.stdout.write(sessionShowText(overview, segments));
+      const tree = treeOf(sessionForest(await listSessionRows(store)), sessionId);
+      if (tree !== undefined && tree.children.length > 0)
+        ctx.io.stdout.write(sessionTreeText(tree, sessionId));
     }
     return 0;
   });

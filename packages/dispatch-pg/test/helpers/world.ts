@@ -8,8 +8,13 @@ import { Pod, type PodOptions } from "@podkit/pod";
 import { PostgresStore } from "@podkit/store-postgres";
 import { type ProviderDouble, type ProviderDoubleOptions, startProviderDouble } from "@podkit/testkit";
 import { afterEach } from "vitest";
+import {
+  databaseUrl,
+  dropSchema,
+  uniqueSchema,
+  useAdminPool,
+} from "../../../store-postgres/test/helpers/database.js";
 import { PgDispatcher, type PgDispatcherOptions } from "../../src/index.js";
-import { databaseUrl, dropSchema, uniqueSchema, useAdminPool } from "../../../store-postgres/test/helpers/database.js";
 
 export interface PgWorld {
   loaded: LoadedManifest;

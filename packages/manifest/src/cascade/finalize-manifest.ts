@@ -9,7 +9,7 @@ import type { ManifestIssue } from "../errors.js";
 import { manifestError } from "../format-issue.js";
 import { defaultApiKeyEnv, defaultContextWindow, safeParseModelRef } from "../model-ref.js";
 import type { ResolvedManifest, ToolPackageRef } from "../resolved-manifest.js";
-import type { ManifestLayerData, ScopeRuleLayer } from "../schema/layer-schema.js";
+import { type ManifestLayerData, type ScopeRuleLayer, SUBPOD_DEFAULTS } from "../schema/layer-schema.js";
 import { canonicalPath } from "../scope/canonical-path.js";
 import { Scope, type ScopeRule } from "../scope/scope.js";
 import { finalizeTools } from "./finalize-tools.js";
@@ -125,6 +125,7 @@ export async function finalizeManifest(
       );
     }
   });
+  const subpods = finalizeSubpods(merged, at, issues);
   const { tools, packageRefs } = finalizeTools(merged, provenance, context, fromBuiltin, at, issues);
 
   const pack = merged.pod?.prompt_pack;
@@ -169,6 +170,8 @@ export async function finalizeManifest(
     tools,
     session,
     schedule: schedules,
+    subpods,
+    ...(merged.budget === undefined ? {} : { budget: merged.budget }),
   };
   const scope = await Scope.fromRules(allowRules, denyRules, context.workspace);
   return { manifest, scope, toolPackages: packageRefs };
@@ -215,6 +218,31 @@ function finalizeMemory(
   const config = { ...MEMORY_DEFAULTS, ...set };
   for (const key of Object.keys(config)) if (!(key in set)) fromBuiltin(`memory.${key}`);
   return config;
+}
+
+/** Roles with their caps filled; a role needs a description (the model chooses by it). */
+function finalizeSubpods(
+  merged: ManifestLayerData,
+  at: At,
+  issues: ManifestIssue[],
+): ResolvedManifest["subpods"] {
+  const roles: ResolvedManifest["subpods"] = {};
+  for (const [role, entry] of Object.entries(merged.subpods ?? {})) {
+    const { description } = entry;
+    if (description === undefined) {
+      issues.push(
+        at(`subpods.${role}`, `role "${role}" needs description = "…" (the model picks roles by it)`),
+      );
+      continue;
+    }
+    roles[role] = {
+      ...entry,
+      description,
+      max_depth: entry.max_depth ?? SUBPOD_DEFAULTS.max_depth,
+      max_concurrent: entry.max_concurrent ?? SUBPOD_DEFAULTS.max_concurrent,
+    };
+  }
+  return roles;
 }
 
 /** `store` defaults to the filesystem; a PostgreSQL store defaults its variable name too. */

@@ -34,6 +34,30 @@ export function resolveLayerPaths(
   rules(out.scope?.allow, "allow");
   rules(out.scope?.deny, "deny");
 
+  for (const [role, entry] of Object.entries(out.subpods ?? {})) {
+    const at = (key: string) => ["subpods", role, key];
+    (["allow", "deny"] as const).forEach((kind) => {
+      entry.scope?.[kind]?.forEach((rule, i) => {
+        const problem = pathMisuse(rule.target, "scope target");
+        if (problem) fail([...at("scope"), kind, i, "target"], problem);
+        else if (!isAbsolute(rule.target)) rule.target = `${baseDir.replace(/\/+$/, "")}/${rule.target}`;
+      });
+    });
+    if (entry.manifest !== undefined) {
+      const problem = pathMisuse(entry.manifest, "role manifest path");
+      if (problem) fail(at("manifest"), problem);
+      else entry.manifest = resolve(baseDir, entry.manifest);
+    }
+    const rolePack = entry.prompt_pack;
+    if (rolePack !== undefined) {
+      const problem = rolePack.startsWith("$")
+        ? promptRefProblem(rolePack)
+        : pathMisuse(rolePack, "prompt pack");
+      if (problem) fail(at("prompt_pack"), problem);
+      else if (!rolePack.startsWith("$")) entry.prompt_pack = resolve(baseDir, rolePack);
+    }
+  }
+
   const pack = out.pod?.prompt_pack;
   if (out.pod && pack !== undefined) {
     const problem = pack.startsWith("$") ? promptRefProblem(pack) : pathMisuse(pack, "prompt pack");

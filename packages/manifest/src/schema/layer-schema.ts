@@ -200,6 +200,47 @@ export const scheduleLayerSchema = z.strictObject({
   tz: nonEmpty.optional(),
 });
 
+/**
+ * `[budget]`: caps of tokens (input + output) and wall time per run, per session and per tree (a
+ * root with its sub-pods; the root's caps apply to the whole tree). Unset: no cap.
+ */
+export const budgetLayerSchema = z.strictObject({
+  run_tokens: count.optional(),
+  session_tokens: count.optional(),
+  tree_tokens: count.optional(),
+  run_wall_ms: count.optional(),
+  session_wall_ms: count.optional(),
+  tree_wall_ms: count.optional(),
+});
+
+/** Caps a role gets when it sets none (docs/subpods.md). */
+export const SUBPOD_DEFAULTS = { max_depth: 2, max_concurrent: 4 } as const;
+
+/**
+ * One `[subpods.<role>]`: a child pod the parent's model may spawn. The child is the role's
+ * `manifest` (a path, resolved like a `tools.packages` path from this file's directory) or, without
+ * one, the parent's own manifest; either way with the overrides below. `scope` is what the role
+ * asks for: it is checked against the parent's scope when the parent is built (a loan, never more).
+ */
+export const subpodRoleLayerSchema = z.strictObject({
+  description: nonEmpty.optional(),
+  manifest: nonEmpty.optional(),
+  prompt_pack: nonEmpty.optional(),
+  model: z.strictObject({ ref: modelLayerSchema.shape.ref }).optional(),
+  worker: z.strictObject({ system_prompt: z.string().optional() }).optional(),
+  tools: z
+    .strictObject({ builtin: z.array(z.enum(BUILTIN_TOOL_NAMES)).optional(), bash: z.boolean().optional() })
+    .optional(),
+  scope: scopeLayerSchema.optional(),
+  max_depth: count.optional(),
+  max_concurrent: count.optional(),
+});
+
+/** A role name: what the model passes to `spawn_pod`. */
+export const subpodRoleNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]+$/, { error: "expected a role name of letters, digits, _ and -" });
+
 /** One layer of the manifest: the whole document with every field optional. */
 export const manifestLayerSchema = z.strictObject({
   pod: podLayerSchema.optional(),
@@ -212,8 +253,11 @@ export const manifestLayerSchema = z.strictObject({
   tools: toolsLayerSchema.optional(),
   session: sessionLayerSchema.optional(),
   schedule: z.array(scheduleLayerSchema).optional(),
+  subpods: z.record(subpodRoleNameSchema, subpodRoleLayerSchema).optional(),
+  budget: budgetLayerSchema.optional(),
 });
 
 /** A validated layer. */
 export type ManifestLayerData = z.infer<typeof manifestLayerSchema>;
 export type ScopeRuleLayer = z.infer<typeof scopeRuleLayerSchema>;
+export type SubpodRoleLayer = z.infer<typeof subpodRoleLayerSchema>;

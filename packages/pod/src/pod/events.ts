@@ -1,14 +1,21 @@
-import type { RunResult, UsageRecord, WorkerEvent } from "@podkit/llm-worker";
+import type { RunResult, StopReason, UsageRecord, WorkerEvent } from "@podkit/llm-worker";
 import type { DriftFork } from "@podkit/session-store";
+import type { BudgetExhausted } from "../budget/pod-budget.js";
 import type { PodWarning } from "../warnings.js";
 
 /** Why a turn started: user input, a notification on an idle pod (`autoRun`), or `resume()`. */
 export type PodTrigger = "user" | "notify" | "resume";
 
+/** Why a run stopped: the model's stop reason, or `budget_exhausted` (a `[budget]` cap stopped it before a request). */
+export type PodStopReason = StopReason | { readonly kind: "budget_exhausted"; readonly raw: undefined };
+
 /** The result of one `run()`/`resume()`: the worker's result plus the usage of this run. */
-export interface PodRunResult extends RunResult {
+export interface PodRunResult extends Omit<RunResult, "stopReason"> {
+  stopReason: PodStopReason | undefined;
   /** One record per model request of this run. */
   usage: UsageRecord[];
+  /** The cap that stopped the run (status `yielded`, nothing half-sent); `resume()` goes on once it allows. */
+  budget?: BudgetExhausted;
 }
 
 /** Why a compaction started: `threshold` before a turn, `request_threshold` before a request, `pod.compact()`. */
@@ -77,7 +84,9 @@ export type PodEvent =
    * A warning as it is raised (for display): the same warning reaches `PodOptions.onWarning`, the
    * record of every warning from construction on; this event only reaches those watching then.
    */
-  | { type: "warning"; code: PodWarning["code"]; message: string };
+  | { type: "warning"; code: PodWarning["code"]; message: string }
+  /** An event of a child pod (sub-pods), at any depth, with the child's pod path (`root › reviewer#2`). */
+  | { type: "subpod"; path: string; sessionId: string; event: PodEvent };
 
 /**
  * The pod event a worker event is shown as (undefined: internal detail, not shown). The worker's

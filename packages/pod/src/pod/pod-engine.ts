@@ -139,7 +139,11 @@ export class PodEngine {
   async ensureSessionHead(systemPrompt: string): Promise<SessionLog<Item>> {
     this.head ??= await SessionLog.create(
       this.foundation.store,
-      { systemPrompt, config: { ...this.worker.config } },
+      {
+        systemPrompt,
+        config: { ...this.worker.config },
+        ...(this.options.subpod === undefined ? {} : { parent: this.options.subpod.link }),
+      },
       sessionLogOptions(this.foundation),
     );
     this.worker.setPromptCacheKey(this.head.state.sessionId);

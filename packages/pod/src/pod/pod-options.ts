@@ -1,6 +1,7 @@
 import type { Store } from "@podkit/session-store";
 import type { PodkitToolPackage } from "@podkit/tools";
 import type { ContextSection } from "../context/context-section.js";
+import type { SubpodPlacement } from "../subpods/placement.js";
 import type { PodTelemetryOptions } from "../telemetry/pod-telemetry.js";
 import type { RenderLimits } from "../template/budget.js";
 import type { WarningSink } from "../warnings.js";
@@ -66,6 +67,8 @@ export interface PodOptions {
    * tools, run without asking: the CLI's `--yes`). Hooks that ask still ask.
    */
   readonly autoApprove?: boolean;
+  /** Where a child pod sits in its tree (set by its parent's `spawn_pod`; docs/subpods.md). */
+  readonly subpod?: SubpodPlacement;
 }
 
 /** Capacity of the notification queue; the oldest is dropped beyond it. */

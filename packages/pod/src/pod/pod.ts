@@ -1,11 +1,18 @@
 import type { Item, ModelAdapter, Tool, ToolFactory, UsageRecord } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
 import { type ApprovalRecord, isPendingApproval, SessionLog, type Store } from "@podkit/session-store";
+import { type BudgetExhausted, PodBudget } from "../budget/pod-budget.js";
+import { TreeBudget } from "../budget/tree-budget.js";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSection } from "../context/context-section.js";
 import { PodUsageError } from "../errors.js";
+import type { ChildPodInfo } from "../subpods/children.js";
+import { loadSubpodRoles, type SubpodRole } from "../subpods/roles.js";
+import { SubpodHost } from "../subpods/subpod-host.js";
+import { subpodTools } from "../subpods/subpod-tools.js";
 import { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
 import { PodTelemetry, podIdentityOf, type RunSource } from "../telemetry/pod-telemetry.js";
+import { processWarningSink } from "../warnings.js";
 import { type AfterTurnJob, type AfterTurnJobContext, CLOSE_PASS_TIMEOUT_MS } from "./after-turn-jobs.js";
 import type { ApprovalAnswerGiven } from "./approvals.js";
 import { PodBusyError, PodClosedError, PromptCancelledError } from "./errors.js";
@@ -38,6 +45,10 @@ export class Pod {
   private readonly telemetry: PodTelemetry;
   private readonly extensionPoints: PodExtensionPoints;
   private readonly runs: PodRuns;
+  /** The children this pod spawned (only when its manifest declares roles). */
+  private readonly subpods: SubpodHost | undefined;
+  /** `[budget]` (its own, and the tree's it draws on); undefined when no cap applies. */
+  private readonly budget: { tree: TreeBudget; pod: PodBudget } | undefined;
   private closed = false;
   /** Extension state by domain (restored from the log; features fold their own). */
   readonly extensions: Map<string, unknown>;
@@ -47,6 +58,7 @@ export class Pod {
     private readonly foundation: PodFoundation,
     private readonly options: PodOptions,
     start: PodEngineStart,
+    roles: ReadonlyMap<string, SubpodRole> = new Map(),
   ) {
     this.engine = new PodEngine(foundation, options, start);
     this.extensions = this.engine.extensions;
@@ -69,6 +81,8 @@ export class Pod {
         settled: (turnFinished) => this.settled(turnFinished),
       },
     );
+    this.budget = this.budgetOf();
+    this.subpods = roles.size === 0 ? undefined : this.hostChildren(roles);
   }
 
   /**
@@ -80,8 +94,9 @@ export class Pod {
   static async fromManifest(loaded: LoadedManifest, options: PodOptions = {}): Promise<Pod> {
     const resources = await loadResources(loaded, options);
     const template = SystemPromptTemplate.parse(loaded.manifest.worker.system_prompt, resources.loader);
+    const roles = await subpodRolesOf(loaded, options);
     const foundation = await loadFoundation(loaded, resources, options);
-    return withManifestMemory(new Pod(foundation, options, { template }), loaded, options);
+    return withManifestMemory(new Pod(foundation, options, { template }, roles), loaded, options);
   }
 
   /**
@@ -93,6 +108,7 @@ export class Pod {
    */
   static async restore(loaded: LoadedManifest, sessionId: string, options: PodOptions = {}): Promise<Pod> {
     const resources = await loadResources(loaded, options);
+    const roles = await subpodRolesOf(loaded, options);
     const foundation = await loadFoundation(loaded, resources, options);
     let pod: Pod;
     try {
@@ -101,7 +117,7 @@ export class Pod {
         sessionId: log.state.sessionId,
         segmentId: log.state.segmentId,
       });
-      pod = new Pod(foundation, options, { restored: log, resumable: isResumable(last, log) });
+      pod = new Pod(foundation, options, { restored: log, resumable: isResumable(last, log) }, roles);
       const branches = otherBranchesWarning(sessionId, log);
       if (branches !== undefined) foundation.warn({ code: "pod.other_branches", message: branches });
     } catch (error) {
@@ -188,6 +204,14 @@ export class Pod {
       });
     }
     return this.runs.occupy(this.engine.answerApproval(callId, answer));
+  }
+
+  /**
+   * The child pods of this pod's session (sub-pods, docs/subpods.md), oldest first: those this
+   * pod holds and those only in the store (a restored parent's). Empty before the session exists.
+   */
+  async children(): Promise<ChildPodInfo[]> {
+    return this.subpods?.children() ?? [];
   }
 
   /** Registers hooks; after the first run they are frozen (`HooksFrozenError`). */
@@ -359,11 +383,56 @@ export class Pod {
     this.closed = true;
     this.interrupt("the pod was closed");
     await this.whenIdle();
+    await this.subpods?.close();
     await this.extensionPoints.afterTurn.close(() => this.afterTurnContext(true), {
       timeoutMs: options.timeoutMs ?? CLOSE_PASS_TIMEOUT_MS,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     await closeFoundation(this.foundation);
+  }
+
+  /** The pod's budget: its own `[budget]` caps and the tree's (a root's own, a child's from its parent). */
+  private budgetOf(): { tree: TreeBudget; pod: PodBudget } | undefined {
+    const caps = this.foundation.loaded.manifest.budget;
+    const inherited = this.options.subpod?.budget;
+    if (caps === undefined && inherited === undefined) return undefined;
+    const tree = inherited ?? new TreeBudget(caps ?? {});
+    const { engine } = this;
+    const pod = new PodBudget(caps ?? {}, tree, {
+      store: this.foundation.store,
+      sessionId: () => this.sessionId,
+      records: () => engine.usage.records,
+      runRecords: () => engine.usage.runRecords(),
+      root: inherited === undefined,
+      now: Date.now,
+    });
+    this.extensionPoints.addHooks(pod.hooks());
+    return { tree, pod };
+  }
+
+  /** The host of this pod's children, and the four tools its model gets for them. */
+  private hostChildren(roles: ReadonlyMap<string, SubpodRole>): SubpodHost {
+    const { foundation } = this;
+    const host = new SubpodHost(
+      {
+        sessionId: () => this.sessionId,
+        store: foundation.store,
+        scope: foundation.loaded.scope,
+        workspace: foundation.loaded.workspace,
+        options: this.options,
+        emit: (event) => foundation.events.emit(event),
+        notify: (message) => this.notify(message),
+        warn: foundation.warn,
+        budget: this.budget?.tree,
+        open: (role, options, sessionId) =>
+          sessionId === undefined
+            ? Pod.fromManifest(role.loaded, options)
+            : Pod.restore(role.loaded, sessionId, options),
+      },
+      roles,
+    );
+    for (const tool of subpodTools(roles, host)) foundation.toolServer.registerTool(tool);
+    return host;
   }
 
   private start(trigger: PodTrigger, input: string | undefined, signal: AbortSignal | undefined): RunHandle {
@@ -409,9 +478,17 @@ export class Pod {
       }
     }
     // Open from the turn's invoke to its terminal entry: background extension appends wait for it.
+    let stopped: BudgetExhausted | undefined;
     const closeTurnGate = this.extensionPoints.turnGate.open();
     try {
-      return await engine.runTurn({ trigger, input, signal, report });
+      await this.budget?.pod.startRun();
+      const result = await engine.runTurn({ trigger, input, signal, report }).finally(() => {
+        stopped = this.budget?.pod.endRun();
+      });
+      if (stopped === undefined) return result;
+      // Recorded beside the `run_completed{yielded}` of the turn the cap stopped.
+      await engine.appendExtension("budget", stopped);
+      return { ...result, stopReason: { kind: "budget_exhausted", raw: undefined }, budget: stopped };
     } finally {
       closeTurnGate();
     }
@@ -464,4 +541,13 @@ function runSourceOf(engine: PodEngine): RunSource {
     history: () => engine.worker.history,
     systemPrompt: () => engine.worker.systemPrompt,
   };
+}
+
+/** The roles a pod may spawn; a child leaves out (with a warning) those its own loan cannot cover. */
+function subpodRolesOf(
+  loaded: LoadedManifest,
+  options: PodOptions,
+): Promise<ReadonlyMap<string, SubpodRole>> {
+  if (options.subpod === undefined) return loadSubpodRoles(loaded);
+  return loadSubpodRoles(loaded, { warn: options.onWarning ?? processWarningSink });
 }

@@ -7,3 +7,4 @@ export {
   type TurnSummary,
   type UsageTotals,
 } from "./session-summary.js";
+export { type SessionTreeNode, sessionForest, treeOf } from "./session-tree.js";

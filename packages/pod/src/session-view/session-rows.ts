@@ -14,6 +14,8 @@ export interface SessionRow {
   turns: number;
   /** The first user input of the head segment ("" when there is none). */
   firstInput: string;
+  /** A child session's parent (sub-pods): its session, role, depth and spawning call. */
+  parent?: { sessionId: string; role: string; depth: number; callId: string };
 }
 
 /** The store's sessions, newest first, each as a `SessionRow` (a corrupt head is read up to its bad line). */
@@ -29,11 +31,23 @@ export async function sessionRow(store: Store<Item>, sessionId: string): Promise
   const { overview } = await intactView(store, sessionId);
   const entries = await entriesBeforeCorruption(store, { sessionId, segmentId: overview.head.segmentId });
   const { turns } = summarizeEntries(entries);
+  const start = entries[0];
+  const parent = start?.kind === "segment_start" ? start.parent : undefined;
   return {
     sessionId,
     lastActivity: new Date(overview.head.lastEntryAt).toISOString(),
     segments: 1 + overview.otherBranches.length + overview.compacted.length,
     turns: turns.filter((t) => t.turn !== null).length,
     firstInput: turns.find((t) => t.input !== null)?.input ?? "",
+    ...(parent === undefined
+      ? {}
+      : {
+          parent: {
+            sessionId: parent.session_id,
+            role: parent.role,
+            depth: parent.depth,
+            callId: parent.call_id,
+          },
+        }),
   };
 }

@@ -25,6 +25,18 @@ export const LineageSchema = z.object({
 });
 export type Lineage = z.infer<typeof LineageSchema>;
 
+/**
+ * Where a child session came from (sub-pods): the parent's session, the tool call that spawned it,
+ * the role it was spawned for and its depth in the tree (the root's children are at depth 1).
+ */
+export const ParentLinkSchema = z.object({
+  session_id: z.string().min(1),
+  call_id: z.string().min(1),
+  role: z.string().min(1),
+  depth: z.number().int().min(1),
+});
+export type ParentLink = z.infer<typeof ParentLinkSchema>;
+
 /** A system message the pod injected; `body` is the exact text the model saw. */
 export const SystemItemSchema = z.looseObject({
   kind: z.enum(["notification", "interrupt", "context", "attachment"]),
@@ -102,6 +114,7 @@ export function createEntrySchema<TItem>(
       history: z.array(item),
       forked_from: LineageSchema.optional(),
       compacted_from: LineageSchema.optional(),
+      parent: ParentLinkSchema.optional(),
       history_sources: z.array(HistorySourceSchema).optional(),
     }),
     z.object({ kind: z.literal("invoke"), ts, trigger: InvokeTriggerSchema }),

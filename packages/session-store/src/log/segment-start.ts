@@ -1,4 +1,10 @@
-import { type Entry, FORMAT_VERSION, type Lineage, type SegmentStartEntry } from "../entry/entry-schema.js";
+import {
+  type Entry,
+  FORMAT_VERSION,
+  type Lineage,
+  type ParentLink,
+  type SegmentStartEntry,
+} from "../entry/entry-schema.js";
 import { historySourcesToEntry } from "../replay/replay.js";
 import type { HistorySource } from "../replay/session-state.js";
 
@@ -12,6 +18,8 @@ export interface SegmentHead<TItem> {
   historySources?: readonly HistorySource[];
   forkedFrom?: Lineage;
   compactedFrom?: Lineage;
+  /** A child session's link to its parent; every segment of the session carries it. */
+  parent?: ParentLink;
 }
 
 /** The `segment_start` entry of a new segment (format version `v` included). */
@@ -28,6 +36,7 @@ export function segmentStart<TItem>(head: SegmentHead<TItem>, ts: number): Segme
   };
   if (head.forkedFrom !== undefined) entry.forked_from = head.forkedFrom;
   if (head.compactedFrom !== undefined) entry.compacted_from = head.compactedFrom;
+  if (head.parent !== undefined) entry.parent = head.parent;
   if (head.historySources !== undefined && head.historySources.length > 0) {
     entry.history_sources = historySourcesToEntry(head.historySources);
   }

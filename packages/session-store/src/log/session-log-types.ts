@@ -1,4 +1,4 @@
-import type { MinimalItem } from "../entry/entry-schema.js";
+import type { MinimalItem, ParentLink } from "../entry/entry-schema.js";
 import type { ReplayOptions } from "../replay/replay.js";
 
 /** Reported when a writer found its segment changed by someone else and moved to a new one. */
@@ -46,4 +46,6 @@ export interface SegmentInit<TItem> {
   systemPrompt: string | null;
   config: Record<string, unknown>;
   history?: TItem[];
+  /** Makes the session a child of another (sub-pods): recorded in `segment_start.parent`. */
+  parent?: ParentLink;
 }

@@ -329,6 +329,7 @@ export class SessionLog<TItem = MinimalItem> {
         history: args.history,
         historySources: args.historySources,
         compactedFrom: { segment_id: this.segmentId, at_turn: args.atTurn ?? this.state.turn },
+        ...(this.state.parent === undefined ? {} : { parent: this.state.parent }),
       },
       this.options,
     );
@@ -397,6 +398,7 @@ export class SessionLog<TItem = MinimalItem> {
         history: snapshot.history,
         historySources: snapshot.historySources,
         forkedFrom: { segment_id: from, at_turn: snapshot.turn },
+        ...(this.state.parent === undefined ? {} : { parent: this.state.parent }),
       },
       this.options,
       snapshot.carried,

@@ -114,6 +114,7 @@ export class ReplayFold<TItem = MinimalItem> {
       lineage: { forkedFrom: lineageRef(start.forked_from), compactedFrom: lineageRef(start.compacted_from) },
       approvals: [],
       awaitingApproval: false,
+      ...(start.parent === undefined ? {} : { parent: start.parent }),
       entryCount: 1,
     };
   }

@@ -1,4 +1,10 @@
-import type { ApprovalDecision, InvokeTrigger, MinimalItem, SystemItem } from "../entry/entry-schema.js";
+import type {
+  ApprovalDecision,
+  InvokeTrigger,
+  MinimalItem,
+  ParentLink,
+  SystemItem,
+} from "../entry/entry-schema.js";
 
 /**
  * One request's token usage (a request is one model call), as persisted by an `llm_usage`
@@ -96,6 +102,8 @@ export interface SessionState<TItem = MinimalItem> {
   approvals: ApprovalRecord[];
   /** The last run ended `awaiting_approval` and no run started since: `resume()` continues it. */
   awaitingApproval: boolean;
+  /** The parent of a child session (sub-pods), from its `segment_start`; absent for a root session. */
+  parent?: ParentLink;
   /** Number of entries folded, `segment_start` included. */
   entryCount: number;
 }

@@ -1,0 +1,37 @@
+import type { SessionRow, SessionTreeNode } from "@podkit/pod";
+import { oneLine } from "./event-printer.js";
+
+/** `podkit session list`: one line per session, children indented under their parent. */
+export function sessionListText(forest: readonly SessionTreeNode[]): string {
+  const lines: string[] = [];
+  const walk = (node: SessionTreeNode, depth: number) => {
+    lines.push(`${depth === 0 ? "" : `${"  ".repeat(depth - 1)}└ `}${rowLine(node.row)}`);
+    for (const child of node.children) walk(child, depth + 1);
+  };
+  for (const root of forest) walk(root, 0);
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The tree a session belongs to, for `podkit session show`: every session of it with its role,
+ * the shown one marked; open another with `podkit session show <id>`.
+ */
+export function sessionTreeText(tree: SessionTreeNode, shown: string): string {
+  const lines = ["", "sub-pod tree (open one with `podkit session show <id>`):"];
+  const walk = (node: SessionTreeNode, depth: number) => {
+    const role =
+      node.row.parent === undefined ? "root" : `${node.row.parent.role} (depth ${node.row.parent.depth})`;
+    const mark = node.row.sessionId === shown ? "  ← this session" : "";
+    lines.push(
+      `${"  ".repeat(depth + 1)}${depth === 0 ? "" : "└ "}${role} ${node.row.sessionId}  ${node.row.turns} turn(s)${mark}`,
+    );
+    for (const child of node.children) walk(child, depth + 1);
+  };
+  walk(tree, 0);
+  return `${lines.join("\n")}\n`;
+}
+
+function rowLine(row: SessionRow): string {
+  const role = row.parent === undefined ? "" : `[${row.parent.role}]  `;
+  return `${row.sessionId}  ${role}${row.lastActivity}  ${row.turns} turn(s)  ${row.segments} segment(s)  ${oneLine(row.firstInput, 60)}`;
+}

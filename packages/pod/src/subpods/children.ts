@@ -1,0 +1,58 @@
+import type { Item } from "@podkit/llm-worker";
+import { type ParentLink, restoreSession, type Store } from "@podkit/session-store";
+
+/** A child session as its parent lists it (`pod.children()`, `list_pods`). */
+export interface ChildPodInfo {
+  readonly sessionId: string;
+  readonly role: string;
+  readonly depth: number;
+  /** The parent's `spawn_pod` call that created it. */
+  readonly callId: string;
+  /** `running`: a run in progress; `idle`: in memory, waiting; `stopped`: by `stop_pod` or the parent's close; `stored`: only in the log. */
+  readonly status: "running" | "idle" | "stopped" | "failed" | "stored";
+  /** The pod path, e.g. `root › reviewer#2`. */
+  readonly path: string;
+  readonly turns: number;
+  /** Input and output tokens of the child's head segment. */
+  readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
+}
+
+/**
+ * The sessions of `store` whose `segment_start` names `parentSessionId` as their parent, oldest
+ * first (ids are UUIDv7). A listing reads one segment start per session of the store.
+ */
+export async function childSessionsOf(
+  store: Store<Item>,
+  parentSessionId: string,
+): Promise<{ sessionId: string; link: ParentLink }[]> {
+  const found: { sessionId: string; link: ParentLink }[] = [];
+  for (const sessionId of await store.listSessions()) {
+    const [segmentId] = await store.listSegments(sessionId);
+    if (segmentId === undefined) continue;
+    const { start } = await store.describeSegment({ sessionId, segmentId });
+    if (start.parent?.session_id === parentSessionId) found.push({ sessionId, link: start.parent });
+  }
+  return found.reverse();
+}
+
+/** A stored child's turns and usage, replayed from its head segment. */
+export async function storedChildInfo(
+  store: Store<Item>,
+  child: { sessionId: string; link: ParentLink },
+  path: string,
+): Promise<ChildPodInfo> {
+  const state = await restoreSession(store, child.sessionId);
+  return {
+    sessionId: child.sessionId,
+    role: child.link.role,
+    depth: child.link.depth,
+    callId: child.link.call_id,
+    status: "stored",
+    path,
+    turns: state.turn,
+    usage: {
+      inputTokens: state.usage.reduce((sum, u) => sum + u.inputTokens, 0),
+      outputTokens: state.usage.reduce((sum, u) => sum + u.outputTokens, 0),
+    },
+  };
+}
