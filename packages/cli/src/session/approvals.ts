@@ -11,23 +11,28 @@ export type AskApproval = (question: string) => Promise<Approval>;
 /**
  * The interactive approver of `podkit run` in a terminal: asks y/n/always for each call the pod's
  * approval policy (or a hook) holds, and hands the answer to the pod, which commits it to the log
- * before the call goes on. "always" covers that tool for the rest of the process (each later call
- * is still logged, answered at once). A denial reaches the model as the call's error result.
+ * before the call goes on. "always" covers that tool of that pod for the rest of the process (each
+ * later call is still logged, answered at once); a child pod's question names its pod path. A denial reaches the model as the call's error result.
  */
 export function interactiveApprover(options: {
   ask: AskApproval;
   /** Told about each denial (a denied call has no tool events of its own). */
   onDeny?: (call: { name: string; arguments: string }, reason: string) => void;
 }): Approver {
+  // "always" covers the tool for the pod it was given for: a child pod asks again.
   const always = new Set<string>();
   return async (request: ApprovalRequest): Promise<ApprovalAnswerGiven> => {
-    if (always.has(request.tool)) {
+    const pod = request.podPath.join(" › ");
+    const key = `${pod}\u0000${request.tool}`;
+    if (always.has(key)) {
       return { decision: "allow", reason: `answered "always" for ${request.tool} earlier in this process` };
     }
+    // A child pod's request names it (`root › reviewer#1 asks: …`).
+    const who = request.podPath.length > 1 ? `${pod} asks: ` : "";
     const answer = await options.ask(
-      `Allow ${request.tool}(${approvalSubject(request.arguments)})? [y]es / [n]o / [a]lways: `,
+      `${who}Allow ${request.tool}(${approvalSubject(request.arguments)})? [y]es / [n]o / [a]lways: `,
     );
-    if (answer === "always") always.add(request.tool);
+    if (answer === "always") always.add(key);
     if (answer !== "no") return { decision: "allow" };
     const reason = `the user denied this ${request.tool} call`;
     options.onDeny?.({ name: request.tool, arguments: request.arguments }, reason);

@@ -57,6 +57,8 @@ export interface ApprovalGateOptions {
   policy: ReadonlyMap<string, string>;
   approver: Approver | undefined;
   defaultBy(): string;
+  /** The pod's path from its root (`["root"]`, a child's `["root", "worker#1", …]`). */
+  podPath: readonly string[];
 }
 
 /**
@@ -103,7 +105,7 @@ export class ApprovalGate {
         call_id: call.call_id,
         tool: call.name,
         arguments: call.arguments,
-        pod_path: [...ROOT_POD_PATH],
+        pod_path: [...this.options.podPath],
         asked_by: askedBy,
         ...(reason === undefined ? {} : { reason }),
       };

@@ -7,7 +7,7 @@ import { EMPTY_CONTEXT_KEY } from "../context/context-sections.js";
 import { PodUsageError } from "../errors.js";
 import type { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
 import type { PodWarning } from "../warnings.js";
-import { type ApprovalAnswerGiven, ApprovalGate, builtinApprovalPolicy } from "./approvals.js";
+import { type ApprovalAnswerGiven, ApprovalGate, builtinApprovalPolicy, ROOT_POD_PATH } from "./approvals.js";
 import type { CompactionOutcome, CompactionReason, PodRunResult } from "./events.js";
 import { composeInterceptor, type PodHooks } from "./hooks.js";
 import { NotificationQueue } from "./notification-queue.js";
@@ -80,6 +80,8 @@ export class PodEngine {
       policy: options.autoApprove === true ? new Map() : builtinApprovalPolicy(foundation.loaded),
       approver: options.approver,
       defaultBy: localAnswerer,
+      // A child's requests name where in the tree they come from (its approver is its root's).
+      podPath: options.subpod === undefined ? ROOT_POD_PATH : options.subpod.path.split(" › "),
     });
     this.syncFromLog();
     if (state !== undefined) this.worker.setPromptCacheKey(state.sessionId);

@@ -244,14 +244,17 @@ export class SubpodHost implements SubpodToolTarget {
 }
 
 /**
- * A child's options: the parent's model, environment, clock, store, render limits and telemetry,
- * and its placement. Not the parent's hooks, tool packages given in code or `autoRun`: nothing that
- * approves or allows is inherited silently. (Approvals routed to the root plug in here: the
- * child's approver is the parent's with the child's path.)
+ * A child's options: the parent's model, environment, clock, store, render limits, telemetry and
+ * approver (so a child's approval reaches the person who answers the root's, naming the child's
+ * pod path), and its placement. Not the parent's hooks, tool packages given in code, `autoRun` or
+ * `autoApprove`: nothing that approves or allows is inherited silently.
  */
 export function childOptions(parent: PodOptions, placement: SubpodPlacement): PodOptions {
-  const { model, env, clock, store, renderLimits, telemetry, onWarning, signal } = parent;
+  const { model, env, clock, store, renderLimits, telemetry, onWarning, signal, approver } = parent;
   return {
+    // The person who answers the root's approvals answers the children's: each request carries the
+    // child's pod path. `autoApprove` is never passed on.
+    ...(approver === undefined ? {} : { approver }),
     ...(model === undefined ? {} : { model }),
     ...(env === undefined ? {} : { env }),
     ...(clock === undefined ? {} : { clock }),
