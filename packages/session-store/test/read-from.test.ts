@@ -30,7 +30,8 @@ describe("FsStore.readFrom on a live segment", () => {
     let seen = 1;
     let reads = 0;
     try {
-      while (seen < 3_000) {
+      // At least three reads while the writer goes on, however fast it is next to this reader.
+      while (seen < 3_000 || reads < 3) {
         const fresh = await readFrom(reader, log.ref, seen);
         // The busy writer appends `extension` entries whose payload counts from 0.
         expect(fresh.map((entry) => (entry.kind === "extension" ? entry.payload : entry.kind))).toEqual(
@@ -43,7 +44,6 @@ describe("FsStore.readFrom on a live segment", () => {
       writer.child.kill("SIGKILL");
       await writer.exited;
     }
-    expect(reads).toBeGreaterThan(2);
   });
 
   it("starts where it left off: damage before that point is not read again (a fresh reader trips over it)", async () => {
