@@ -14,6 +14,7 @@ import {
   startProviderDouble,
 } from "@podkit/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { assertSegmentSound } from "../../../test-support/log-soundness.js";
 import { usePostgresDatabases } from "../../store-postgres/test/helpers/databases.js";
 import {
   dispatchWorkspace,
@@ -194,7 +195,7 @@ describe("dispatch failover with real workers", () => {
         for await (const entry of store.readAll({ sessionId: run.sessionId, segmentId: segment.segmentId })) {
           entries.push(entry);
         }
-        assertSound(`${run.sessionId}/${segment.segmentId}`, entries);
+        assertSegmentSound(`${run.sessionId}/${segment.segmentId}`, entries, replay(entries));
         for (const entry of entries) {
           if (entry.kind !== "tool_result") continue;
           const item = entry.item as { call_id: string; summary: string; is_error?: boolean };
@@ -221,18 +222,3 @@ describe("dispatch failover with real workers", () => {
     expect([...systems.values()].filter((set) => set.size > 1)).toEqual([]);
   });
 });
-
-/** The pods' log-integrity check (`assertLogsSound` of packages/pod/test/pod-harness.ts) on one segment. */
-function assertSound(segment: string, entries: Entry<Item>[]): void {
-  const state = replay(entries);
-  expect(state.inFlight ?? null, `${segment}: an invoke was never closed`).toBeNull();
-  let open = false;
-  for (const entry of entries) {
-    if (entry.kind === "invoke") {
-      expect(open, `${segment}: invoke while another is open`).toBe(false);
-      open = true;
-    } else if (entry.kind === "run_completed" || entry.kind === "run_errored") {
-      open = false;
-    }
-  }
-}

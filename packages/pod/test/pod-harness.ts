@@ -12,6 +12,7 @@ import {
 } from "@podkit/testkit";
 import { definePodkitToolPackage, type PodkitToolPackage } from "@podkit/tools";
 import { afterEach, expect } from "vitest";
+import { assertSegmentSound } from "../../../test-support/log-soundness.js";
 import type { PromptCatalog } from "../src/catalog/prompt-catalog.js";
 import { Pod } from "../src/pod/pod.js";
 import type { PodOptions } from "../src/pod/pod-options.js";
@@ -46,18 +47,8 @@ export async function readAllSegments(
 /** The shared after-test check: each log replays, and every `invoke` is closed by a `run_*`. */
 export async function assertLogsSound(workspace: string, root = sessionsRoot(workspace)): Promise<void> {
   for (const [segment, entries] of await readAllSegments(workspace, root)) {
-    const state = replay(entries);
-    expect(state.inFlight ?? null, `${segment}: an invoke was never closed`).toBeNull();
-    let open = false;
-    for (const entry of entries) {
-      if (entry.kind === "invoke") {
-        expect(open, `${segment}: invoke while another is open`).toBe(false);
-        open = true;
-      } else if (entry.kind === "run_completed" || entry.kind === "run_errored") {
-        open = false;
-      }
-    }
-    expect(open, `${segment}: invoke left open`).toBe(false);
+    const leftOpen = assertSegmentSound(segment, entries, replay(entries));
+    expect(leftOpen, `${segment}: invoke left open`).toBe(false);
     assertApprovalsSound(segment, entries);
   }
 }

@@ -7,7 +7,8 @@ import type { PodOptions } from "@podkit/pod";
 import { type Entry, FsStore, replay, sessionsRoot } from "@podkit/session-store";
 import { type ProviderDouble, type ProviderDoubleOptions, startProviderDouble } from "@podkit/testkit";
 import { definePodkitToolPackage, type PodkitToolPackage } from "@podkit/tools";
-import { afterEach, expect } from "vitest";
+import { afterEach } from "vitest";
+import { assertSegmentSound } from "../../../../test-support/log-soundness.js";
 import type { InProcessQueueOptions } from "../../src/index.js";
 import { InProcessQueue, RunWorker, type RunWorkerEvent, type RunWorkerOptions } from "../../src/index.js";
 
@@ -148,19 +149,7 @@ export function useWorlds(): (options?: {
  * on one session: every segment replays, no `invoke` is left open, none opens inside another.
  */
 export function assertSessionSound(segments: ReadonlyMap<string, readonly Entry<Item>[]>): void {
-  for (const [segment, entries] of segments) {
-    const state = replay([...entries]);
-    expect(state.inFlight ?? null, `${segment}: an invoke was never closed`).toBeNull();
-    let open = false;
-    for (const entry of entries) {
-      if (entry.kind === "invoke") {
-        expect(open, `${segment}: invoke while another is open`).toBe(false);
-        open = true;
-      } else if (entry.kind === "run_completed" || entry.kind === "run_errored") {
-        open = false;
-      }
-    }
-  }
+  for (const [segment, entries] of segments) assertSegmentSound(segment, entries, replay([...entries]));
 }
 
 /** Writes a file, creating its directory. */
