@@ -99,6 +99,11 @@ describe("approvals over HTTP", () => {
     expect(unknownCall.status, unknownCall.text).toBe(404);
     const badCallId = await answer(`/sessions/${sessionId}/approvals/..%2Fetc`, { decision: "allow" });
     expect(badCallId.status, badCallId.text).toBe(400);
+    // An id of the shape other providers use is looked up (and is unknown here), not refused.
+    const otherShape = await answer(`/sessions/${sessionId}/approvals/functions.lookup:0`, {
+      decision: "allow",
+    });
+    expect(otherShape.status, otherShape.text).toBe(404);
     const unknownSession = await answer(
       "/sessions/01900000-0000-7000-8000-000000000000/approvals/toolu_bad",
       {

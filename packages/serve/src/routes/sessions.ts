@@ -15,9 +15,12 @@ const AnswerBody = z.strictObject({
   by: z.string().min(1).max(200).optional(),
 });
 
-/** A tool call id as providers make them: letters, digits, `_` and `-` (e.g. `toolu_01…`, `call_…`). */
+/**
+ * A tool call id as providers make them: letters, digits, `_`, `-`, `.` and `:` (`toolu_01…`,
+ * `call_…`, `functions.lookup:0`), at most 256 characters; never a path.
+ */
 function checkedCallId(raw: string | undefined): string {
-  if (raw === undefined || !/^[A-Za-z0-9_-]{1,128}$/.test(raw)) {
+  if (raw === undefined || !/^[A-Za-z0-9_.:-]{1,256}$/.test(raw)) {
     throw new HttpError(
       400,
       `invalid call id ${JSON.stringify(raw ?? "")}`,
