@@ -1,8 +1,59 @@
 import type { ModelAdapter, RequestConfig, RetryPolicy, WorkerEvent } from "@podkit/llm-worker";
-import type { PodPromptContext } from "@podkit/pod";
 
-/** What the catalog's `memory_consolidation_input` is rendered with: the pod catalog's own context type. */
-export type ConsolidationInputContext = PodPromptContext<"memory_consolidation_input">;
+/** One staged item as the consolidation input shows it: its id, kind, topic and own fields. */
+export interface StagedItemView {
+  readonly id: string;
+  readonly kind: string;
+  readonly topic: string;
+  readonly [field: string]: string | boolean;
+}
+
+/** The records of one kind in the consolidation input: in full, or listed by slug and first line. */
+export interface RecordsView {
+  readonly full: readonly { readonly slug: string; readonly text: string }[];
+  readonly listed: readonly { readonly slug: string; readonly first_line: string }[];
+}
+
+/** What the catalog's `memory_consolidation_input` is rendered with. */
+export interface ConsolidationInputContext {
+  readonly staging: readonly {
+    readonly id: string;
+    readonly session_id: string;
+    readonly created_at: string;
+    readonly items: readonly StagedItemView[];
+  }[];
+  /** The summary record's text, "" when there is none. */
+  readonly summary: string;
+  readonly decisions: RecordsView;
+  readonly requests: RecordsView;
+  readonly protection_threshold: number;
+  readonly usage: readonly {
+    readonly kind: string;
+    readonly slug: string;
+    readonly used: number;
+    readonly shown: number;
+    readonly protected: boolean;
+  }[];
+  readonly hints: {
+    readonly replaced_chains: readonly (readonly string[])[];
+    readonly sources_overflow: readonly {
+      readonly kind: string;
+      readonly slug: string;
+      readonly sources: number;
+    }[];
+    readonly similar_slugs: readonly { readonly kind: string; readonly slugs: readonly string[] }[];
+    readonly lint_warnings: readonly {
+      readonly record: string;
+      readonly field: string;
+      readonly message: string;
+    }[];
+  };
+  readonly candidates: readonly {
+    readonly topic: string;
+    readonly sessions: readonly string[];
+    readonly items: readonly StagedItemView[];
+  }[];
+}
 
 /** Knowledge offered to a pod by name (`model_invocation: true`), for the memory context section. */
 export interface InvocableKnowledgeView {
