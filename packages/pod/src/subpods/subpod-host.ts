@@ -1,8 +1,10 @@
+import type { Context } from "@opentelemetry/api";
 import type { Item, ToolOutput } from "@podkit/llm-worker";
 import type { Scope } from "@podkit/manifest";
 import type { ParentLink, Store } from "@podkit/session-store";
 import type { TreeBudget } from "../budget/tree-budget.js";
 import type { PodEvent, PodRunResult } from "../pod/events.js";
+import { hookPodOf } from "../pod/hooks.js";
 import type { Pod } from "../pod/pod.js";
 import type { PodOptions } from "../pod/pod-options.js";
 import type { WarningSink } from "../warnings.js";
@@ -28,6 +30,8 @@ export interface SubpodParent {
   warn: WarningSink;
   /** The tree's budget, handed to every child. */
   readonly budget: TreeBudget | undefined;
+  /** The trace context of the parent's tool call `callId` in its running trace (its `execute_tool` span). */
+  toolTraceContext(callId: string): Context | undefined;
   /** Builds or restores a child pod (`Pod.fromManifest` / `Pod.restore`; passed in to keep the import one-way). */
   open(role: SubpodRole, options: PodOptions, sessionId?: string): Promise<Pod>;
 }
@@ -43,6 +47,8 @@ interface ChildSlot {
   /** Aborts a background run (`stop_pod`, the parent's close). */
   abort: AbortController | undefined;
   unsubscribe: (() => void) | undefined;
+  /** Where the child's next run is traced: under the parent's tool call that runs it. */
+  readonly trace: { parent: Context | undefined };
 }
 
 /**
@@ -98,16 +104,16 @@ export class SubpodHost implements SubpodToolTarget {
     if (background) {
       const abort = new AbortController();
       slot.abort = abort;
-      void this.runChild(slot, task, abort.signal).then((output) => {
+      void this.runChild(slot, task, { callId: ctx.callId, signal: abort.signal }).then((output) => {
         if (!this.closed)
           this.parent.notify(`child pod ${slot.path} (id ${slot.sessionId}) finished:\n${output.summary}`);
       });
       return { summary: JSON.stringify({ id: slot.sessionId, role: roleName, status: "running" }) };
     }
-    return this.runChild(slot, task, ctx.signal);
+    return this.runChild(slot, task, ctx);
   }
 
-  async send(id: string, message: string, signal: AbortSignal): Promise<ToolOutput> {
+  async send(id: string, message: string, ctx: { callId: string; signal: AbortSignal }): Promise<ToolOutput> {
     let slot = this.slots.get(id);
     if (slot === undefined) {
       const stored = (await this.storedChildren()).find((child) => child.sessionId === id);
@@ -126,7 +132,7 @@ export class SubpodHost implements SubpodToolTarget {
       const reopened = await this.open(slot.role, slot.link, slot.path, id);
       slot = reopened;
     }
-    return this.runChild(slot, message, signal);
+    return this.runChild(slot, message, ctx);
   }
 
   async stop(id: string): Promise<ToolOutput> {
@@ -164,10 +170,18 @@ export class SubpodHost implements SubpodToolTarget {
     sessionId?: string,
   ): Promise<ChildSlot> {
     const budget = this.parent.budget;
-    const placement: SubpodPlacement = { link, path, ...(budget === undefined ? {} : { budget }) };
+    const trace: { parent: Context | undefined } = { parent: undefined };
+    const placement: SubpodPlacement = {
+      link,
+      path,
+      ...(budget === undefined ? {} : { budget }),
+      traceParent: () => trace.parent,
+    };
     const options = { ...childOptions(this.parent.options, placement), store: this.parent.store };
     const pod = await this.parent.open(role, options, sessionId);
     const id = sessionId ?? (await pod.startSession());
+    const hooks = this.parent.options.childHooks?.(hookPodOf(placement, id));
+    if (hooks !== undefined) pod.addHooks(hooks);
     const slot: ChildSlot = {
       sessionId: id,
       role,
@@ -176,6 +190,7 @@ export class SubpodHost implements SubpodToolTarget {
       pod,
       status: "idle",
       abort: undefined,
+      trace,
       // A grandchild's event already carries its full path: passed on as it is.
       unsubscribe: pod.subscribe((event) =>
         this.parent.emit(event.type === "subpod" ? event : { type: "subpod", path, sessionId: id, event }),
@@ -185,10 +200,16 @@ export class SubpodHost implements SubpodToolTarget {
     return slot;
   }
 
-  private async runChild(slot: ChildSlot, input: string, signal: AbortSignal): Promise<ToolOutput> {
+  private async runChild(
+    slot: ChildSlot,
+    input: string,
+    { callId, signal }: { callId: string; signal: AbortSignal },
+  ): Promise<ToolOutput> {
     const pod = slot.pod;
     if (pod === undefined) return refusal(`child ${slot.sessionId} is stopped`);
     slot.status = "running";
+    // The child's run is traced under the parent's tool call that runs it.
+    slot.trace.parent = this.parent.toolTraceContext(callId);
     try {
       const result = await pod.run(input, { signal }).result;
       slot.status = slot.status === "running" ? "idle" : slot.status;
@@ -250,8 +271,11 @@ export class SubpodHost implements SubpodToolTarget {
  * `autoApprove`: nothing that approves or allows is inherited silently.
  */
 export function childOptions(parent: PodOptions, placement: SubpodPlacement): PodOptions {
-  const { model, env, clock, store, renderLimits, telemetry, onWarning, signal, approver } = parent;
+  const { model, env, clock, store, renderLimits, telemetry, onWarning, signal, approver, childHooks } =
+    parent;
   return {
+    // Hooks the application gives for children (on purpose) reach every depth.
+    ...(childHooks === undefined ? {} : { childHooks }),
     // The person who answers the root's approvals answers the children's: each request carries the
     // child's pod path. `autoApprove` is never passed on.
     ...(approver === undefined ? {} : { approver }),

@@ -10,7 +10,7 @@ export interface SubpodToolTarget {
     background: boolean,
     ctx: { callId: string; signal: AbortSignal },
   ): Promise<ToolOutput>;
-  send(id: string, message: string, signal: AbortSignal): Promise<ToolOutput>;
+  send(id: string, message: string, ctx: { callId: string; signal: AbortSignal }): Promise<ToolOutput>;
   stop(id: string): Promise<ToolOutput>;
   list(): Promise<ToolOutput>;
 }
@@ -39,7 +39,7 @@ export function subpodTools(roles: ReadonlyMap<string, SubpodRole>, target: Subp
       description:
         "Sends a follow-up message to one of your child pods (by the id spawn_pod returned) and waits for its answer. The child keeps its whole conversation.",
       inputSchema: z.object({ id: z.string().min(1), message: z.string().min(1) }),
-      execute: (args: { id: string; message: string }, ctx) => target.send(args.id, args.message, ctx.signal),
+      execute: (args: { id: string; message: string }, ctx) => target.send(args.id, args.message, ctx),
     },
     {
       name: "stop_pod",
