@@ -69,6 +69,14 @@ export async function approve(input: CommandInput, ctx: CommandContext): Promise
       ctx.io.stdout.write(
         `nothing else is pending; dispatched run ${requeued} is queued again (\`podkit runs show ${requeued}\`)\n`,
       );
+    } else if (log.state.awaitingApproval && log.state.parent !== undefined) {
+      // A sub-pod runs only under its parent (its role's manifest, the parent's loan of scope).
+      const { role } = log.state.parent;
+      const rootId = await rootSessionOf(store, log.state.parent.session_id);
+      ctx.io.stdout.write(
+        `nothing else is pending; session ${sessionId} is a sub-pod (${role}): its parent continues it with send_pod, e.g. ` +
+          `podkit resume ${rootId} "continue the ${role}"${manifestArgument(manifest)}\n`,
+      );
     } else if (log.state.awaitingApproval) {
       ctx.io.stdout.write(
         `nothing else is pending; continue the run with: podkit resume ${sessionId}${manifestArgument(manifest)}\n`,
@@ -114,6 +122,20 @@ export async function approvals(input: CommandInput, ctx: CommandContext): Promi
     }
     return 0;
   });
+}
+
+/** The root of a sub-pod's tree: parents followed (from `sessionId`, the child's parent) to the session that has none. */
+async function rootSessionOf(store: Store<Item>, sessionId: string): Promise<string> {
+  let id = sessionId;
+  // Bounded: a tree is a few levels deep; a log that links in a circle stops here.
+  for (let level = 0; level < 64; level++) {
+    const [segmentId] = await store.listSegments(id);
+    if (segmentId === undefined) return id;
+    const parent = (await store.describeSegment({ sessionId: id, segmentId })).start.parent;
+    if (parent === undefined) return id;
+    id = parent.session_id;
+  }
+  return id;
 }
 
 /** The session's pending calls; an unknown session is the store's `NotFoundError`. */

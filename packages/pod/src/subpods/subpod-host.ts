@@ -132,7 +132,19 @@ export class SubpodHost implements SubpodToolTarget {
       const reopened = await this.open(slot.role, slot.link, slot.path, id);
       slot = reopened;
     }
-    return this.runChild(slot, message, ctx);
+    const waiting = slot.pod?.awaitingApproval === true ? slot.pod : undefined;
+    if (waiting === undefined) return this.runChild(slot, message, ctx);
+    // The child's run stopped on approvals: it goes on where it stopped (allowed calls run once),
+    // with the message as a notification — a new input would close those calls unrun.
+    const pending = waiting.pendingApprovals;
+    if (pending.length > 0 && this.parent.options.approver === undefined) {
+      const calls = pending.map((a) => `${a.tool} [${a.callId}]`).join(", ");
+      return refusal(
+        `child ${slot.path} (id ${id}) awaits approval of ${calls}: the person answers with podkit approve ${id} <call> --allow (or --deny); then send_pod again`,
+      );
+    }
+    waiting.notify(message);
+    return this.runChild(slot, undefined, ctx);
   }
 
   async stop(id: string): Promise<ToolOutput> {
@@ -200,9 +212,10 @@ export class SubpodHost implements SubpodToolTarget {
     return slot;
   }
 
+  /** Runs `input` in the child, or (undefined) resumes its run that stopped on approvals. */
   private async runChild(
     slot: ChildSlot,
-    input: string,
+    input: string | undefined,
     { callId, signal }: { callId: string; signal: AbortSignal },
   ): Promise<ToolOutput> {
     const pod = slot.pod;
@@ -211,7 +224,8 @@ export class SubpodHost implements SubpodToolTarget {
     // The child's run is traced under the parent's tool call that runs it.
     slot.trace.parent = this.parent.toolTraceContext(callId);
     try {
-      const result = await pod.run(input, { signal }).result;
+      const run = input === undefined ? pod.resume({ signal }) : pod.run(input, { signal });
+      const result = await run.result;
       slot.status = slot.status === "running" ? "idle" : slot.status;
       return { summary: JSON.stringify(answerOf(slot, result)) };
     } catch (error) {
@@ -316,11 +330,21 @@ function answerOf(slot: ChildSlot, result: PodRunResult) {
     role: slot.role.name,
     ...(answered
       ? { answer: result.text }
-      : { answer: null, stop_reason: result.stopReason?.kind ?? result.status }),
+      : { answer: null, stop_reason: stopReasonOf(result) }),
     usage: {
       requests: result.usage.length,
       input_tokens: result.usage.reduce((sum, u) => sum + u.inputTokens, 0),
       output_tokens: result.usage.reduce((sum, u) => sum + u.outputTokens, 0),
     },
   };
+}
+
+/**
+ * Why a child ended without an answer: a cap (`budget_exhausted`), the run's status when it
+ * stopped early (`awaiting_approval`, `paused`, `yielded`), else the model's own stop reason.
+ */
+function stopReasonOf(result: PodRunResult): string {
+  if (result.stopReason?.kind === "budget_exhausted") return "budget_exhausted";
+  if (result.status !== "finished") return result.status;
+  return result.stopReason?.kind ?? result.status;
 }
