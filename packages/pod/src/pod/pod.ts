@@ -433,7 +433,8 @@ export class Pod {
       },
       roles,
     );
-    for (const tool of subpodTools(roles, host)) foundation.toolServer.registerTool(tool);
+    const depth = this.options.subpod?.link.depth ?? 0;
+    for (const tool of subpodTools(roles, host, depth)) foundation.toolServer.registerTool(tool);
     return host;
   }
 

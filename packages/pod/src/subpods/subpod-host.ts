@@ -279,15 +279,30 @@ export class SubpodHost implements SubpodToolTarget {
 }
 
 /**
- * A child's options: the parent's model, environment, clock, store, render limits, telemetry and
- * approver (so a child's approval reaches the person who answers the root's, naming the child's
- * pod path), and its placement. Not the parent's hooks, tool packages given in code, `autoRun` or
+ * A child's options: the parent's model, environment, clock, store, render limits, telemetry,
+ * optional packages and approver (so a child's approval reaches the person who answers the
+ * root's, naming the child's pod path), and its placement; memory is not attached. Not the parent's hooks, tool packages given in code, `autoRun` or
  * `autoApprove`: nothing that approves or allows is inherited silently.
  */
 export function childOptions(parent: PodOptions, placement: SubpodPlacement): PodOptions {
-  const { model, env, clock, store, renderLimits, telemetry, onWarning, signal, approver, childHooks } =
-    parent;
+  const {
+    model,
+    env,
+    clock,
+    store,
+    renderLimits,
+    telemetry,
+    onWarning,
+    signal,
+    approver,
+    childHooks,
+    packages,
+  } = parent;
   return {
+    // The tree remembers through its root (whose history holds every child's answer): a child
+    // never attaches the manifest's [memory] it inherits, so it runs no extraction of its own.
+    attachMemory: false,
+    ...(packages === undefined ? {} : { packages }),
     // Hooks the application gives for children (on purpose) reach every depth.
     ...(childHooks === undefined ? {} : { childHooks }),
     // The person who answers the root's approvals answers the children's: each request carries the
@@ -328,9 +343,7 @@ function answerOf(slot: ChildSlot, result: PodRunResult) {
   return {
     id: slot.sessionId,
     role: slot.role.name,
-    ...(answered
-      ? { answer: result.text }
-      : { answer: null, stop_reason: stopReasonOf(result) }),
+    ...(answered ? { answer: result.text } : { answer: null, stop_reason: stopReasonOf(result) }),
     usage: {
       requests: result.usage.length,
       input_tokens: result.usage.reduce((sum, u) => sum + u.inputTokens, 0),

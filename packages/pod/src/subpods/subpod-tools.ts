@@ -18,9 +18,16 @@ export interface SubpodToolTarget {
 /**
  * The tools the parent's model gets: `spawn_pod`, `send_pod`, `stop_pod`, `list_pods`. The role
  * list (with each description) is in `spawn_pod`'s description, so the model chooses by it.
- * Every refusal is an error result naming what is allowed, never a thrown exception.
+ * Every refusal is an error result naming what is allowed, never a thrown exception. A pod at
+ * `depth` none of whose roles may run one level deeper (`max_depth`) gets no tools at all: a
+ * `spawn_pod` that can only be refused is not offered.
  */
-export function subpodTools(roles: ReadonlyMap<string, SubpodRole>, target: SubpodToolTarget): Tool[] {
+export function subpodTools(
+  roles: ReadonlyMap<string, SubpodRole>,
+  target: SubpodToolTarget,
+  depth: number,
+): Tool[] {
+  if (![...roles.values()].some((role) => depth + 1 <= role.config.max_depth)) return [];
   const roleList = [...roles.values()].map((role) => `- ${role.name}: ${role.config.description}`).join("\n");
   return [
     {
