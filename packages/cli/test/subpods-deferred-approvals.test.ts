@@ -86,6 +86,19 @@ describe("sub-pods: a child's approval deferred to the person", () => {
     expect(earlyResult?.summary).toContain(`podkit approve ${child.id}`);
     expect(await count()).toBe(0);
 
+    // The child is not resumed on its own: restored from the workspace's manifest it would get the
+    // root's tools and scope. Refused before anything is written (the root's resume above is the control).
+    const before = await sessionEntries(ws.workspace, child.id);
+    const alone = await podkit("resume", child.id);
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).toContain(
+      `error: session ${child.id} is a sub-pod (reviewer, depth 1) of session ${rootId}`,
+    );
+    expect(alone.stderr).toContain(
+      `hint: continue its tree and let the parent's send_pod continue it: podkit resume ${rootId}`,
+    );
+    expect(await sessionEntries(ws.workspace, child.id)).toEqual(before);
+
     const approve = await podkit("approve", child.id, "call-bash", "--allow", "--by", "carol");
     expect(approve.code, approve.stderr).toBe(0);
     expect(approve.stdout).toContain(`allowed bash(echo ran >> count) [call-bash] of session ${child.id}`);

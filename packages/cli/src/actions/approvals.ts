@@ -10,6 +10,7 @@ import { type CommandContext, type CommandInput, stringOption } from "../command
 import { requeueAnsweredRun } from "../dispatch/requeue-answered.js";
 import { PodkitCliError, UsageError } from "../errors.js";
 import { approvalSubject, approveCommand, manifestArgument } from "../session/approvals.js";
+import { rootSessionOf } from "../session/subpod-root.js";
 import { withStore } from "../session/with-store.js";
 
 /** `podkit approve <session> [<call>] --allow|--deny [--reason "…"] [--by <name>]` */
@@ -122,20 +123,6 @@ export async function approvals(input: CommandInput, ctx: CommandContext): Promi
     }
     return 0;
   });
-}
-
-/** The root of a sub-pod's tree: parents followed (from `sessionId`, the child's parent) to the session that has none. */
-async function rootSessionOf(store: Store<Item>, sessionId: string): Promise<string> {
-  let id = sessionId;
-  // Bounded: a tree is a few levels deep; a log that links in a circle stops here.
-  for (let level = 0; level < 64; level++) {
-    const [segmentId] = await store.listSegments(id);
-    if (segmentId === undefined) return id;
-    const parent = (await store.describeSegment({ sessionId: id, segmentId })).start.parent;
-    if (parent === undefined) return id;
-    id = parent.session_id;
-  }
-  return id;
 }
 
 /** The session's pending calls; an unknown session is the store's `NotFoundError`. */
