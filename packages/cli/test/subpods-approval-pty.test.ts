@@ -9,6 +9,7 @@ import {
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { BIN } from "./run-bin.js";
 import { PtyScreen } from "./support/pty-screen.js";
+import { scriptedCall as call, roleToml, scriptedText as text } from "./support/subpods.js";
 import { doubleWorkspace, sessionEntries } from "./support/workspace.js";
 
 // A tree of three levels in `podkit run` in a real terminal: root → worker → reviewer on the
@@ -17,32 +18,9 @@ import { doubleWorkspace, sessionEntries } from "./support/workspace.js";
 
 vi.setConfig({ testTimeout: 120_000 });
 
-const ROLES = `
-[subpods.worker]
-description = "writes code"
-[subpods.worker.worker]
-system_prompt = "WORKER"
-[subpods.worker.tools]
-bash = true
-[[subpods.worker.scope.allow]]
-target = ".."
-permission = "write"
-
-[subpods.reviewer]
-description = "reviews code"
-[subpods.reviewer.worker]
-system_prompt = "REVIEWER"
-[subpods.reviewer.tools]
-bash = true
-[[subpods.reviewer.scope.allow]]
-target = ".."
-permission = "write"
-`;
-
-const call = (name: string, args: Record<string, unknown>, id: string): ScriptedResponse => ({
-  parts: [{ type: "tool_call", name, arguments: args, id }],
-});
-const text = (value: string): ScriptedResponse => ({ parts: [{ type: "text", text: value }] });
+const ROLES =
+  roleToml("worker", { systemPrompt: "WORKER", bash: true }) +
+  roleToml("reviewer", { systemPrompt: "REVIEWER", bash: true });
 
 /** Each pod's queue, chosen by the system prompt the request carries (the root has the default one). */
 function routed(): (request: CapturedRequest) => ScriptedResponse | undefined {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { type ProviderDouble, startProviderDouble } from "@podkit/testkit";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { runBin } from "./run-bin.js";
+import { scriptedCall as call, roleToml, scriptedText as text } from "./support/subpods.js";
 import { doubleWorkspace, sessionEntries } from "./support/workspace.js";
 
 // A child's approval without an approver (`--defer-approvals`), end to end through the `podkit`
@@ -11,17 +12,7 @@ import { doubleWorkspace, sessionEntries } from "./support/workspace.js";
 
 vi.setConfig({ testTimeout: 180_000 });
 
-const ROLE = `
-[subpods.reviewer]
-description = "reviews code and may run commands"
-[subpods.reviewer.worker]
-system_prompt = "REVIEWER"
-[subpods.reviewer.tools]
-bash = true
-[[subpods.reviewer.scope.allow]]
-target = ".."
-permission = "write"
-`;
+const ROLE = roleToml("reviewer", { systemPrompt: "REVIEWER", bash: true });
 
 let double: ProviderDouble;
 let root: string;
@@ -32,11 +23,6 @@ afterEach(async () => {
   await double.close();
   await rm(root, { recursive: true, force: true });
 });
-
-const call = (name: string, args: Record<string, unknown>, id: string) => ({
-  parts: [{ type: "tool_call" as const, name, arguments: args, id }],
-});
-const text = (value: string) => ({ parts: [{ type: "text" as const, text: value }] });
 
 /** The tool results a session's log holds. */
 async function toolResults(workspace: string, sessionId: string) {
