@@ -281,7 +281,8 @@ export class SubpodHost implements SubpodToolTarget {
 /**
  * A child's options: the parent's model, environment, clock, store, render limits, telemetry,
  * optional packages and approver (so a child's approval reaches the person who answers the
- * root's, naming the child's pod path), and its placement; memory is not attached. Not the parent's hooks, tool packages given in code, `autoRun` or
+ * root's, naming the child's pod path), the application's `childHooks`, and its placement; memory
+ * is not attached. Not the parent's own hooks, tool packages given in code, `autoRun` or
  * `autoApprove`: nothing that approves or allows is inherited silently.
  */
 export function childOptions(parent: PodOptions, placement: SubpodPlacement): PodOptions {
