@@ -44,6 +44,7 @@ describe("podkit demo", () => {
     for (const step of [
       "Render the system prompt",
       "Tool-using turns",
+      "A review by a read-only child pod",
       "A notification",
       "An interrupted turn",
       "Restore",
@@ -54,7 +55,7 @@ describe("podkit demo", () => {
     expect(await readFile(join(workspace, "src", "tickets.js"), "utf8")).toContain("RangeError");
     expect(demo.stdout).toContain("✓ bash(node --test test/");
     expect(demo.stdout).toContain("byte-identical to the first request's: yes");
-    const sessionId = /podkit session show (\S+)/.exec(demo.stdout)?.[1] as string;
+    const sessionId = /podkit session show ([0-9a-f-]{36})/.exec(demo.stdout)?.[1] as string;
     const entries = await sessionEntries(workspace, sessionId);
     expect(everyInvokeClosed(entries)).toBe(true);
     // Two segments: the compacted one and the head that continues it.
@@ -68,6 +69,29 @@ describe("podkit demo", () => {
       "#ticket-id-validation",
     );
 
+    // The review step: a child session linked to this one, read-only, and the tree printed.
+    const childId = /└ reviewer \(depth 1\) (\S+) {2}1 turn\(s\)/.exec(demo.stdout)?.[1] as string;
+    expect(childId, demo.stdout).toBeDefined();
+    expect(demo.stdout).toContain(`  root ${sessionId}  3 turn(s)  ← this session`);
+    const child = await sessionEntries(workspace, childId);
+    expect(child[0]).toMatchObject({
+      kind: "segment_start",
+      parent: { session_id: sessionId, role: "reviewer", depth: 1 },
+    });
+    const childPrompt = String(child[0]?.system_prompt);
+    // Its own prompt pack (the scope section in a reviewer's words) and a read-only loan.
+    expect(childPrompt).toContain("You are a reviewer: you read, you never change anything. Readable:");
+    expect(childPrompt).not.toContain("Writable");
+    expect(demo.stdout).toContain(
+      "the reviewer's model was offered: glob, grep, read_file — no write tool, no bash",
+    );
+    const childCalls = child.flatMap((e) =>
+      e.kind === "tool_result" ? [(e.item as { name?: string }).name] : [],
+    );
+    expect(childCalls).toHaveLength(2);
+    expect(demo.stdout).toContain("root › reviewer#1 answers: Sound.");
+    expect(everyInvokeClosed(child)).toBe(true);
+
     const shown = await runBin(["session", "show", sessionId], {
       cwd: workspace,
       env: { HOME: join(root, "home") },
@@ -77,7 +101,8 @@ describe("podkit demo", () => {
     expect(shown.stdout).toContain('"Fix that TODO, add a test, and run the tests." → finished');
     expect(shown.stdout).toContain("✓ bash: exit code 0");
     expect(shown.stdout).toMatch(/compacted segment \(→ \S+\)/);
-    expect(shown.stdout).toContain('5. "Remind me what we did today." → finished');
+    expect(shown.stdout).toContain('6. "Remind me what we did today." → finished');
+    expect(shown.stdout).toContain(`└ reviewer (depth 1) ${childId}`);
 
     double.enqueue(
       { parts: [{ type: "text", text: "Continuing the demo session." }] },

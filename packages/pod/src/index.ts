@@ -45,7 +45,7 @@ export type {
   PodRunResult,
   PodTrigger,
 } from "./pod/events.js";
-export type { PodHooks } from "./pod/hooks.js";
+export type { HookPod, PodHooks } from "./pod/hooks.js";
 export { type LanguageModel, type ModelOverride, podModelAdapter } from "./pod/model.js";
 export { Pod } from "./pod/pod.js";
 export { NOTIFICATION_CAPACITY, type PodOptions } from "./pod/pod-options.js";

@@ -10,6 +10,7 @@ import { type CommandContext, type CommandInput, stringOption } from "../command
 import { requeueAnsweredRun } from "../dispatch/requeue-answered.js";
 import { PodkitCliError, UsageError } from "../errors.js";
 import { approvalSubject, approveCommand, manifestArgument } from "../session/approvals.js";
+import { rootSessionOf } from "../session/subpod-root.js";
 import { withStore } from "../session/with-store.js";
 
 /** `podkit approve <session> [<call>] --allow|--deny [--reason "…"] [--by <name>]` */
@@ -68,6 +69,14 @@ export async function approve(input: CommandInput, ctx: CommandContext): Promise
     } else if (requeued !== undefined) {
       ctx.io.stdout.write(
         `nothing else is pending; dispatched run ${requeued} is queued again (\`podkit runs show ${requeued}\`)\n`,
+      );
+    } else if (log.state.awaitingApproval && log.state.parent !== undefined) {
+      // A sub-pod runs only under its parent (its role's manifest, the parent's loan of scope).
+      const { role } = log.state.parent;
+      const rootId = await rootSessionOf(store, log.state.parent.session_id);
+      ctx.io.stdout.write(
+        `nothing else is pending; session ${sessionId} is a sub-pod (${role}): its parent continues it with send_pod, e.g. ` +
+          `podkit resume ${rootId} "continue the ${role}"${manifestArgument(manifest)}\n`,
       );
     } else if (log.state.awaitingApproval) {
       ctx.io.stdout.write(

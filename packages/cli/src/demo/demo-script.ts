@@ -94,6 +94,56 @@ export const FIX: ScriptedResponse[] = [
   },
 ];
 
+/** The first words of the reviewer child's system prompt (.podkit/reviewer.toml). */
+export const REVIEWER_PROMPT = "You review changes to this project";
+
+/**
+ * A review by a read-only child: the pod spawns the `reviewer` role, the child reads the change
+ * and its test with its read tools and answers, and the pod reports the answer. In request order.
+ */
+export const REVIEW: ScriptedResponse[] = [
+  {
+    parts: [
+      {
+        type: "tool_call",
+        name: "spawn_pod",
+        arguments: {
+          role: "reviewer",
+          task: "Review the change to ticketNumber in src/tickets.js (it now throws a RangeError for ids that are not TCK-<number>) and the new test in test/tickets.test.js.",
+        },
+      },
+    ],
+    usage: usage(3_650, 70, 3_600),
+  },
+  {
+    parts: [
+      { type: "tool_call", name: "read_file", arguments: { path: "src/tickets.js" } },
+      { type: "tool_call", name: "read_file", arguments: { path: "test/tickets.test.js" } },
+    ],
+    usage: usage(1_500, 40),
+  },
+  {
+    parts: [
+      {
+        type: "text",
+        text: "Sound. The check rejects anything but TCK-<digits> before parsing, and the new test covers a foreign prefix. Nit: a test for `TCK-` with no number would pin the empty case too.",
+        chunkSize: 9,
+      },
+    ],
+    usage: usage(2_100, 60, 1_500),
+  },
+  {
+    parts: [
+      {
+        type: "text",
+        text: "The reviewer read the change and its test and found it sound; its one nit is a test for `TCK-` without a number, which I can add if you like.",
+        chunkSize: 9,
+      },
+    ],
+    usage: usage(3_800, 50, 3_650),
+  },
+];
+
 /** Turn 3: a CI notification arrived before it; the model takes it into account. */
 export const AFTER_NOTIFICATION: ScriptedResponse[] = [
   {

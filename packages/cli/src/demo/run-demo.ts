@@ -15,8 +15,9 @@ import { runTurn } from "../session/run-turn.js";
 import * as script from "./demo-script.js";
 import { scratchCopy } from "./demo-workspace.js";
 import { Narrator } from "./narrator.js";
+import { toolsOffered, treeText, withChildLines } from "./review-step.js";
 
-const STEPS = 9;
+const STEPS = 10;
 /** The key the demo hands its pod: the double accepts anything, and no real key is ever read. */
 const SCRIPTED_KEY = "scripted-demo-no-real-key";
 
@@ -45,8 +46,9 @@ export async function runDemo(ctx: CommandContext, dir: string | undefined): Pro
       "Everything else is podkit's real code: manifest cascade, prompt rendering, tools, session log,",
       "compaction, restore and memory.",
       "",
-      "Plan: 1 scratch workspace · 2 system prompt · 3 tool turns · 4 notification · 5 interrupt and",
-      "recovery · 6 compaction · 7 restore · 8 memory consolidation · 9 where the files are",
+      "Plan: 1 scratch workspace · 2 system prompt · 3 tool turns · 4 a read-only reviewer child ·",
+      "5 notification · 6 interrupt and recovery · 7 compaction · 8 restore · 9 memory consolidation ·",
+      "10 where the files are",
       "",
     ].join("\n"),
   );
@@ -149,6 +151,7 @@ async function firstSession(demo: Demo): Promise<string> {
   );
   await turn(demo, "What does this project do? Anything left to fix?", script.EXPLORE, undefined, pod);
   await turn(demo, "Fix that TODO, add a test, and run the tests.", script.FIX, undefined, pod);
+  await review(demo, pod);
 
   say.heading(
     "A notification",
@@ -200,6 +203,31 @@ async function firstSession(demo: Demo): Promise<string> {
   if (sessionId === undefined) throw new Error("the demo pod has no session");
   await closeWithMemory(demo, pod, script.EXTRACT_AT_CLOSE);
   return sessionId;
+}
+
+/** The pod hands a review of its change to a read-only child pod, then the tree is shown. */
+async function review(demo: Demo, pod: Pod): Promise<void> {
+  const { say } = demo;
+  say.heading(
+    "A review by a read-only child pod",
+    "The manifest declares a `reviewer` role ([subpods.reviewer] → .podkit/reviewer.toml): its own system",
+    "prompt and prompt pack, read tools only, and a read loan of the project's scope. The model calls",
+    "spawn_pod; the child is a session of its own, linked to this one, and its answer is the tool result.",
+  );
+  await turn(
+    demo,
+    "Have a reviewer check the change.",
+    script.REVIEW,
+    () => withChildLines(demo.printer, say),
+    pod,
+  );
+  const tools = toolsOffered(demo.double.requests, script.REVIEWER_PROMPT);
+  const writers = tools.filter((tool) => ["write_file", "edit_file", "bash"].includes(tool));
+  say.show(
+    `the reviewer's model was offered: ${tools.join(", ")} — ${writers.length === 0 ? "no write tool, no bash" : `and ${writers.join(", ")}`}`,
+  );
+  const sessionId = pod.sessionId;
+  if (sessionId !== undefined) say.show((await treeText(demo.loaded, sessionId)).trimEnd());
 }
 
 /** A printer that interrupts the turn once a tool call has run for a moment (the demo's Ctrl-C). */

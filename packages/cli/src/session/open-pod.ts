@@ -5,6 +5,7 @@ import type { CommandContext } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
 import { checkApiKey } from "./load-pod-manifest.js";
 import { CLI_PACKAGES, openStore } from "./open-store.js";
+import { refuseSubpodSession } from "./subpod-root.js";
 
 /** AGENTS.md above this size still renders, with a warning. */
 const AGENTS_MD_WARN_BYTES = 64 * 1024;
@@ -67,6 +68,7 @@ export async function openPod(
   };
   if (options.sessionId !== undefined) {
     try {
+      await refuseSubpodSession(store, options.sessionId);
       return opened(await Pod.restore(loaded, options.sessionId, podOptions), store);
     } catch (error) {
       await store.close();

@@ -10,37 +10,66 @@ import type {
   ToolResultItem,
   TurnEndContext,
 } from "@podkit/llm-worker";
-import type { HookToolDecision } from "./approvals.js";
+import type { SubpodPlacement } from "../subpods/placement.js";
+import { type HookToolDecision, ROOT_POD_PATH } from "./approvals.js";
 
 type Maybe<T> = T | Promise<T>;
 
 /**
+ * Which pod a hook runs for: the last argument of every hook. A hook object shared by the pods
+ * of a tree (`PodOptions.childHooks`) tells them apart by it.
+ */
+export interface HookPod {
+  /** The pod's path from its root, as approvals name it: `["root"]`, a child's `["root", "worker#1"]`. */
+  readonly podPath: readonly string[];
+  readonly sessionId: string;
+  /** The child's role (`[subpods.<role>]`); null for a root. */
+  readonly role: string | null;
+  /** 0 for a root, 1 for its children, and so on. */
+  readonly depth: number;
+}
+
+/** The identity hooks get for a pod at `placement` (undefined: a root) in session `sessionId`. */
+export function hookPodOf(placement: SubpodPlacement | undefined, sessionId: string): HookPod {
+  return Object.freeze({
+    podPath: Object.freeze(placement === undefined ? [...ROOT_POD_PATH] : placement.path.split(" › ")),
+    sessionId,
+    role: placement?.link.role ?? null,
+    depth: placement?.link.depth ?? 0,
+  });
+}
+
+/**
  * The public hooks. They see read-only views and return decisions only; they cannot
- * change history or the request (that is the pod's own interceptor's job).
+ * change history or the request (that is the pod's own interceptor's job). Every hook gets,
+ * last, the identity of the pod it runs for (`HookPod`).
  */
 export interface PodHooks {
-  onPromptSubmit?(input: {
-    readonly text: string;
-  }): Maybe<{ action: "continue" } | { action: "cancel"; reason?: string }>;
+  onPromptSubmit?(
+    input: { readonly text: string },
+    pod: HookPod,
+  ): Maybe<{ action: "continue" } | { action: "cancel"; reason?: string }>;
   preRequest?(
     context: PreRequestContext,
+    pod: HookPod,
   ): Maybe<{ action: "continue" } | { action: "cancel"; reason?: string } | { action: "yield" }>;
   /**
    * `ask` asks for an approval (`askedBy` names the asker in the log, default `hook`): the
    * request is committed, the pod's approver (if any) answers now, else the run ends
    * `awaiting_approval` (docs/approvals.md).
    */
-  preToolCall?(call: Readonly<ToolCallItem>): Maybe<HookToolDecision>;
+  preToolCall?(call: Readonly<ToolCallItem>, pod: HookPod): Maybe<HookToolDecision>;
   postToolCall?(
     call: Readonly<ToolCallItem>,
     result: Readonly<ToolResultItem>,
+    pod: HookPod,
   ): Maybe<
     | { action: "continue" }
     | { action: "abort"; reason?: string }
     | Extract<PostToolCallDecision, { action: "rewrite" }>
   >;
-  onTurnEnd?(context: TurnEndContext): Maybe<{ action: "finish" } | { action: "pause" }>;
-  onAbort?(context: AbortContext): Maybe<void>;
+  onTurnEnd?(context: TurnEndContext, pod: HookPod): Maybe<{ action: "finish" } | { action: "pause" }>;
+  onAbort?(context: AbortContext, pod: HookPod): Maybe<void>;
 }
 
 /**
@@ -73,9 +102,14 @@ function deepFreeze<T>(value: T): T {
 
 /**
  * One interceptor for the worker: the internal one first, then every hook in registration
- * order; the first decision other than continue/finish wins.
+ * order, each given the pod's identity (`pod`, read when a hook is called: the session exists
+ * by then); the first decision other than continue/finish wins.
  */
-export function composeInterceptor(internal: InternalInterceptor, hooks: readonly PodHooks[]): Interceptor {
+export function composeInterceptor(
+  internal: InternalInterceptor,
+  hooks: readonly PodHooks[],
+  pod: () => HookPod,
+): Interceptor {
   return {
     pendingHistoryAppends: () => internal.pendingHistoryAppends(),
     async preRequest(context) {
@@ -85,7 +119,7 @@ export function composeInterceptor(internal: InternalInterceptor, hooks: readonl
         if (hook.preRequest === undefined) continue;
         // The signal is a live object (not cloneable); everything else is a frozen copy.
         const { signal, ...data } = context;
-        const decision = await hook.preRequest({ ...readOnly(data), signal });
+        const decision = await hook.preRequest({ ...readOnly(data), signal }, pod());
         if (decision !== undefined && decision.action !== "continue") return decision;
       }
       // Hooks decide on what history holds; the request itself goes out as the pod prepared it.
@@ -94,7 +128,7 @@ export function composeInterceptor(internal: InternalInterceptor, hooks: readonl
     preToolCall(call) {
       return internal.preToolCall(call, async () => {
         for (const hook of hooks) {
-          const decision = await hook.preToolCall?.(readOnly(call));
+          const decision = await hook.preToolCall?.(readOnly(call), pod());
           if (decision !== undefined && decision.action !== "continue") return decision;
         }
         return { action: "continue" };
@@ -102,14 +136,14 @@ export function composeInterceptor(internal: InternalInterceptor, hooks: readonl
     },
     async postToolCall(call, result) {
       for (const hook of hooks) {
-        const decision = await hook.postToolCall?.(readOnly(call), readOnly(result));
+        const decision = await hook.postToolCall?.(readOnly(call), readOnly(result), pod());
         if (decision !== undefined && decision.action !== "continue") return decision;
       }
       return { action: "continue" };
     },
     async onTurnEnd(context) {
       for (const hook of hooks) {
-        const decision = await hook.onTurnEnd?.(readOnly(context));
+        const decision = await hook.onTurnEnd?.(readOnly(context), pod());
         if (decision !== undefined && decision.action !== "finish") return decision;
       }
       return { action: "finish" };
@@ -117,7 +151,7 @@ export function composeInterceptor(internal: InternalInterceptor, hooks: readonl
     async onAbort(context) {
       for (const hook of hooks) {
         if (hook.onAbort !== undefined)
-          await hook.onAbort({ error: context.error, history: readOnly(context.history) });
+          await hook.onAbort({ error: context.error, history: readOnly(context.history) }, pod());
       }
     },
   };

@@ -9,7 +9,7 @@ import type { SystemPromptTemplate } from "../system-prompt/system-prompt-templa
 import type { PodWarning } from "../warnings.js";
 import { type ApprovalAnswerGiven, ApprovalGate, builtinApprovalPolicy, ROOT_POD_PATH } from "./approvals.js";
 import type { CompactionOutcome, CompactionReason, PodRunResult } from "./events.js";
-import { composeInterceptor, type PodHooks } from "./hooks.js";
+import { composeInterceptor, type HookPod, hookPodOf, type PodHooks } from "./hooks.js";
 import { NotificationQueue } from "./notification-queue.js";
 import { type CompactionReporting, PodCompaction } from "./pod-compaction.js";
 import { PodContext } from "./pod-context.js";
@@ -39,6 +39,8 @@ export class PodEngine {
   private head: SessionLog<Item> | undefined;
   /** The signal of the turn in progress (context sections load under it). */
   private turnSignal: AbortSignal | undefined;
+  /** The hooks' `HookPod`, made again only when the session changes. */
+  private hookIdentity: HookPod | undefined;
   readonly usage: UsageLedger;
   readonly turns: TurnState;
   readonly notifications: NotificationQueue;
@@ -96,6 +98,14 @@ export class PodEngine {
     return this.head;
   }
 
+  /** Which pod the hooks run for (they run inside runs, when the session exists). */
+  hookPod(): HookPod {
+    const sessionId = this.requireHead().state.sessionId;
+    if (this.hookIdentity?.sessionId !== sessionId)
+      this.hookIdentity = hookPodOf(this.options.subpod, sessionId);
+    return this.hookIdentity;
+  }
+
   /**
    * Composes the worker's interceptor once, at the first run: queued notifications and the context
    * block before each request, the compaction checks, then the registered hooks.
@@ -112,6 +122,7 @@ export class PodEngine {
           preToolCall: (call, hooks) => this.approvals.preToolCall(call, hooks),
         },
         [...hooks],
+        () => this.hookPod(),
       ),
     );
     this.context.sections.freeze();

@@ -6,6 +6,7 @@ import type { PodTelemetryOptions } from "../telemetry/pod-telemetry.js";
 import type { RenderLimits } from "../template/budget.js";
 import type { WarningSink } from "../warnings.js";
 import type { Approver } from "./approvals.js";
+import type { HookPod, PodHooks } from "./hooks.js";
 import type { ModelOverride } from "./model.js";
 
 export interface PodOptions {
@@ -67,6 +68,12 @@ export interface PodOptions {
    * tools, run without asking: the CLI's `--yes`). Hooks that ask still ask.
    */
   readonly autoApprove?: boolean;
+  /**
+   * Hooks for this pod's children, at any depth (docs/subpods.md): called once for each child pod
+   * as it is built or restored, with its identity; what it returns is registered on that child.
+   * A child never gets this pod's own hooks — only what this function gives it, on purpose.
+   */
+  readonly childHooks?: (pod: HookPod) => PodHooks | undefined;
   /** Where a child pod sits in its tree (set by its parent's `spawn_pod`; docs/subpods.md). */
   readonly subpod?: SubpodPlacement;
 }

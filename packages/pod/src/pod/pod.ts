@@ -66,6 +66,7 @@ export class Pod {
       podIdentityOf(foundation.loaded, options.model),
       runSourceOf(this.engine),
       options.telemetry,
+      options.subpod?.traceParent,
     );
     this.extensionPoints = new PodExtensionPoints(foundation.warn);
     this.runs = new PodRuns(
@@ -424,6 +425,7 @@ export class Pod {
         notify: (message) => this.notify(message),
         warn: foundation.warn,
         budget: this.budget?.tree,
+        toolTraceContext: (callId) => this.telemetry.toolContext(callId),
         open: (role, options, sessionId) =>
           sessionId === undefined
             ? Pod.fromManifest(role.loaded, options)
@@ -431,7 +433,8 @@ export class Pod {
       },
       roles,
     );
-    for (const tool of subpodTools(roles, host)) foundation.toolServer.registerTool(tool);
+    const depth = this.options.subpod?.link.depth ?? 0;
+    for (const tool of subpodTools(roles, host, depth)) foundation.toolServer.registerTool(tool);
     return host;
   }
 
@@ -473,7 +476,7 @@ export class Pod {
     if (!awaitingApproval) await engine.compactBeforeTurn(signal, report);
     if (input !== undefined) {
       for (const hook of this.extensionPoints.hooks) {
-        const decision = await hook.onPromptSubmit?.(Object.freeze({ text: input }));
+        const decision = await hook.onPromptSubmit?.(Object.freeze({ text: input }), engine.hookPod());
         if (decision?.action === "cancel") throw new PromptCancelledError(decision.reason);
       }
     }

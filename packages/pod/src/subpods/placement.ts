@@ -1,3 +1,4 @@
+import type { Context } from "@opentelemetry/api";
 import type { ParentLink } from "@podkit/session-store";
 import type { TreeBudget } from "../budget/tree-budget.js";
 
@@ -14,6 +15,11 @@ export interface SubpodPlacement {
   readonly path: string;
   /** The tree's budget the child draws on (its root's `[budget]` tree caps). */
   readonly budget?: TreeBudget;
+  /**
+   * The trace context of the parent's tool call that runs the child now (`spawn_pod`, `send_pod`):
+   * the child's `invoke_agent` span is started under it. Read as each of the child's runs starts.
+   */
+  readonly traceParent?: () => Context | undefined;
 }
 
 /** The path of the `n`th child of `role` under `parentPath`. */

@@ -1,8 +1,10 @@
+import type { Context } from "@opentelemetry/api";
 import type { Item, ToolOutput } from "@podkit/llm-worker";
 import type { Scope } from "@podkit/manifest";
 import type { ParentLink, Store } from "@podkit/session-store";
 import type { TreeBudget } from "../budget/tree-budget.js";
 import type { PodEvent, PodRunResult } from "../pod/events.js";
+import { hookPodOf } from "../pod/hooks.js";
 import type { Pod } from "../pod/pod.js";
 import type { PodOptions } from "../pod/pod-options.js";
 import type { WarningSink } from "../warnings.js";
@@ -28,6 +30,8 @@ export interface SubpodParent {
   warn: WarningSink;
   /** The tree's budget, handed to every child. */
   readonly budget: TreeBudget | undefined;
+  /** The trace context of the parent's tool call `callId` in its running trace (its `execute_tool` span). */
+  toolTraceContext(callId: string): Context | undefined;
   /** Builds or restores a child pod (`Pod.fromManifest` / `Pod.restore`; passed in to keep the import one-way). */
   open(role: SubpodRole, options: PodOptions, sessionId?: string): Promise<Pod>;
 }
@@ -43,6 +47,8 @@ interface ChildSlot {
   /** Aborts a background run (`stop_pod`, the parent's close). */
   abort: AbortController | undefined;
   unsubscribe: (() => void) | undefined;
+  /** Where the child's next run is traced: under the parent's tool call that runs it. */
+  readonly trace: { parent: Context | undefined };
 }
 
 /**
@@ -98,16 +104,16 @@ export class SubpodHost implements SubpodToolTarget {
     if (background) {
       const abort = new AbortController();
       slot.abort = abort;
-      void this.runChild(slot, task, abort.signal).then((output) => {
+      void this.runChild(slot, task, { callId: ctx.callId, signal: abort.signal }).then((output) => {
         if (!this.closed)
           this.parent.notify(`child pod ${slot.path} (id ${slot.sessionId}) finished:\n${output.summary}`);
       });
       return { summary: JSON.stringify({ id: slot.sessionId, role: roleName, status: "running" }) };
     }
-    return this.runChild(slot, task, ctx.signal);
+    return this.runChild(slot, task, ctx);
   }
 
-  async send(id: string, message: string, signal: AbortSignal): Promise<ToolOutput> {
+  async send(id: string, message: string, ctx: { callId: string; signal: AbortSignal }): Promise<ToolOutput> {
     let slot = this.slots.get(id);
     if (slot === undefined) {
       const stored = (await this.storedChildren()).find((child) => child.sessionId === id);
@@ -126,7 +132,19 @@ export class SubpodHost implements SubpodToolTarget {
       const reopened = await this.open(slot.role, slot.link, slot.path, id);
       slot = reopened;
     }
-    return this.runChild(slot, message, signal);
+    const waiting = slot.pod?.awaitingApproval === true ? slot.pod : undefined;
+    if (waiting === undefined) return this.runChild(slot, message, ctx);
+    // The child's run stopped on approvals: it goes on where it stopped (allowed calls run once),
+    // with the message as a notification — a new input would close those calls unrun.
+    const pending = waiting.pendingApprovals;
+    if (pending.length > 0 && this.parent.options.approver === undefined) {
+      const calls = pending.map((a) => `${a.tool} [${a.callId}]`).join(", ");
+      return refusal(
+        `child ${slot.path} (id ${id}) awaits approval of ${calls}: the person answers with podkit approve ${id} <call> --allow (or --deny); then send_pod again`,
+      );
+    }
+    waiting.notify(message);
+    return this.runChild(slot, undefined, ctx);
   }
 
   async stop(id: string): Promise<ToolOutput> {
@@ -164,10 +182,18 @@ export class SubpodHost implements SubpodToolTarget {
     sessionId?: string,
   ): Promise<ChildSlot> {
     const budget = this.parent.budget;
-    const placement: SubpodPlacement = { link, path, ...(budget === undefined ? {} : { budget }) };
+    const trace: { parent: Context | undefined } = { parent: undefined };
+    const placement: SubpodPlacement = {
+      link,
+      path,
+      ...(budget === undefined ? {} : { budget }),
+      traceParent: () => trace.parent,
+    };
     const options = { ...childOptions(this.parent.options, placement), store: this.parent.store };
     const pod = await this.parent.open(role, options, sessionId);
     const id = sessionId ?? (await pod.startSession());
+    const hooks = this.parent.options.childHooks?.(hookPodOf(placement, id));
+    if (hooks !== undefined) pod.addHooks(hooks);
     const slot: ChildSlot = {
       sessionId: id,
       role,
@@ -176,6 +202,7 @@ export class SubpodHost implements SubpodToolTarget {
       pod,
       status: "idle",
       abort: undefined,
+      trace,
       // A grandchild's event already carries its full path: passed on as it is.
       unsubscribe: pod.subscribe((event) =>
         this.parent.emit(event.type === "subpod" ? event : { type: "subpod", path, sessionId: id, event }),
@@ -185,12 +212,20 @@ export class SubpodHost implements SubpodToolTarget {
     return slot;
   }
 
-  private async runChild(slot: ChildSlot, input: string, signal: AbortSignal): Promise<ToolOutput> {
+  /** Runs `input` in the child, or (undefined) resumes its run that stopped on approvals. */
+  private async runChild(
+    slot: ChildSlot,
+    input: string | undefined,
+    { callId, signal }: { callId: string; signal: AbortSignal },
+  ): Promise<ToolOutput> {
     const pod = slot.pod;
     if (pod === undefined) return refusal(`child ${slot.sessionId} is stopped`);
     slot.status = "running";
+    // The child's run is traced under the parent's tool call that runs it.
+    slot.trace.parent = this.parent.toolTraceContext(callId);
     try {
-      const result = await pod.run(input, { signal }).result;
+      const run = input === undefined ? pod.resume({ signal }) : pod.run(input, { signal });
+      const result = await run.result;
       slot.status = slot.status === "running" ? "idle" : slot.status;
       return { summary: JSON.stringify(answerOf(slot, result)) };
     } catch (error) {
@@ -244,14 +279,33 @@ export class SubpodHost implements SubpodToolTarget {
 }
 
 /**
- * A child's options: the parent's model, environment, clock, store, render limits, telemetry and
- * approver (so a child's approval reaches the person who answers the root's, naming the child's
- * pod path), and its placement. Not the parent's hooks, tool packages given in code, `autoRun` or
+ * A child's options: the parent's model, environment, clock, store, render limits, telemetry,
+ * optional packages and approver (so a child's approval reaches the person who answers the
+ * root's, naming the child's pod path), the application's `childHooks`, and its placement; memory
+ * is not attached. Not the parent's own hooks, tool packages given in code, `autoRun` or
  * `autoApprove`: nothing that approves or allows is inherited silently.
  */
 export function childOptions(parent: PodOptions, placement: SubpodPlacement): PodOptions {
-  const { model, env, clock, store, renderLimits, telemetry, onWarning, signal, approver } = parent;
+  const {
+    model,
+    env,
+    clock,
+    store,
+    renderLimits,
+    telemetry,
+    onWarning,
+    signal,
+    approver,
+    childHooks,
+    packages,
+  } = parent;
   return {
+    // The tree remembers through its root (whose history holds every child's answer): a child
+    // never attaches the manifest's [memory] it inherits, so it runs no extraction of its own.
+    attachMemory: false,
+    ...(packages === undefined ? {} : { packages }),
+    // Hooks the application gives for children (on purpose) reach every depth.
+    ...(childHooks === undefined ? {} : { childHooks }),
     // The person who answers the root's approvals answers the children's: each request carries the
     // child's pod path. `autoApprove` is never passed on.
     ...(approver === undefined ? {} : { approver }),
@@ -290,13 +344,21 @@ function answerOf(slot: ChildSlot, result: PodRunResult) {
   return {
     id: slot.sessionId,
     role: slot.role.name,
-    ...(answered
-      ? { answer: result.text }
-      : { answer: null, stop_reason: result.stopReason?.kind ?? result.status }),
+    ...(answered ? { answer: result.text } : { answer: null, stop_reason: stopReasonOf(result) }),
     usage: {
       requests: result.usage.length,
       input_tokens: result.usage.reduce((sum, u) => sum + u.inputTokens, 0),
       output_tokens: result.usage.reduce((sum, u) => sum + u.outputTokens, 0),
     },
   };
+}
+
+/**
+ * Why a child ended without an answer: a cap (`budget_exhausted`), the run's status when it
+ * stopped early (`awaiting_approval`, `paused`, `yielded`), else the model's own stop reason.
+ */
+function stopReasonOf(result: PodRunResult): string {
+  if (result.stopReason?.kind === "budget_exhausted") return "budget_exhausted";
+  if (result.status !== "finished") return result.status;
+  return result.stopReason?.kind ?? result.status;
 }

@@ -10,7 +10,7 @@ export interface SubpodToolTarget {
     background: boolean,
     ctx: { callId: string; signal: AbortSignal },
   ): Promise<ToolOutput>;
-  send(id: string, message: string, signal: AbortSignal): Promise<ToolOutput>;
+  send(id: string, message: string, ctx: { callId: string; signal: AbortSignal }): Promise<ToolOutput>;
   stop(id: string): Promise<ToolOutput>;
   list(): Promise<ToolOutput>;
 }
@@ -18,9 +18,16 @@ export interface SubpodToolTarget {
 /**
  * The tools the parent's model gets: `spawn_pod`, `send_pod`, `stop_pod`, `list_pods`. The role
  * list (with each description) is in `spawn_pod`'s description, so the model chooses by it.
- * Every refusal is an error result naming what is allowed, never a thrown exception.
+ * Every refusal is an error result naming what is allowed, never a thrown exception. A pod at
+ * `depth` none of whose roles may run one level deeper (`max_depth`) gets no tools at all: a
+ * `spawn_pod` that can only be refused is not offered.
  */
-export function subpodTools(roles: ReadonlyMap<string, SubpodRole>, target: SubpodToolTarget): Tool[] {
+export function subpodTools(
+  roles: ReadonlyMap<string, SubpodRole>,
+  target: SubpodToolTarget,
+  depth: number,
+): Tool[] {
+  if (![...roles.values()].some((role) => depth + 1 <= role.config.max_depth)) return [];
   const roleList = [...roles.values()].map((role) => `- ${role.name}: ${role.config.description}`).join("\n");
   return [
     {
@@ -39,7 +46,7 @@ export function subpodTools(roles: ReadonlyMap<string, SubpodRole>, target: Subp
       description:
         "Sends a follow-up message to one of your child pods (by the id spawn_pod returned) and waits for its answer. The child keeps its whole conversation.",
       inputSchema: z.object({ id: z.string().min(1), message: z.string().min(1) }),
-      execute: (args: { id: string; message: string }, ctx) => target.send(args.id, args.message, ctx.signal),
+      execute: (args: { id: string; message: string }, ctx) => target.send(args.id, args.message, ctx),
     },
     {
       name: "stop_pod",

@@ -1,5 +1,6 @@
 import {
   type Attributes,
+  type Context,
   type Histogram,
   type MeterProvider,
   metrics,
@@ -66,10 +67,15 @@ export class PodTelemetry {
   /** The trace of the run in progress (a compaction inside it is a child of its span). */
   private run: RunTrace | undefined;
 
+  /**
+   * `parent` gives the context a run's `invoke_agent` span starts under: a child pod's is the
+   * parent's `execute_tool` span of the call that runs it; undefined, the active context.
+   */
   constructor(
     private readonly identity: PodIdentity,
     private readonly source: RunSource,
     private readonly options: PodTelemetryOptions = {},
+    private readonly parent: () => Context | undefined = () => undefined,
   ) {
     // The global tracer provider is a proxy: an SDK registered after the pod was built still gets its spans.
     this.tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(TELEMETRY_SCOPE);
@@ -130,6 +136,14 @@ export class PodTelemetry {
     this.jobs.onWorkerEvent(job, event);
   }
 
+  /**
+   * The context of tool call `callId`'s open `execute_tool` span in the running trace (a child
+   * pod's run starts under it); undefined when no run traces that call.
+   */
+  toolContext(callId: string): Context | undefined {
+    return this.run?.toolContext(callId);
+  }
+
   /** Starts the `invoke_agent` span of one `run()`/`resume()`; the trace ends with its `run_end`. */
   startRun(run: { trigger: string; input: string | undefined }): RunTrace {
     const trace = new RunTrace({
@@ -138,6 +152,7 @@ export class PodTelemetry {
       instruments: this.instruments(),
       identity: this.identity,
       recordContents: this.options.recordContents === true,
+      parent: this.parent(),
       ...run,
       onEnd: () => {
         if (this.run === trace) this.run = undefined;

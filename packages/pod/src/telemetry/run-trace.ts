@@ -34,6 +34,8 @@ export interface RunTraceInit {
   trigger: string;
   input: string | undefined;
   source: RunSource;
+  /** The context the run's span starts under (a child pod's: its parent's tool call); default the active one. */
+  parent?: Context | undefined;
   /** Called once when the run's span ends. */
   onEnd?: () => void;
 }
@@ -85,17 +87,22 @@ export class RunTrace {
 
   constructor(private readonly init: RunTraceInit) {
     const { identity, tracer } = init;
-    this.span = tracer.startSpan(`invoke_agent ${identity.agentName}`, {
-      kind: SpanKind.INTERNAL,
-      attributes: {
-        [ATTR.operationName]: "invoke_agent",
-        [ATTR.providerName]: identity.providerName,
-        [ATTR.agentName]: identity.agentName,
-        [ATTR.requestModel]: identity.requestModel,
-        [ATTR.runTrigger]: init.trigger,
+    const parent = init.parent ?? context.active();
+    this.span = tracer.startSpan(
+      `invoke_agent ${identity.agentName}`,
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          [ATTR.operationName]: "invoke_agent",
+          [ATTR.providerName]: identity.providerName,
+          [ATTR.agentName]: identity.agentName,
+          [ATTR.requestModel]: identity.requestModel,
+          [ATTR.runTrigger]: init.trigger,
+        },
       },
-    });
-    this.context = trace.setSpan(context.active(), this.span);
+      parent,
+    );
+    this.context = trace.setSpan(parent, this.span);
     // Contents are built only when they will be kept: never without opt-in, never for a no-op span.
     this.contents = init.recordContents && this.span.isRecording();
     this.chats = new ChatSpans({
@@ -122,6 +129,12 @@ export class RunTrace {
   /** Runs `fn` with the run's span active, so spans an application or library opens nest under it. */
   within<T>(fn: () => T): T {
     return context.with(this.context, fn);
+  }
+
+  /** The context of tool call `callId`'s open `execute_tool` span, if it is open. */
+  toolContext(callId: string): Context | undefined {
+    const open = this.tools.get(callId);
+    return open === undefined ? undefined : trace.setSpan(this.context, open.span);
   }
 
   onWorkerEvent(event: WorkerEvent): void {
