@@ -14,6 +14,10 @@
 //                        a 1-byte read past the end (the check for a stray writer) and one
 //                        positional write per entry on a held descriptor, vs the same floor — the
 //                        part of append.ratio no JavaScript can remove while every append checks.
+//   append_fs_promises.ratio an awaited `fs.promises` positional write of each ready line on an
+//                        open FileHandle vs the same floor: what one asynchronous write per entry
+//                        costs (a thread-pool round trip each), why the store's append writes with
+//                        one small synchronous call instead.
 // Also, against appendFileSync one per tick (setImmediate between appends, as a pod awaiting I/O):
 //   append_per_tick      default lock lease (10 ms linger): a burst of appends shares one lock;
 //   append_lock_each     lockLingerMs 0: the lock file is created and removed around every append,
@@ -33,6 +37,7 @@ import {
   rmSync,
   writeSync,
 } from "node:fs";
+import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ItemSchema, RequestConfigSchema } from "../packages/llm-worker/dist/index.js";
@@ -70,6 +75,9 @@ async function appendRound(entries, lines, round, burst, framed) {
   const log = await SessionLog.create(store, head);
   const path = `${fresh()}.jsonl`;
   const bare = framed === undefined ? undefined : openSync(`${fresh()}.jsonl`, "w+");
+  const handle = framed === undefined ? undefined : await open(`${fresh()}.jsonl`, "w+");
+  let handleEnd = 0;
+  let promises = 0;
   const probe = Buffer.alloc(1);
   let bareEnd = 0;
   let ours = 0;
@@ -104,11 +112,21 @@ async function appendRound(entries, lines, round, burst, framed) {
       }
       syscalls += performance.now() - t0;
     };
+    const runPromises = async () => {
+      if (handle === undefined) return;
+      const t0 = performance.now();
+      for (let i = at; i < end; i++) {
+        handleEnd += (await handle.write(framed[i], 0, framed[i].length, handleEnd)).bytesWritten;
+      }
+      promises += performance.now() - t0;
+    };
     if ((slice + round) % 2 === 0) {
       await runOurs();
       runFloor();
       runSyscalls();
+      await runPromises();
     } else {
+      await runPromises();
       runSyscalls();
       runFloor();
       await runOurs();
@@ -116,7 +134,8 @@ async function appendRound(entries, lines, round, burst, framed) {
   }
   await store.close();
   if (bare !== undefined) closeSync(bare);
-  return { ours, floor, syscalls, root, sessionId: log.sessionId, path };
+  await handle?.close();
+  return { ours, floor, syscalls, promises, root, sessionId: log.sessionId, path };
 }
 
 async function appendOursPerTick(entries, lockLingerMs) {
@@ -176,7 +195,7 @@ try {
     `# ${ENTRIES} entries, ${(bytes / 1e6).toFixed(1)} MB per segment; ${ROUNDS} rounds after a warm-up`,
   );
 
-  const times = { append: [], appendFloor: [], syscalls: [], burst: [], burstFloor: [] };
+  const times = { append: [], appendFloor: [], syscalls: [], promises: [], burst: [], burstFloor: [] };
   Object.assign(times, { restore: [], restoreMinimal: [], restoreFloor: [] });
   for (let round = 0; round <= ROUNDS; round++) {
     gc();
@@ -199,6 +218,7 @@ try {
       times.append.push(plain.ours);
       times.appendFloor.push(plain.floor);
       times.syscalls.push(plain.syscalls);
+      times.promises.push(plain.promises);
       times.burst.push(burst.ours);
       times.burstFloor.push(burst.floor);
       for (const side of Object.keys(sums)) times[side].push(sums[side] / 2);
@@ -237,6 +257,7 @@ try {
   const mid = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   printRatio("session-store.append.ratio", times.append, times.appendFloor);
   printRatio("session-store.append_syscalls.ratio", times.syscalls, times.appendFloor);
+  printRatio("session-store.append_fs_promises.ratio", times.promises, times.appendFloor);
   printRatio("session-store.append_burst.ratio", times.burst, times.burstFloor);
   printRatio("session-store.restore.ratio", times.restore, times.restoreFloor);
   printRatio("session-store.restore_minimal.ratio", times.restoreMinimal, times.restoreFloor);
