@@ -4,9 +4,11 @@
 // the provider double in a child process, so `process.cpuUsage()` measures the client side only)
 // through `Pod` with an SDK recording every span and metric in memory (a tracer provider with a
 // simple processor and an in-memory exporter, a meter provider) vs the same session with no SDK
-// registered (the API's no-op). The median of the per-round ratios (rounds interleaved, the order
-// alternating, so load from other processes and clean-up of the previous pod hit both sides alike).
-// Aim ≤ 1.05×.
+// registered (the API's no-op). Each round opens one pod of each kind and runs their turns in
+// turn — the two sides alternate turn by turn, who goes first alternating too — summing each
+// side's CPU over its turns, so a change of load from other processes (a two-core machine shared
+// with other jobs) hits both sides alike instead of one whole session. The median of the
+// per-round ratios, with their spread. Aim ≤ 1.03×.
 //
 // pod.tracing.context_manager.ratio: the same, with the AsyncLocalStorage context manager that an
 // application's SDK setup registers as well (medians; measured after the others). On Node 20 AsyncLocalStorage runs on async_hooks and
@@ -26,7 +28,7 @@ import { toolPackage, workspaceWithManifest } from "./lib/pod-bench-workspace.mj
 import { startToolSessionDouble } from "./lib/tool-session-double.mjs";
 
 const TURNS = 30;
-const ROUNDS = 15;
+const ROUNDS = 11;
 const CONTEXT_ROUNDS = 7;
 
 /** An in-memory SDK: every span exported, every histogram aggregated. */
@@ -43,26 +45,68 @@ function inMemorySdk() {
   return { spans, tracerProvider, meterProvider };
 }
 
-async function session(loaded, baseUrl, telemetry) {
-  const pod = await Pod.fromManifest(loaded, {
+function openPod(loaded, baseUrl, telemetry) {
+  return Pod.fromManifest(loaded, {
     model: baseUrl,
     env: { ANTHROPIC_API_KEY: "bench" },
     onWarning: () => {},
     toolPackages: [toolPackage],
     ...(telemetry === undefined ? {} : { telemetry }),
   });
-  for (let turn = 0; turn < TURNS; turn++) {
-    const result = await pod.run(`Question number ${turn}?`);
-    if (result.status !== "finished" || result.requests !== 2)
-      throw new Error(`unexpected ${JSON.stringify(result)}`);
-  }
-  await pod.close();
 }
 
-async function traced(loaded, baseUrl, sdk, withContextManager) {
-  if (withContextManager) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+async function runTurn(pod, turn) {
+  const result = await pod.run(`Question number ${turn}?`);
+  if (result.status !== "finished" || result.requests !== 2)
+    throw new Error(`unexpected ${JSON.stringify(result)}`);
+}
+
+/** One round: an untraced and a traced pod, turn by turn; the CPU of each side's turns. */
+async function interleavedRound(loaded, baseUrl, sdk, round) {
+  const plainPod = await openPod(loaded, baseUrl, undefined);
+  const tracedPod = await openPod(loaded, baseUrl, {
+    tracerProvider: sdk.tracerProvider,
+    meterProvider: sdk.meterProvider,
+  });
+  globalThis.gc?.();
+  const cpu = { plain: 0, traced: 0 };
+  const turnOf = async (side, pod, turn) => {
+    const start = process.cpuUsage();
+    await runTurn(pod, turn);
+    const used = process.cpuUsage(start);
+    cpu[side] += (used.user + used.system) / 1000;
+  };
+  for (let turn = 0; turn < TURNS; turn++) {
+    if ((turn + round) % 2 === 0) {
+      await turnOf("plain", plainPod, turn);
+      await turnOf("traced", tracedPod, turn);
+    } else {
+      await turnOf("traced", tracedPod, turn);
+      await turnOf("plain", plainPod, turn);
+    }
+  }
+  await plainPod.close();
+  await tracedPod.close();
+  const exported = sdk.spans.getFinishedSpans().length;
+  if (exported !== TURNS * 4) throw new Error(`expected ${TURNS * 4} spans, got ${exported}`);
+  sdk.spans.reset();
+  return cpu;
+}
+
+/** A traced session with the AsyncLocalStorage context manager; the CPU of its turns. */
+async function contextSession(loaded, baseUrl, sdk) {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  let used;
   try {
-    await session(loaded, baseUrl, { tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider });
+    const pod = await openPod(loaded, baseUrl, {
+      tracerProvider: sdk.tracerProvider,
+      meterProvider: sdk.meterProvider,
+    });
+    globalThis.gc?.();
+    const start = process.cpuUsage();
+    for (let turn = 0; turn < TURNS; turn++) await runTurn(pod, turn);
+    used = process.cpuUsage(start);
+    await pod.close();
   } finally {
     context.disable();
   }
@@ -70,13 +114,6 @@ async function traced(loaded, baseUrl, sdk, withContextManager) {
   const exported = sdk.spans.getFinishedSpans().length;
   if (exported !== TURNS * 4) throw new Error(`expected ${TURNS * 4} spans, got ${exported}`);
   sdk.spans.reset();
-}
-
-async function measure(fn) {
-  globalThis.gc?.();
-  const cpu = process.cpuUsage();
-  await fn();
-  const used = process.cpuUsage(cpu);
   return (used.user + used.system) / 1000;
 }
 
@@ -86,26 +123,18 @@ const { child, baseUrl } = await startToolSessionDouble("anthropic");
 const { root, loaded } = await workspaceWithManifest("podkit-bench-tracing-");
 const sdk = inMemorySdk();
 try {
-  await session(loaded, baseUrl, undefined); // warm-up both paths
-  await traced(loaded, baseUrl, sdk, false);
+  await interleavedRound(loaded, baseUrl, sdk, 0); // warm-up both paths
   const plain = [];
   const withSdk = [];
-  // The order alternates: whichever side runs first in a round pays for the previous pod's clean-up.
   for (let round = 0; round < ROUNDS; round++) {
-    const measurePlain = async () => plain.push(await measure(() => session(loaded, baseUrl, undefined)));
-    const measureSdk = async () => withSdk.push(await measure(() => traced(loaded, baseUrl, sdk, false)));
-    if (round % 2 === 0) {
-      await measurePlain();
-      await measureSdk();
-    } else {
-      await measureSdk();
-      await measurePlain();
-    }
+    const cpu = await interleavedRound(loaded, baseUrl, sdk, round);
+    plain.push(cpu.plain);
+    withSdk.push(cpu.traced);
   }
   // Last: once enabled, AsyncLocalStorage's hooks would tax the untraced rounds too.
   const withContext = [];
   for (let round = 0; round < CONTEXT_ROUNDS; round++) {
-    withContext.push(await measure(() => traced(loaded, baseUrl, sdk, true)));
+    withContext.push(await contextSession(loaded, baseUrl, sdk));
   }
   const paired = median(withSdk.map((time, round) => time / plain[round]));
   const ratios = withSdk.map((time, round) => time / plain[round]);

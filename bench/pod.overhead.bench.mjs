@@ -4,7 +4,10 @@
 // answer) through `Pod` (system prompt rendered once, every item, usage and turn persisted to a
 // real FsStore log, events) and through a bare `Worker` with the same tool and system prompt and
 // no persistence. The provider double runs in a child process, so `process.cpuUsage()` measures
-// the client side only. Aim ≤ 1.2×.
+// the client side only. Each round opens a pod and a worker (not counted: `pod.startup_cpu` gives
+// the pod's opening and closing on its own) and runs their turns in turn — the two alternating
+// turn by turn, who goes first alternating too — summing each side's CPU over its 30 turns, so a
+// change of load from other processes hits both sides alike. Aim ≤ 1.1×.
 //
 // pod.restore.ratio: `Pod.restore` of a 10,000-entry session (catalog layers, tool packages,
 // replay, worker) vs `restoreSession` of the same session alone. Aim ≤ 1.3×.
@@ -16,7 +19,7 @@ import { lookup, REF, toolPackage, workspaceWithManifest } from "./lib/pod-bench
 import { startToolSessionDouble } from "./lib/tool-session-double.mjs";
 
 const TURNS = 30;
-const ROUNDS = 7;
+const ROUNDS = 9;
 const RESTORE_ENTRIES = 10_000;
 
 const podOptions = (baseUrl) => ({
@@ -25,6 +28,49 @@ const podOptions = (baseUrl) => ({
   onWarning: () => {},
   toolPackages: [toolPackage],
 });
+
+function openPod(loaded, baseUrl) {
+  return Pod.fromManifest(loaded, podOptions(baseUrl));
+}
+
+function openWorker(systemPrompt, baseUrl) {
+  const tools = new ToolServer();
+  tools.registerTool(lookup);
+  return new Worker({
+    model: createModelAdapter(REF, { apiKey: "bench", baseUrl }),
+    systemPrompt,
+    tools,
+  });
+}
+
+/** One turn of either side, checked; its CPU in ms. */
+async function turnCpu(runner, turn) {
+  const start = process.cpuUsage();
+  const result = await runner.run(`Question number ${turn}?`);
+  const used = process.cpuUsage(start);
+  if (result.status !== "finished" || result.requests !== 2)
+    throw new Error(`unexpected ${JSON.stringify(result)}`);
+  return (used.user + used.system) / 1000;
+}
+
+/** One round: a pod and a worker, turn by turn; the CPU of each side's turns. */
+async function interleavedRound(loaded, prompt, baseUrl, round) {
+  const pod = await openPod(loaded, baseUrl);
+  const worker = openWorker(prompt, baseUrl);
+  globalThis.gc?.();
+  const cpu = { pod: 0, worker: 0 };
+  for (let turn = 0; turn < TURNS; turn++) {
+    if ((turn + round) % 2 === 0) {
+      cpu.pod += await turnCpu(pod, turn);
+      cpu.worker += await turnCpu(worker, turn);
+    } else {
+      cpu.worker += await turnCpu(worker, turn);
+      cpu.pod += await turnCpu(pod, turn);
+    }
+  }
+  await pod.close();
+  return cpu;
+}
 
 async function viaPod(loaded, baseUrl) {
   const pod = await Pod.fromManifest(loaded, podOptions(baseUrl));
@@ -70,15 +116,17 @@ async function overhead() {
   try {
     const prompt = await viaPod(loaded, baseUrl); // warm-up both paths
     await viaWorker(prompt, baseUrl);
+    await interleavedRound(loaded, prompt, baseUrl, 0);
     const pod = [];
     const worker = [];
-    // The order alternates: whichever side runs first in a round pays for the previous one's clean-up.
     for (let round = 0; round < ROUNDS; round++) {
-      const sides = [
-        async () => worker.push(await measure(() => viaWorker(prompt, baseUrl))),
-        async () => pod.push(await measure(() => viaPod(loaded, baseUrl))),
-      ];
-      for (const side of round % 2 === 0 ? sides : sides.reverse()) await side();
+      const cpu = await interleavedRound(loaded, prompt, baseUrl, round);
+      pod.push(cpu.pod);
+      worker.push(cpu.worker);
+    }
+    const startup = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      startup.push(await measure(async () => (await openPod(loaded, baseUrl)).close()));
     }
     const ratios = pod.map((time, round) => time / worker[round]);
     console.log(
@@ -86,6 +134,7 @@ async function overhead() {
     );
     console.log(`BENCH pod.overhead.pod_session_cpu ${median(pod).toFixed(0)} ms`);
     console.log(`BENCH pod.overhead.worker_session_cpu ${median(worker).toFixed(0)} ms`);
+    console.log(`BENCH pod.overhead.startup_cpu ${median(startup).toFixed(1)} ms`);
   } finally {
     child.send("stop");
     await new Promise((resolve) => child.once("exit", resolve));

@@ -10,6 +10,14 @@
 //                        schemas: UTF-8 check, CRC-32 and sequence number, validation, replay) vs
 //                        readFileSync + split("\n") + JSON.parse per line;
 //   restore_minimal.ratio the same with the store's minimal item schema ({type: string, …}).
+//   append_syscalls.ratio what the append's two system calls alone cost, on ready framed bytes:
+//                        a 1-byte read past the end (the check for a stray writer) and one
+//                        positional write per entry on a held descriptor, vs the same floor — the
+//                        part of append.ratio no JavaScript can remove while every append checks.
+//   append_fs_promises.ratio an awaited `fs.promises` positional write of each ready line on an
+//                        open FileHandle vs the same floor: what one asynchronous write per entry
+//                        costs (a thread-pool round trip each), why the store's append writes with
+//                        one small synchronous call instead.
 // Also, against appendFileSync one per tick (setImmediate between appends, as a pod awaiting I/O):
 //   append_per_tick      default lock lease (10 ms linger): a burst of appends shares one lock;
 //   append_lock_each     lockLingerMs 0: the lock file is created and removed around every append,
@@ -18,10 +26,22 @@
 // sides of an append figure alternate slice by slice (5,000 entries each, who goes first
 // alternating too) and restores run in ABBA order, so a load change on this shared machine hits
 // both sides alike.
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
+import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ItemSchema, RequestConfigSchema } from "../packages/llm-worker/dist/index.js";
+import { frameLine } from "../packages/session-store/dist/entry/line-frame.js";
 import { FsStore, restoreSession, SessionLog } from "../packages/session-store/dist/index.js";
 import { makeEntries } from "./lib/turn-entries.mjs";
 import { printRatio } from "./session-store.lib.mjs";
@@ -45,14 +65,24 @@ const clean = () => {
   mkdirSync(dir);
 };
 
-/** A log and a floor file written slice by slice, the two sides alternating within the round. */
-async function appendRound(entries, lines, round, burst) {
+/**
+ * A log and a floor file written slice by slice, the sides alternating within the round; with
+ * `framed` (ready v2 lines as bytes), a third file gets the bare probe + write of each line.
+ */
+async function appendRound(entries, lines, round, burst, framed) {
   const root = fresh();
   const store = new FsStore({ root });
   const log = await SessionLog.create(store, head);
   const path = `${fresh()}.jsonl`;
+  const bare = framed === undefined ? undefined : openSync(`${fresh()}.jsonl`, "w+");
+  const handle = framed === undefined ? undefined : await open(`${fresh()}.jsonl`, "w+");
+  let handleEnd = 0;
+  let promises = 0;
+  const probe = Buffer.alloc(1);
+  let bareEnd = 0;
   let ours = 0;
   let floor = 0;
+  let syscalls = 0;
   for (let at = 0, slice = 0; at < entries.length; at += SLICE, slice++) {
     const end = Math.min(at + SLICE, entries.length);
     const runOurs = async () => {
@@ -73,16 +103,39 @@ async function appendRound(entries, lines, round, burst) {
       for (let i = at; i < end; i++) appendFileSync(path, lines[i]);
       floor += performance.now() - t0;
     };
+    const runSyscalls = () => {
+      if (bare === undefined) return;
+      const t0 = performance.now();
+      for (let i = at; i < end; i++) {
+        if (readSync(bare, probe, 0, 1, bareEnd) !== 0) throw new Error("bare file grew");
+        bareEnd += writeSync(bare, framed[i], 0, framed[i].length, bareEnd);
+      }
+      syscalls += performance.now() - t0;
+    };
+    const runPromises = async () => {
+      if (handle === undefined) return;
+      const t0 = performance.now();
+      for (let i = at; i < end; i++) {
+        handleEnd += (await handle.write(framed[i], 0, framed[i].length, handleEnd)).bytesWritten;
+      }
+      promises += performance.now() - t0;
+    };
     if ((slice + round) % 2 === 0) {
       await runOurs();
       runFloor();
+      runSyscalls();
+      await runPromises();
     } else {
+      await runPromises();
+      runSyscalls();
       runFloor();
       await runOurs();
     }
   }
   await store.close();
-  return { ours, floor, root, sessionId: log.sessionId, path };
+  if (bare !== undefined) closeSync(bare);
+  await handle?.close();
+  return { ours, floor, syscalls, promises, root, sessionId: log.sessionId, path };
 }
 
 async function appendOursPerTick(entries, lockLingerMs) {
@@ -134,16 +187,19 @@ const gc = globalThis.gc ?? (() => {});
 try {
   const entries = makeEntries(ENTRIES);
   const lines = entries.map((entry) => `${JSON.stringify(entry)}\n`);
+  // The lines the log writes: `kind` and `ts` first, then the frame.
+  const stamped = (entry) => JSON.stringify({ kind: undefined, ts: Date.now(), ...entry });
+  const framed = entries.map((entry, i) => Buffer.from(`${frameLine(stamped(entry), i + 1)}\n`));
   const bytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
   console.log(
     `# ${ENTRIES} entries, ${(bytes / 1e6).toFixed(1)} MB per segment; ${ROUNDS} rounds after a warm-up`,
   );
 
-  const times = { append: [], appendFloor: [], burst: [], burstFloor: [] };
+  const times = { append: [], appendFloor: [], syscalls: [], promises: [], burst: [], burstFloor: [] };
   Object.assign(times, { restore: [], restoreMinimal: [], restoreFloor: [] });
   for (let round = 0; round <= ROUNDS; round++) {
     gc();
-    const plain = await appendRound(entries, lines, round, false);
+    const plain = await appendRound(entries, lines, round, false, framed);
     gc();
     const burst = await appendRound(entries, lines, round, true);
     // Restores in ABBA order (ours, floor, floor, ours; the next round the other way round).
@@ -161,6 +217,8 @@ try {
     if (round > 0) {
       times.append.push(plain.ours);
       times.appendFloor.push(plain.floor);
+      times.syscalls.push(plain.syscalls);
+      times.promises.push(plain.promises);
       times.burst.push(burst.ours);
       times.burstFloor.push(burst.floor);
       for (const side of Object.keys(sums)) times[side].push(sums[side] / 2);
@@ -198,6 +256,8 @@ try {
   const perSecond = (n, ms) => Math.round((n / ms) * 1000);
   const mid = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   printRatio("session-store.append.ratio", times.append, times.appendFloor);
+  printRatio("session-store.append_syscalls.ratio", times.syscalls, times.appendFloor);
+  printRatio("session-store.append_fs_promises.ratio", times.promises, times.appendFloor);
   printRatio("session-store.append_burst.ratio", times.burst, times.burstFloor);
   printRatio("session-store.restore.ratio", times.restore, times.restoreFloor);
   printRatio("session-store.restore_minimal.ratio", times.restoreMinimal, times.restoreFloor);

@@ -25,18 +25,33 @@ export function printValue(name, values, unit, digits = 1) {
   );
 }
 
-/** Runs `fn` and returns its result and the longest event-loop stall seen meanwhile (ms). */
+const cpuMs = () => {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
+};
+
+/**
+ * Runs `fn` and returns its result, the longest event-loop stall seen meanwhile (`gapMs`, wall
+ * time) and the most CPU the process used within one stall (`busyMs`). On a machine shared with
+ * other jobs a stall's wall time also counts the time this process waited for a core; `busyMs`
+ * is the part it spent working (its helper threads included, so it errs on the high side).
+ */
 export async function withLoopGap(fn) {
   const histogram = monitorEventLoopDelay({ resolution: 2 });
   histogram.enable();
   // A timer chain as well: the histogram samples at its resolution, the chain sees every stall.
   let last = performance.now();
+  let lastCpu = cpuMs();
   let worst = 0;
+  let busy = 0;
   let running = true;
   const tick = () => {
     const now = performance.now();
+    const cpu = cpuMs();
     worst = Math.max(worst, now - last);
+    busy = Math.max(busy, Math.min(cpu - lastCpu, now - last));
     last = now;
+    lastCpu = cpu;
     if (running) setTimeout(tick, 1);
   };
   setTimeout(tick, 1);
@@ -45,7 +60,7 @@ export async function withLoopGap(fn) {
     // Let the chain tick once more: a stall at the very end (or a fully synchronous `fn`) is
     // only seen by the first tick after it.
     await new Promise((resolve) => setTimeout(resolve, 3));
-    return { result, gapMs: Math.max(worst, histogram.max / 1e6) };
+    return { result, gapMs: Math.max(worst, histogram.max / 1e6), busyMs: busy };
   } finally {
     running = false;
     histogram.disable();

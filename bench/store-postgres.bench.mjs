@@ -12,7 +12,9 @@
 //   appends_per_s_8_sessions - 8 sessions appending at once through one store (pool of 10);
 //   max_loop_gap_ms - the longest event-loop stall of a writer whose append drifts on a
 //                   100,000-entry session and forks (a ~20 MB segment_start), and of restoring
-//                   that fork (see bench/session-store.loop-gap.bench.mjs).
+//                   that fork (see bench/session-store.loop-gap.bench.mjs); max_loop_busy_ms the
+//                   most CPU the process used within one such stall (on a loaded machine a
+//                   stall's wall time includes waiting for a core).
 // Uses PODKIT_TEST_DATABASE_URL when set, else starts a throwaway cluster (scripts/pg-cluster.mjs).
 // Without PostgreSQL it says so and exits 0, so `pnpm bench` still runs and passes the other benches.
 import { randomBytes } from "node:crypto";
@@ -163,7 +165,11 @@ try {
     const forked = await withLoopGap(() => SessionLog.openSegment(strictStore, b.ref));
     // Put the head back where it was for the next round.
     await store.truncate(gapLog.ref, GAP_ENTRIES + 1);
-    return { drift: drift.gapMs, forked: forked.gapMs };
+    return {
+      drift: drift.gapMs,
+      forked: forked.gapMs,
+      busy: Math.max(drift.busyMs, forked.busyMs),
+    };
   }
 
   // Warm-up, then measured rounds.
@@ -179,7 +185,7 @@ try {
     restoreOurs: [],
     restorePlain: [],
   };
-  Object.assign(results, { concurrent: [], gap: [], driftGap: [], forkedGap: [] });
+  Object.assign(results, { concurrent: [], gap: [], driftGap: [], forkedGap: [], busy: [] });
   for (let round = 0; round < ROUNDS; round++) {
     const plainRound = await appendRound(round, false);
     results.append.push(plainRound.ours);
@@ -202,6 +208,7 @@ try {
     results.driftGap.push(gaps.drift);
     results.forkedGap.push(gaps.forked);
     results.gap.push(Math.max(gaps.drift, gaps.forked));
+    results.busy.push(gaps.busy);
   }
   const mid = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   console.log(
@@ -218,6 +225,7 @@ try {
   console.log(`BENCH store-postgres.restore.plain_ms ${(mid(results.restorePlain) / 2).toFixed(1)} ms`);
   printValue("store-postgres.appends_per_s_8_sessions", results.concurrent, "appends/s", 0);
   printValue("store-postgres.max_loop_gap_ms", results.gap, "ms");
+  printValue("store-postgres.max_loop_busy_ms", results.busy, "ms");
   printValue("store-postgres.drift_fork.max_loop_gap_ms", results.driftGap, "ms");
   printValue("store-postgres.restore_forked.max_loop_gap_ms", results.forkedGap, "ms");
 } finally {

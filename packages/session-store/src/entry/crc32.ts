@@ -1,23 +1,53 @@
 import { crc32 as zlibCrc32 } from "node:zlib";
 
-const TABLE = new Int32Array(256);
+// Slicing-by-8 tables: table t maps a byte to its CRC contribution t bytes further on, so eight
+// bytes are folded per step with eight lookups instead of eight dependent shift-and-lookup rounds.
+const TABLES = new Int32Array(256 * 8);
 for (let n = 0; n < 256; n++) {
   let c = n;
   for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  TABLE[n] = c;
+  TABLES[n] = c;
+}
+for (let n = 0; n < 256; n++) {
+  for (let t = 1; t < 8; t++) {
+    const previous = TABLES[(t - 1) * 256 + n] as number;
+    TABLES[t * 256 + n] = (previous >>> 8) ^ (TABLES[previous & 0xff] as number);
+  }
 }
 
-/** Below this many bytes a table loop beats the call into zlib (about 130 bytes on Node 20). */
-const NATIVE_FROM = 128;
+/**
+ * Below this many bytes the table loop beats the call into zlib, which needs a view of the range
+ * and a native call per line (measured on Node 20: about 500 bytes; a typical entry is 200–300).
+ */
+const NATIVE_FROM = 512;
 
 /**
  * CRC-32 (zlib's: reflected polynomial 0xEDB88320) of `bytes[start, end)`, as an unsigned
- * number. Short ranges are computed here, without the view and the native call zlib needs per
- * line; long ones go to `zlib.crc32`. Both give the same value.
+ * number. Short ranges are computed here, eight bytes at a time; long ones go to `zlib.crc32`.
+ * Both give the same value.
  */
 export function crc32(bytes: Uint8Array, start: number, end: number): number {
   if (end - start >= NATIVE_FROM) return zlibCrc32(bytes.subarray(start, end));
+  const t = TABLES;
   let c = -1;
-  for (let i = start; i < end; i++) c = (TABLE[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);
+  let i = start;
+  for (; i + 8 <= end; i += 8) {
+    const low =
+      c ^
+      ((bytes[i] as number) |
+        ((bytes[i + 1] as number) << 8) |
+        ((bytes[i + 2] as number) << 16) |
+        ((bytes[i + 3] as number) << 24));
+    c =
+      (t[1792 + (low & 0xff)] as number) ^
+      (t[1536 + ((low >>> 8) & 0xff)] as number) ^
+      (t[1280 + ((low >>> 16) & 0xff)] as number) ^
+      (t[1024 + (low >>> 24)] as number) ^
+      (t[768 + (bytes[i + 4] as number)] as number) ^
+      (t[512 + (bytes[i + 5] as number)] as number) ^
+      (t[256 + (bytes[i + 6] as number)] as number) ^
+      (t[bytes[i + 7] as number] as number);
+  }
+  for (; i < end; i++) c = (t[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);
   return (c ^ -1) >>> 0;
 }

@@ -54,18 +54,34 @@ export function frameInto(into: FrameBuffer, bodies: readonly string[], firstSeq
   for (let i = 0; i < bodies.length; i++) {
     const body = bodies[i] as string;
     const start = at;
-    // The body's closing brace is overwritten by the frame, which closes the object again.
+    // The body's closing brace is overwritten by the frame, which closes the object again. The
+    // body is the only native call per line: the frame's few bytes are put in place here.
     at += out.write(body, at, "utf8") - 1;
-    at += out.write(`${SEQ_MEMBER}${firstSeq + i}`, at, "latin1");
+    at = putBytes(out, at, SEQ_MEMBER_BYTES);
+    at = putDecimal(out, at, firstSeq + i);
     const crc = crc32(out, start, at);
-    CRC_OPEN.copy(out, at);
-    writeHex8(out, at + CRC_OPEN.length, crc);
-    at += CRC_OPEN.length + 8;
+    at = putBytes(out, at, CRC_OPEN);
+    writeHex8(out, at, crc);
+    at += 8;
     out[at++] = 0x22; // "
     out[at++] = 0x7d; // }
     out[at++] = 0x0a;
   }
   return at;
+}
+
+function putBytes(out: Buffer, at: number, bytes: Buffer): number {
+  for (let i = 0; i < bytes.length; i++) out[at + i] = bytes[i] as number;
+  return at + bytes.length;
+}
+
+/** Writes the decimal digits of a non-negative integer at `at`; returns the offset after them. */
+function putDecimal(out: Buffer, at: number, value: number): number {
+  let digits = 1;
+  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  let rest = value;
+  for (let d = digits - 1; d >= 0; d--, rest = Math.floor(rest / 10)) out[at + d] = 0x30 + (rest % 10);
+  return at + digits;
 }
 
 /**

@@ -7,7 +7,10 @@ import { CorruptEntryError, NotFoundError, SessionStoreUsageError } from "../err
 import { assertSafeId } from "../ids.js";
 import {
   type AppendOutcome,
+  type AppendsNow,
+  appendNow,
   assertReadFrom,
+  markAppendNow,
   type ReadOptions,
   type SegmentRef,
   type SegmentSummary,
@@ -70,7 +73,7 @@ const SCAN_CHUNK = 1 << 20;
  * committed end is the only check an append needs. Create writes a temp file and links it into
  * place (never over an existing segment); truncate writes a temp file and renames it over.
  */
-export class FsStore<TItem = MinimalItem> implements Store<TItem> {
+export class FsStore<TItem = MinimalItem> implements Store<TItem>, AppendsNow<TItem> {
   readonly root: string;
   private readonly codec: EntryCodec<TItem>;
   private readonly fs: SyncFs;
@@ -139,21 +142,32 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
   }
 
   append(ref: SegmentRef, entries: readonly Entry<TItem>[], options?: WriteOptions): Promise<AppendOutcome> {
-    // Not an async function: with the lock held (the common case) the append completes
-    // synchronously, and the promise wrapper is the only asynchronous part of it.
     try {
-      const path = this.segmentPath(ref);
-      // Validate and serialize before taking the lock; only the frame needs the position.
-      const bodies: string[] = new Array(entries.length);
-      for (let i = 0; i < entries.length; i++) bodies[i] = this.codec.encode(entries[i] as Entry<TItem>);
-      const locked = this.lockedSegment(ref, path, options?.signal);
-      if (locked instanceof Promise) {
-        return locked.then((segment) => this.appendLocked(segment, bodies, options?.expectedCount));
-      }
-      return Promise.resolve(this.appendLocked(locked, bodies, options?.expectedCount));
+      const outcome = this[appendNow](ref, entries, options);
+      return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /**
+   * `append` without the promise when the lock is held or free (the common case): the write is
+   * one small synchronous call, and only waiting for another process's lock is asynchronous.
+   */
+  [appendNow](
+    ref: SegmentRef,
+    entries: readonly Entry<TItem>[],
+    options?: WriteOptions,
+  ): AppendOutcome | Promise<AppendOutcome> {
+    const path = this.segmentPath(ref);
+    // Validate and serialize before taking the lock; only the frame needs the position.
+    const bodies: string[] = new Array(entries.length);
+    for (let i = 0; i < entries.length; i++) bodies[i] = this.codec.encode(entries[i] as Entry<TItem>);
+    const locked = this.lockedSegment(ref, path, options?.signal);
+    if (locked instanceof Promise) {
+      return locked.then((segment) => this.appendLocked(segment, bodies, options?.expectedCount));
+    }
+    return this.appendLocked(locked, bodies, options?.expectedCount);
   }
 
   private appendLocked(segment: OpenSegment, bodies: string[], expected: number | undefined): AppendOutcome {
@@ -388,6 +402,8 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem> {
     }
   }
 }
+
+markAppendNow(FsStore.prototype.append);
 
 /**
  * The bytes of a new segment's lines: each entry's serialized parts, framed when v2. Short lines

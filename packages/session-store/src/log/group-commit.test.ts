@@ -4,18 +4,21 @@ import { useTempDirs } from "../../test/helpers/temp-dir.js";
 import type { Entry, EntryInput, MinimalItem } from "../entry/entry-schema.js";
 import { InvalidEntryError } from "../errors.js";
 import { FsStore } from "../fs/fs-store.js";
-import type { SegmentRef, WriteOptions } from "../store/store.js";
+import { appendNow, type SegmentRef, type WriteOptions } from "../store/store.js";
 import { SessionLog } from "./session-log.js";
 
 const tempDir = useTempDirs();
 
-/** A real FsStore that records how many entries each of its appends carried. */
+/**
+ * A real FsStore that records how many entries each of its appends carried (`append` goes
+ * through `appendNow`, which the log calls directly).
+ */
 class CountingStore extends FsStore<MinimalItem> {
   readonly appends: number[] = [];
 
-  override append(ref: SegmentRef, entries: readonly Entry<MinimalItem>[], options?: WriteOptions) {
+  override [appendNow](ref: SegmentRef, entries: readonly Entry<MinimalItem>[], options?: WriteOptions) {
     this.appends.push(entries.length);
-    return super.append(ref, entries, options);
+    return super[appendNow](ref, entries, options);
   }
 }
 

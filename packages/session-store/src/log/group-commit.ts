@@ -18,11 +18,14 @@ interface QueuedOp {
 
 type Queued<TItem> = QueuedAppend<TItem> | QueuedOp;
 
-/** Writes a batch of entries as one append; resolves where its first entry landed. */
+/**
+ * Writes a batch of entries as one append and gives where its first entry landed: directly when
+ * the write finished without waiting, else as a promise.
+ */
 export type BatchWriter<TItem> = (
   entries: Entry<TItem>[],
   signal: AbortSignal | undefined,
-) => Promise<AppendResult>;
+) => AppendResult | Promise<AppendResult>;
 
 /**
  * The write queue of one log: writes run one at a time in call order, and appends that queue up
@@ -43,12 +46,25 @@ export class GroupCommit<TItem> {
   /** Queues `entries` as one append. */
   append(entries: Entry<TItem>[], signal: AbortSignal | undefined): Promise<AppendResult> {
     if (!this.draining) {
-      // Idle: write at once and hand out the write's own promise (the common case of one
-      // awaited append after another); appends made meanwhile queue up behind it.
+      // Idle: write at once (the common case of one awaited append after another), and go on
+      // with whatever queued up meanwhile once it ends. A write that finished without waiting is
+      // handed out as one resolved promise, and the log stays busy until the next microtask:
+      // appends fired in the same synchronous run (a step's entries, a tool batch) still queue
+      // up and share the next write.
       this.draining = true;
-      const written = attempt(() => this.writeBatch(entries, signal));
-      written.then(this.resume, this.resume);
-      return written;
+      let written: AppendResult | Promise<AppendResult>;
+      try {
+        written = this.writeBatch(entries, signal);
+      } catch (error) {
+        queueMicrotask(this.resume);
+        return Promise.reject(error);
+      }
+      if (written instanceof Promise) {
+        written.then(this.resume, this.resume);
+        return written;
+      }
+      queueMicrotask(this.resume);
+      return Promise.resolve(written);
     }
     return new Promise<AppendResult>((resolve, reject) => {
       this.queue.push({ entries, signal, resolve, reject });
@@ -121,10 +137,11 @@ export class GroupCommit<TItem> {
   }
 }
 
-/** `run()`'s promise, or a rejected one if it throws before making one. */
-function attempt<T>(run: () => Promise<T>): Promise<T> {
+/** `run()`'s result as a promise, or a rejected one if it throws before making one. */
+function attempt<T>(run: () => T | Promise<T>): Promise<T> {
   try {
-    return run();
+    const result = run();
+    return result instanceof Promise ? result : Promise.resolve(result);
   } catch (error) {
     return Promise.reject(error);
   }

@@ -4,7 +4,7 @@ import { newId } from "../ids.js";
 import { type ReplayFold, type ReplayOptions, replay, startFold } from "../replay/replay.js";
 import type { HistorySource, SessionState } from "../replay/session-state.js";
 import { entriesThroughTurn } from "../replay/turn-cut.js";
-import type { SegmentRef, Store } from "../store/store.js";
+import { type AppendOutcome, appendEither, type SegmentRef, type Store } from "../store/store.js";
 import { GroupCommit } from "./group-commit.js";
 import { collect, type SegmentHead, segmentStart } from "./segment-start.js";
 import { describeSession, type SegmentInfo } from "./session-head.js";
@@ -350,30 +350,46 @@ export class SessionLog<TItem = MinimalItem> {
     return entry as unknown as Entry<TItem>;
   }
 
-  /** Writes a batch at this log's entry count; on drift, moves to a fork and writes it there. */
+  /**
+   * Writes a batch at this log's entry count; on drift, moves to a fork and writes it there.
+   * Gives the result directly when the store finished without waiting (see `appendNow`).
+   */
   private write(
     entries: Entry<TItem>[],
     signal: AbortSignal | undefined,
     attempt = 0,
     driftFork: DriftFork | null = null,
-  ): Promise<AppendResult> {
+  ): AppendResult | Promise<AppendResult> {
     const index = this.entryCount;
-    const written = this.store.append(this.ref, entries, { expectedCount: index, signal });
-    return written.then((outcome) => {
-      if (outcome.status === "appended") {
-        for (const entry of entries) this.fold.apply(entry);
-        return { segmentId: this.segmentId, index, driftFork };
-      }
-      if (attempt >= MAX_DRIFT_FORKS) {
-        throw new SessionStoreError(
-          `segment ${this.segmentId} changed under this writer ${attempt + 1} times in a row; another process keeps ` +
-            "appending to this session's new segments — stop the other writer and restore the session",
-        );
-      }
-      return this.moveToFork(this.fold, index, outcome.count).then((fork) =>
-        this.write(entries, signal, attempt + 1, fork),
+    const written = appendEither(this.store, this.ref, entries, { expectedCount: index, signal });
+    if (written instanceof Promise) {
+      return written.then((outcome) => this.written(outcome, entries, signal, index, attempt, driftFork));
+    }
+    return this.written(written, entries, signal, index, attempt, driftFork);
+  }
+
+  /** After a write: fold what was appended, or on drift move to a fork and write there. */
+  private written(
+    outcome: AppendOutcome,
+    entries: Entry<TItem>[],
+    signal: AbortSignal | undefined,
+    index: number,
+    attempt: number,
+    driftFork: DriftFork | null,
+  ): AppendResult | Promise<AppendResult> {
+    if (outcome.status === "appended") {
+      for (const entry of entries) this.fold.apply(entry);
+      return { segmentId: this.segmentId, index, driftFork };
+    }
+    if (attempt >= MAX_DRIFT_FORKS) {
+      throw new SessionStoreError(
+        `segment ${this.segmentId} changed under this writer ${attempt + 1} times in a row; another process keeps ` +
+          "appending to this session's new segments — stop the other writer and restore the session",
       );
-    });
+    }
+    return this.moveToFork(this.fold, index, outcome.count).then((fork) =>
+      this.write(entries, signal, attempt + 1, fork),
+    );
   }
 
   /**

@@ -83,6 +83,44 @@ export interface Store<TItem = MinimalItem> {
   close(): Promise<void>;
 }
 
+/**
+ * The key of an optional store method, internal to this package: `append` that returns its
+ * outcome directly when it can finish without waiting (FsStore with its lease held, the common
+ * case of one append after another) and a promise only when it has to wait. `SessionLog` then
+ * resolves an append with one promise instead of a chain of three. Throws synchronously.
+ */
+export const appendNow = Symbol("podkit.session-store.appendNow");
+
+/** A store offering `appendNow`. */
+export interface AppendsNow<TItem> {
+  [appendNow](
+    ref: SegmentRef,
+    entries: readonly Entry<TItem>[],
+    options?: WriteOptions,
+  ): AppendOutcome | Promise<AppendOutcome>;
+}
+
+/**
+ * Marks a store class's `append` as `appendNow` wrapped in a promise, so the log may call
+ * `appendNow` instead. An `append` replaced on an instance or overridden in a subclass (a test's
+ * counting or deliberately broken store) is a different function, unmarked, and is called as it is.
+ */
+export function markAppendNow(append: Store<never>["append"]): void {
+  (append as { [appendNow]?: true })[appendNow] = true;
+}
+
+/** `store[appendNow]` when the store's `append` is marked as its promise form, else `append`. */
+export function appendEither<TItem>(
+  store: Store<TItem>,
+  ref: SegmentRef,
+  entries: readonly Entry<TItem>[],
+  options: WriteOptions,
+): AppendOutcome | Promise<AppendOutcome> {
+  if ((store.append as { [appendNow]?: true })[appendNow] !== true)
+    return store.append(ref, entries, options);
+  return (store as unknown as AppendsNow<TItem>)[appendNow](ref, entries, options);
+}
+
 /** What a store package is opened with: where its data is, and what to validate entries with. */
 export interface StorePackageOptions<TItem> extends EntrySchemas<TItem> {
   /** The connection URL (a manifest names the variable holding it, never the URL itself). */
