@@ -185,7 +185,9 @@ describe("compaction rides the conversation's prompt cache", () => {
     w.double.enqueue(text("still here"));
     await restored.run("and now?");
     const mains = mainRequests(w.double.requests);
-    expect(bytes((mains.at(-1)?.body as Body).tools)).toBe(bytes((mains[0]?.body as Body).tools));
-    expect(JSON.stringify((mains.at(-1)?.body as Body).messages[0])).toContain(SUMMARY);
+    const first = mains[0]?.body as Body;
+    const afterRestore = mains.at(-1)?.body as Body;
+    expect(bytes(afterRestore.tools)).toBe(bytes(first.tools));
+    expect(JSON.stringify(afterRestore.messages[0])).toContain(SUMMARY);
   });
 });
