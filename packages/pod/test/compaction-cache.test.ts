@@ -190,4 +190,22 @@ describe("compaction rides the conversation's prompt cache", () => {
     expect(bytes(afterRestore.tools)).toBe(bytes(first.tools));
     expect(JSON.stringify(afterRestore.messages[0])).toContain(SUMMARY);
   });
+
+  it("without [compaction] the pod's list stays as it is; pod.compact() adds the compaction tools to its own request (a cold start there)", async () => {
+    const w = await world({ double: { respond: compactResponder({ summary: SUMMARY }) } });
+    const pod = await w.pod();
+    // Long answers: more than the default retained_tokens (8000) of history.
+    for (const turn of [1, 2, 3]) {
+      w.double.enqueue(text(`answer ${turn} ${"words ".repeat(3000)}`));
+      await pod.run(`question ${turn}`);
+    }
+    const names = (request: CapturedRequest | undefined) =>
+      ((request?.body as Body).tools ?? []).map((tool: { name: string }) => tool.name);
+    const before = names(w.double.requests.at(-1));
+    expect(before).not.toContain("write_summary");
+    expect(await pod.compact()).toMatchObject({ status: "compacted" });
+    const asked = names(compactRequests(w.double.requests)[0]);
+    expect(asked).toEqual(expect.arrayContaining([...before, "write_summary", "read_session_items"]));
+    expect(asked).toHaveLength(before.length + 5);
+  });
 });
