@@ -200,7 +200,7 @@ describe("compaction rides the conversation's prompt cache", () => {
       await pod.run(`question ${turn}`);
     }
     const names = (request: CapturedRequest | undefined) =>
-      ((request?.body as Body).tools ?? []).map((tool: { name: string }) => tool.name);
+      (((request as CapturedRequest).body as Body).tools ?? []).map((tool: { name: string }) => tool.name);
     const before = names(w.double.requests.at(-1));
     expect(before).not.toContain("write_summary");
     expect(await pod.compact()).toMatchObject({ status: "compacted" });
