@@ -42,8 +42,8 @@ const COMPACTION = (prune) =>
 
 const toolPackage = lookupPackage(OUTPUT_BYTES / 30);
 
-const isCompactRequest = (request) =>
-  request.body?.tools?.some((tool) => tool.name === "write_summary") ?? false;
+/** A compaction request: the pod's conversation with the builtin compaction instruction appended. */
+const isCompactRequest = (request) => request.rawBody.includes("[Compaction request from the runtime]");
 
 /** The compaction worker writes its summary, then finishes. */
 function compactResponder(request) {

@@ -132,7 +132,15 @@ try {
   // ---- 2. catalog.render of every key ---------------------------------------------------------
   const catalog = await PromptCatalog.loadBuiltinOnly();
   const contexts = {
-    compact_system: { summary_target_tokens: 2000, summary_max_tokens: 4000, auto_read_budget_tokens: 8000 },
+    compact_system: {
+      summary_target_tokens: 2000,
+      summary_max_tokens: 4000,
+      auto_read_budget_tokens: 8000,
+      items: 40,
+      summarised: 30,
+      retained: 10,
+      kept_from: "#30 [User] Fix the failing test",
+    },
     notify_wrapper: { message: "The nightly build failed: 3 tests." },
     working_boundaries_section: { scope_summary: data.scope.summary },
     agents_md_section: { agents_md: data.files.agents_md },
@@ -178,12 +186,8 @@ try {
       candidates: [],
     },
     compact_rewrite_oversize_summary: { summary_tokens: 5200, summary_max_tokens: 4000 },
-    compact_overview: {
-      overview: "#0 [User] Fix the failing test\n#1 [ToolCall bash] npm test\n#2 [ToolResult c1] 1 failed",
-      items: 3,
-      retained: 4,
-    },
-    compact_overview_gap: { first: 12, last: 40 },
+    compact_tool_refused: { tool: "write_summary" },
+    compact_pod_tool_refused: { tool: "bash" },
     notes_truncation_notice: { file: ".podkit/NOTES.md", max_bytes: 16384 },
     interrupt_system_note: { trigger: "notify" },
     compacted_context_summary: { summary: "The user asked for a fix of the ticket id check; it landed." },

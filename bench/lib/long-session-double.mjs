@@ -1,7 +1,8 @@
 // The provider double of the long-session bench, in its own process (its CPU is not the pod's):
 // the pod's own requests get the tool-session script (a `lookup` call, then an answer); the
-// workers of compaction, memory extract and consolidation are answered by routing on their tools
-// (write_summary / write_extracted, then a last word; consolidation changes nothing).
+// compaction requests (the pod's conversation with the compaction instruction appended) and the
+// workers of memory extract and consolidation are answered by routing on the instruction and on
+// their tools (write_summary / write_extracted, then a last word; consolidation changes nothing).
 //   startLongSessionDouble() → { child, baseUrl }; send the child any message to stop it.
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -25,7 +26,7 @@ const EXTRACTED = {
 
 /** Answers the background workers; the pod's own requests fall through to the scripted loop. */
 function respond(request) {
-  if (hasTool(request, "write_summary")) {
+  if (request.rawBody.includes("[Compaction request from the runtime]")) {
     if (request.rawBody.includes("summary written")) return done;
     const summary = `Goal: answer the user's questions with lookups. ${"State: answered, nothing open. ".repeat(20)}`;
     return { parts: [{ type: "tool_call", name: "write_summary", arguments: { summary } }] };

@@ -1,5 +1,6 @@
 import { simulatePromptCache, type Wire } from "@podkit/testkit";
 import { describe, expect, it } from "vitest";
+import { textMessage } from "../src/index.js";
 import { bodies, recordingTool, startDouble, toolServer, WIRES, workerFor } from "./helpers.js";
 import { VIEWS } from "./wire-views.js";
 
@@ -119,5 +120,33 @@ describe("prompt stability over a 10-turn tool session", () => {
     restoredDouble.enqueue({ parts: [{ type: "text", text: "second" }] });
     await restore().run("two");
     expect(restoredDouble.requests.at(-1)?.rawBody).not.toBe(continuous.requests.at(-1)?.rawBody);
+  });
+
+  it("anthropic: a stable prefix named by continue_with keeps a breakpoint, so a request that rewrote what follows still reads it", async () => {
+    const LONG = "an answer long enough to be worth caching. ".repeat(40);
+    const TURNS = 14;
+    const session = async (stablePrefixEnd: number | undefined) => {
+      const double = await startDouble("anthropic");
+      for (let turn = 0; turn < TURNS; turn++)
+        double.enqueue({ parts: [{ type: "text", text: `${turn} ${LONG}` }] });
+      const { worker } = workerFor(double);
+      const shortened = textMessage("assistant", "short");
+      worker.setInterceptor({
+        // The last request sends item #3 (the second answer) shortened, as a prune step would: more than
+        // Anthropic's 20-block lookback lies between it and the breakpoints of the previous request.
+        preRequest: ({ items }) => ({
+          action: "continue_with",
+          items: items.map((item, index) => (index === 3 && items.length > 2 * TURNS - 2 ? shortened : item)),
+          ...(stablePrefixEnd === undefined ? {} : { stablePrefixEnd }),
+        }),
+      });
+      for (let turn = 0; turn < TURNS; turn++) await worker.run(`question ${turn}`);
+      return simulatePromptCache(double.requests, "anthropic").requests.at(-1);
+    };
+    const withStable = await session(2);
+    const without = await session(undefined);
+    // Without the breakpoint only the system prompt is found; with it, the first three items are read too.
+    expect(without?.cacheReadTokens).toBeLessThan(20);
+    expect(withStable?.cacheReadTokens).toBeGreaterThan((without?.cacheReadTokens ?? 0) + 400);
   });
 });

@@ -6,11 +6,20 @@ import type { RunHandle } from "../src/pod/run-handle.js";
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON of an Anthropic request body.
 type Body = any;
 
-/** A request of the disposable compaction worker (it alone has `write_summary`). */
-export function isCompactRequest(request: CapturedRequest): boolean {
-  return (
-    (request.body as Body).tools?.some((tool: { name: string }) => tool.name === "write_summary") ?? false
+/** The first line of the builtin compaction instruction (`compact_system`). */
+export const COMPACTION_INSTRUCTION_MARK = "[Compaction request from the runtime]";
+
+/** Index of the message carrying the compaction instruction (-1: a request of the pod's own). */
+export function instructionIndex(request: CapturedRequest): number {
+  return ((request.body as Body).messages ?? []).findIndex(
+    (message: Body) =>
+      message.role === "user" && JSON.stringify(message.content).includes(COMPACTION_INSTRUCTION_MARK),
   );
+}
+
+/** A compaction request: the pod's conversation with the compaction instruction appended. */
+export function isCompactRequest(request: CapturedRequest): boolean {
+  return instructionIndex(request) >= 0;
 }
 
 export const mainRequests = (requests: readonly CapturedRequest[]) =>
@@ -31,11 +40,14 @@ export function unpairedToolResults(request: CapturedRequest): string[] {
   return unpaired;
 }
 
+/** The compaction already got a tool result back (one after its instruction). */
 const hasToolResult = (request: CapturedRequest) =>
-  ((request.body as Body).messages ?? []).some(
-    (message: Body) =>
-      Array.isArray(message.content) && message.content.some((part: Body) => part.type === "tool_result"),
-  );
+  ((request.body as Body).messages ?? [])
+    .slice(instructionIndex(request) + 1)
+    .some(
+      (message: Body) =>
+        Array.isArray(message.content) && message.content.some((part: Body) => part.type === "tool_result"),
+    );
 
 /**
  * How the provider double answers the compaction worker: `summary` calls `write_summary` first, then

@@ -8,6 +8,7 @@ import {
   compactRequests,
   compactResponder,
   eventsOf,
+  instructionIndex,
   lookupTools,
   mainRequests,
   ofType,
@@ -98,9 +99,14 @@ describe("compaction", () => {
     expect(new Set(main.map((request) => systemOf(request as never))).size).toBe(1);
     expect(main).toHaveLength(60);
     expect(compactRequests(w.double.requests)).toHaveLength(2);
-    // The compaction worker saw a bounded overview, never the raw tool output.
-    const overview = JSON.stringify(compactRequests(w.double.requests)[0]?.body.messages);
-    expect(overview).toContain("[ToolResult");
-    expect(overview).not.toContain("data data data");
+    // The compaction request continues the pod's conversation: its system prompt and tools, the
+    // history as the pod sends it (pruned: old tool output left out), the instruction last.
+    const [first] = compactRequests(w.double.requests);
+    if (first === undefined) return;
+    const before = w.double.requests[w.double.requests.indexOf(first) - 1] as (typeof w.double.requests)[0];
+    expect(systemOf(first as never)).toBe(systemOf(before as never));
+    expect(first.body.tools).toEqual(before.body.tools);
+    expect(instructionIndex(first)).toBe(first.body.messages.length - 1);
+    expect(JSON.stringify(first.body.messages)).toContain("found ");
   });
 });

@@ -106,25 +106,26 @@ describe("model-facing strings come from the catalog", () => {
     expect(warnings.map((warning) => warning.code)).toEqual(["pod.context_section"]);
   });
 
-  it("the compaction overview's gap line is the catalog's compact_overview_gap", async () => {
+  it("the compaction instruction is the catalog's compact_system: a workspace pack's value ends the compaction request", async () => {
     const w = await world({
-      manifestExtra: compactionTable({
-        threshold: 100000,
-        request_threshold: 100000,
-        retained_tokens: 10,
-        worker_context_max_tokens: 120,
+      manifestExtra: compactionTable({ threshold: 100000, request_threshold: 100000, retained_tokens: 10 }),
+      files: workspacePack({
+        compact_system:
+          "[Compaction request from the runtime] OUR RULE: summarise items #0 to #{{ summarised - 1 }} of {{ items }}; kept from {{ kept_from }}",
       }),
-      files: workspacePack({ compact_overview_gap: "[GAP: items {{ first }} to {{ last }} not shown]" }),
       double: { respond: compactResponder({ summary: "the gist" }) },
     });
     const pod = await w.pod();
-    for (let turn = 1; turn <= 6; turn++) {
-      w.double.enqueue(text(`answer number ${turn} ${"words ".repeat(10)}`));
-      await pod.run(`question number ${turn} ${"words ".repeat(10)}`);
+    for (let turn = 1; turn <= 3; turn++) {
+      w.double.enqueue(text(`answer number ${turn}`));
+      await pod.run(`question number ${turn}`);
     }
     expect(await pod.compact()).toMatchObject({ status: "compacted" });
-    const input = sent(compactRequests(w.double.requests)[0]);
-    expect(input).toMatch(/\[GAP: items \d+ to \d+ not shown\]/);
-    expect(input).not.toContain("left out of this overview");
+    const request = compactRequests(w.double.requests)[0];
+    const last = JSON.stringify(request?.body.messages.at(-1));
+    expect(last).toMatch(
+      /OUR RULE: summarise items #0 to #4 of 6; kept from #5 \[Assistant\] answer number 3/,
+    );
+    expect(last).not.toContain("What the summary must keep");
   });
 });

@@ -72,15 +72,15 @@ describe("the stream follows what happens to the log", () => {
   });
 
   it("follows a compaction into the new segment, and resumes across it", async () => {
+    // A compaction request is the pod's conversation with the compaction instruction appended.
     const isCompact = (request: CapturedRequest) =>
-      (request.body as { tools?: { name: string }[] }).tools?.some((tool) => tool.name === "write_summary") ??
-      false;
+      request.rawBody.includes("[Compaction request from the runtime]");
     const w = await world({
       manifestExtra: "[compaction]\nthreshold = 2000\nretained_tokens = 50",
       double: {
         respond: (request) => {
           if (!isCompact(request)) return undefined;
-          const answered = JSON.stringify(request.body).includes("tool_result");
+          const answered = request.rawBody.includes("summary written");
           return answered
             ? { parts: [{ type: "text", text: "Summary written." }] }
             : {

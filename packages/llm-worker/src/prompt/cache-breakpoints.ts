@@ -13,16 +13,24 @@ function cacheableAtOrBefore(items: readonly Item[], index: number): number | un
 }
 
 /**
- * Anthropic prompt-cache breakpoints: the end of the system prompt, the last item of the
- * previous request (so this request reads what that one wrote), and the newest item (so the
- * next request can read this one). Never more than four.
+ * Anthropic prompt-cache breakpoints: the end of the system prompt, the end of a prefix the caller
+ * knows earlier requests sent unchanged (`stableLastIndex`: a request-local rewrite such as a prune
+ * step changed what follows it, and without a breakpoint there the provider would find nothing
+ * cached after the system prompt), the last item of the previous request (so this request reads
+ * what that one wrote), and the newest item (so the next request can read this one). Never more
+ * than four; the newest ones win.
  */
 export function planCacheBreakpoints(
   items: readonly Item[],
   hasSystemPrompt: boolean,
   previousLastIndex: number | undefined,
+  stableLastIndex?: number,
 ): CacheBreakpoints {
   const picked = new Set<number>();
+  if (stableLastIndex !== undefined && stableLastIndex >= 0) {
+    const stable = cacheableAtOrBefore(items, stableLastIndex);
+    if (stable !== undefined) picked.add(stable);
+  }
   const newest = cacheableAtOrBefore(items, items.length - 1);
   if (previousLastIndex !== undefined) {
     const previous = cacheableAtOrBefore(items, previousLastIndex);

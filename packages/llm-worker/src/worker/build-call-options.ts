@@ -17,6 +17,8 @@ export interface CallInputs {
   cacheEnabled: boolean;
   /** Item count of the previous request, for the "previous request" breakpoint. */
   previousRequestLength: number | undefined;
+  /** Index of the last item of a prefix earlier requests sent unchanged (the interceptor's `stablePrefixEnd`). */
+  stablePrefixEnd?: number | undefined;
   /** Anthropic code-execution container to keep using (from an earlier response). */
   containerId?: string | undefined;
 }
@@ -30,6 +32,7 @@ export function buildCallOptions(inputs: CallInputs): LanguageModelV3CallOptions
           items,
           inputs.systemPrompt !== undefined && inputs.systemPrompt !== "",
           inputs.previousRequestLength === undefined ? undefined : inputs.previousRequestLength - 1,
+          inputs.stablePrefixEnd,
         )
       : undefined;
   const providerOptions = buildProviderOptions(

@@ -14,8 +14,13 @@ export interface PreRequestContext {
 
 export type PreRequestDecision =
   | { action: "continue" }
-  /** Send these items instead of the copy, for this request only (e.g. pruned tool content). History is untouched. */
-  | { action: "continue_with"; items: Item[] }
+  /**
+   * Send these items instead of the copy, for this request only (e.g. pruned tool content). History
+   * is untouched. `stablePrefixEnd`: the index of the last item whose prefix earlier requests sent
+   * unchanged; on Anthropic it gets a cache breakpoint, so a request that changed what follows it
+   * still reads that prefix.
+   */
+  | { action: "continue_with"; items: Item[]; stablePrefixEnd?: number }
   /** Stop the run before this request with result `yielded` (e.g. to compact, then `resume()`). */
   | { action: "yield" }
   /** Stop the run with `CancelledError`. */

@@ -261,6 +261,7 @@ export class Worker {
       if (signal.aborted) throw new AbortedError(undefined, { cause: signal.reason });
       for (const item of (await this.interceptor.pendingHistoryAppends?.()) ?? []) await this.commit(item);
       let requestItems: Item[] = this.items.slice();
+      let stablePrefixEnd: number | undefined;
       const decision = (await this.interceptor.preRequest?.({
         items: requestItems.slice(),
         systemPrompt: this.prompt,
@@ -269,10 +270,13 @@ export class Worker {
       })) ?? { action: "continue" };
       if (decision.action === "yield") return this.result("yielded", requests, stopReason);
       if (decision.action === "cancel") throw new CancelledError(decision.reason);
-      if (decision.action === "continue_with") requestItems = decision.items;
+      if (decision.action === "continue_with") {
+        requestItems = decision.items;
+        stablePrefixEnd = decision.stablePrefixEnd;
+      }
 
       const historyLen = this.items.length;
-      const response = await this.request(requestItems, signal, requests + 1, continuations);
+      const response = await this.request(requestItems, signal, requests + 1, continuations, stablePrefixEnd);
       if (response.error !== undefined && response.toolCalls.length === 0) {
         // The stream broke after output began: keep what completed, ask again (never blindly).
         const error = toProviderError(response.error, this.adapter.provider, 1, response.lastPartType);
@@ -361,6 +365,7 @@ export class Worker {
     signal: AbortSignal,
     request: number,
     continuation: number,
+    stablePrefixEnd: number | undefined,
   ): Promise<CollectedResponse> {
     this.model ??= await this.adapter.load();
     const options = buildCallOptions({
@@ -372,6 +377,7 @@ export class Worker {
       promptCacheKey: this.cache.promptCacheKey,
       cacheEnabled: this.cache.enabled,
       previousRequestLength: this.previousRequestLength,
+      stablePrefixEnd,
       containerId: liveContainerId(this.container, this.policy.clock.now()),
     });
     const response = await requestWithRetry(

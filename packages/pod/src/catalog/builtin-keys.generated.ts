@@ -3,10 +3,10 @@
 export const BUILTIN_PROMPT_KEYS = [
   "agents_md_section",
   "compact_nudge_missing_summary",
-  "compact_overview",
-  "compact_overview_gap",
+  "compact_pod_tool_refused",
   "compact_rewrite_oversize_summary",
   "compact_system",
+  "compact_tool_refused",
   "compacted_context_summary",
   "compacted_file_attachment",
   "compacted_references",

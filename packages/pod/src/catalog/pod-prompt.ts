@@ -7,8 +7,8 @@ export const POD_PROMPTS = [
   "compact_system",
   "compact_nudge_missing_summary",
   "compact_rewrite_oversize_summary",
-  "compact_overview",
-  "compact_overview_gap",
+  "compact_tool_refused",
+  "compact_pod_tool_refused",
   "compacted_context_summary",
   "compacted_file_attachment",
   "compacted_references",
@@ -41,11 +41,20 @@ export interface ContextSectionText {
 
 /** The variables each prompt is rendered with (checked at compile time by `catalog.render`). */
 export interface PodPromptContexts {
-  /** System prompt of the disposable compaction worker. */
+  /**
+   * The compaction instruction, appended to the pod's own conversation as its newest user turn
+   * (the compaction request rides the conversation's prompt cache). `items` are numbered from #0;
+   * #0 to #`summarised`−1 are summarised, the `retained` newest are kept verbatim, starting with
+   * the item `kept_from` shows.
+   */
   compact_system: {
     readonly summary_target_tokens: number;
     readonly summary_max_tokens: number;
     readonly auto_read_budget_tokens: number;
+    readonly items: number;
+    readonly summarised: number;
+    readonly retained: number;
+    readonly kept_from: string;
   };
   /** Sent once when the compaction worker ended without calling `write_summary`. */
   compact_nudge_missing_summary: NoPromptContext;
@@ -54,10 +63,10 @@ export interface PodPromptContexts {
     readonly summary_tokens: number;
     readonly summary_max_tokens: number;
   };
-  /** The compaction worker's input: the bounded overview of the part to summarise. */
-  compact_overview: { readonly overview: string; readonly items: number; readonly retained: number };
-  /** The overview's line where its middle, items `first` to `last`, is left out for size. */
-  compact_overview_gap: { readonly first: number; readonly last: number };
+  /** The result of a compaction tool the model called outside a compaction (it did nothing). */
+  compact_tool_refused: { readonly tool: string };
+  /** The result of one of the pod's own tools called during a compaction (it did not run). */
+  compact_pod_tool_refused: { readonly tool: string };
   /** First item of a compacted history: the summary. */
   compacted_context_summary: { readonly summary: string };
   /** A file the compaction worker marked with `mark_read_required`, as loaded into the new history. */

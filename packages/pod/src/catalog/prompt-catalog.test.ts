@@ -59,6 +59,10 @@ describe("prompt catalog (acceptance 31–43)", () => {
       summary_target_tokens: 2000,
       summary_max_tokens: 4000,
       auto_read_budget_tokens: 8000,
+      items: 40,
+      summarised: 30,
+      retained: 10,
+      kept_from: "#30 [User] go on",
     });
     for (const tool of [
       "write_summary",
@@ -72,6 +76,8 @@ describe("prompt catalog (acceptance 31–43)", () => {
     }
     expect(text).toContain("4000 tokens");
     expect(text).toContain("8000 tokens");
+    expect(text).toContain("Items #0 to #29 are summarised");
+    expect(text).toContain("#30 [User] go on");
     expect(text).not.toContain("{{");
   });
 
@@ -190,6 +196,10 @@ describe("prompt catalog (acceptance 31–43)", () => {
       summary_target_tokens: 1,
       summary_max_tokens: 2,
       auto_read_budget_tokens: 3,
+      items: 4,
+      summarised: 3,
+      retained: 1,
+      kept_from: "#3 [User] go on",
     });
     expect(text.split("\n")[0]).toBe("Project rule: summarise in German.");
     expect(text).toContain("write_summary");

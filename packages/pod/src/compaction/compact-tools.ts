@@ -21,9 +21,9 @@ export interface CompactCollection {
 }
 
 export interface CompactToolsContext {
-  /** The history being compacted, numbered as in the overview. */
+  /** The history being compacted, numbered from #0 in order. */
   readonly items: readonly Item[];
-  /** The builtin `read_file` on the pod's scope (reused, not re-implemented). */
+  /** The builtin `read_file` on the pod's scope (reused, not re-implemented): `mark_read_required` reads through it. */
   readonly readFile: Tool;
   readonly autoReadBudgetTokens: number;
   /** The most one `read_session_items` / `search_session_log` result may hold, in bytes. */
@@ -65,18 +65,71 @@ function bounded(parts: string[], maxBytes: number, more: string): string {
   return out.join("\n\n");
 }
 
+/** The names of the compaction's own tools (besides the pod's `read_file`). */
+export const COMPACT_TOOL_NAMES = [
+  "read_session_items",
+  "search_session_log",
+  "mark_read_required",
+  "add_reference",
+  "write_summary",
+] as const;
+
+// The declarations, one per tool: the pod's list carries them refused, a compaction the same ones
+// working, so both lists compile to the same bytes (the very start of the cached prefix).
+const declarations = {
+  read_session_items: {
+    name: "read_session_items",
+    description:
+      "Compaction only: read items of the conversation in full, by their #number (from and to inclusive).",
+    inputSchema: z.strictObject({ from: z.int().min(0), to: z.int().min(0).optional() }),
+  },
+  search_session_log: {
+    name: "search_session_log",
+    description:
+      "Compaction only: search every item of the session's conversation for a text (case-insensitive).",
+    inputSchema: z.strictObject({ query: z.string().min(1) }),
+  },
+  mark_read_required: {
+    name: "mark_read_required",
+    description:
+      "Compaction only: mark a file the agent must have in front of it after compaction; its current content is loaded into the new context (shared token budget).",
+    inputSchema: z.strictObject({ path: z.string().min(1) }),
+  },
+  add_reference: {
+    name: "add_reference",
+    description:
+      "Compaction only: add a file or a part of the session to the reference list kept after the summary, with a short note.",
+    inputSchema: z.strictObject({ target: z.string().min(1), note: z.string() }),
+  },
+  write_summary: {
+    name: "write_summary",
+    description:
+      "Compaction only: write the summary that replaces the older conversation. Calling it again replaces it; the last call counts.",
+    inputSchema: z.strictObject({ summary: z.string().min(1) }),
+  },
+} as const;
+
 /**
- * The tools of the disposable compaction worker: the builtin `read_file` on the pod's
- * scope, reading and searching the session's items, marking files to re-read after compaction
- * (within the auto-read budget), references, and `write_summary`.
+ * The compaction's tools as the pod's own list carries them while no compaction runs: declared
+ * exactly as during a compaction, each call answered with `refusal(name)` as an error result and
+ * nothing else done.
+ */
+export function refusedCompactTools(refusal: (tool: string) => string): Tool[] {
+  return Object.values(declarations).map((declaration) => ({
+    ...declaration,
+    execute: () => ({ summary: refusal(declaration.name), is_error: true }),
+  }));
+}
+
+/**
+ * The compaction's own tools: reading and searching the session's items, marking files to
+ * re-read after compaction (within the auto-read budget, read through the builtin `read_file` on
+ * the pod's scope), references, and `write_summary`.
  */
 export function compactTools(ctx: CompactToolsContext): Tool[] {
   const { items, collected } = ctx;
   const readSessionItems = defineTool({
-    name: "read_session_items",
-    description:
-      "Read items of the conversation in full, by their #number in the overview (from and to inclusive).",
-    inputSchema: z.strictObject({ from: z.int().min(0), to: z.int().min(0).optional() }),
+    ...declarations.read_session_items,
     execute({ from, to }) {
       const last = Math.min(to ?? from, items.length - 1);
       if (from >= items.length) {
@@ -93,9 +146,7 @@ export function compactTools(ctx: CompactToolsContext): Tool[] {
     },
   });
   const searchSessionLog = defineTool({
-    name: "search_session_log",
-    description: "Search every item of the session's conversation for a text (case-insensitive).",
-    inputSchema: z.strictObject({ query: z.string().min(1) }),
+    ...declarations.search_session_log,
     execute({ query }) {
       const needle = query.toLowerCase();
       const hits: string[] = [];
@@ -114,10 +165,7 @@ export function compactTools(ctx: CompactToolsContext): Tool[] {
     },
   });
   const markReadRequired = defineTool({
-    name: "mark_read_required",
-    description:
-      "Mark a file the agent must have in front of it after compaction; its current content is loaded into the new context (shared token budget).",
-    inputSchema: z.strictObject({ path: z.string().min(1) }),
+    ...declarations.mark_read_required,
     async execute({ path }, toolContext) {
       if (collected.autoRead.some((file) => file.path === path))
         return { summary: `${path} is already marked` };
@@ -139,24 +187,18 @@ export function compactTools(ctx: CompactToolsContext): Tool[] {
     },
   });
   const addReference = defineTool({
-    name: "add_reference",
-    description:
-      "Add a file or a part of the session to the reference list kept after the summary, with a short note.",
-    inputSchema: z.strictObject({ target: z.string().min(1), note: z.string() }),
+    ...declarations.add_reference,
     execute({ target, note }) {
       collected.references.push({ target, note });
       return { summary: `reference ${collected.references.length} added: ${target}` };
     },
   });
   const writeSummary = defineTool({
-    name: "write_summary",
-    description:
-      "Write the summary that replaces the older conversation. Calling it again replaces it; the last call counts.",
-    inputSchema: z.strictObject({ summary: z.string().min(1) }),
+    ...declarations.write_summary,
     execute({ summary }) {
       collected.summary = summary;
       return { summary: `summary written (about ${Math.ceil(Buffer.byteLength(summary) / 4)} tokens)` };
     },
   });
-  return [ctx.readFile, readSessionItems, searchSessionLog, markReadRequired, addReference, writeSummary];
+  return [readSessionItems, searchSessionLog, markReadRequired, addReference, writeSummary];
 }

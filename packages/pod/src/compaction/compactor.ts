@@ -1,25 +1,26 @@
-import type { Item, ModelAdapter, RequestConfig, Tool, UsageRecord, WorkerEvent } from "@podkit/llm-worker";
+import type { Item, ModelAdapter, Tool, UsageRecord, WorkerEvent } from "@podkit/llm-worker";
 import type { CompactionConfig } from "@podkit/manifest";
 import type { HistorySource } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextUpdate } from "../context/context-sections.js";
 import { bytesOfItems, estimateTokens } from "../usage/token-estimator.js";
 import { type CompactCollection, compactTools } from "./compact-tools.js";
-import { runCompactWorker } from "./compact-worker.js";
+import { type PodConversation, runCompactWorker } from "./compact-worker.js";
 import { buildCompactedHistory, type CompactedHistory } from "./compacted-history.js";
 import { CompactionOverThresholdError, NothingToCompactError } from "./errors.js";
-import { sessionOverview } from "./session-overview.js";
+import { itemLine } from "./item-line.js";
 import { findSplitPoint } from "./split-point.js";
 
 export interface CompactInput {
+  /** The pod's history in full (what is summarised and kept). */
   readonly items: readonly Item[];
   readonly sources: readonly HistorySource[];
-  readonly systemPrompt: string | undefined;
+  /** The pod's conversation as its requests carry it: the compaction request continues it. */
+  readonly conversation: PodConversation;
   readonly usage: readonly UsageRecord[];
   readonly config: CompactionConfig;
   readonly catalog: PromptCatalog;
   readonly model: ModelAdapter;
-  readonly requestConfig: RequestConfig;
   /** The builtin `read_file` on the pod's scope. */
   readonly readFile: Tool;
   /** The current context block, re-committed once into the new segment. */
@@ -37,13 +38,14 @@ export interface CompactResult extends CompactedHistory {
 }
 
 /**
- * Compacts a history without writing anything: split point, bounded overview, the
- * disposable compaction worker, the new history, and the size check of the result. The caller
- * writes the new segment only when this resolves.
+ * Compacts a history without writing anything: split point, the compaction request (the pod's
+ * conversation with the instruction appended), the new history, and the size check of the
+ * result. The caller writes the new segment only when this resolves.
  */
 export async function compactHistory(input: CompactInput): Promise<CompactResult> {
   const { items, sources, config, catalog } = input;
-  const tokensBefore = estimateTokens({ systemPrompt: input.systemPrompt, items, usage: input.usage }).tokens;
+  const { systemPrompt } = input.conversation;
+  const tokensBefore = estimateTokens({ systemPrompt, items, usage: input.usage }).tokens;
   // The tail is kept verbatim, tool output included, while a measurement may be of pruned requests:
   // the byte share must not be taken against a count that leaves out bytes the tail will carry.
   const split = findSplitPoint(
@@ -52,20 +54,26 @@ export async function compactHistory(input: CompactInput): Promise<CompactResult
     Math.max(tokensBefore, bytesOfItems(items) / 4),
   );
   if (split === 0) throw new NothingToCompactError(items.length, config.retained_tokens);
-  // Tokens → bytes (×4): half the compaction worker's window for the overview, a quarter per tool result.
-  const overview = sessionOverview(
-    items.slice(0, split),
-    sources.filter((source) => source.index < split),
-    config.worker_context_max_tokens * 2,
-    catalog,
-  );
   const collected: CompactCollection = { summary: undefined, autoRead: [], references: [] };
+  const kept = items[split] as Item;
   const summary = await runCompactWorker({
     model: input.model,
     catalog,
     config,
-    requestConfig: input.requestConfig,
-    input: catalog.render("compact_overview", { overview, items: split, retained: items.length - split }),
+    conversation: input.conversation,
+    instruction: catalog.render("compact_system", {
+      summary_target_tokens: config.summary_target_tokens,
+      summary_max_tokens: config.summary_max_tokens,
+      auto_read_budget_tokens: config.auto_read_budget_tokens,
+      items: items.length,
+      summarised: split,
+      retained: items.length - split,
+      kept_from: itemLine(
+        kept,
+        split,
+        sources.find((source) => source.index === split),
+      ),
+    }),
     tools: compactTools({
       items,
       readFile: input.readFile,
@@ -73,6 +81,7 @@ export async function compactHistory(input: CompactInput): Promise<CompactResult
       resultMaxBytes: config.worker_context_max_tokens,
       collected,
     }),
+    readFile: input.readFile,
     collected,
     signal: input.signal,
     ...(input.onWorkerEvent === undefined ? {} : { onWorkerEvent: input.onWorkerEvent }),
@@ -89,7 +98,7 @@ export async function compactHistory(input: CompactInput): Promise<CompactResult
     context,
   });
   const tokensAfter = estimateTokens({
-    systemPrompt: input.systemPrompt,
+    systemPrompt,
     items: built.history,
     usage: [],
   }).tokens;

@@ -48,7 +48,15 @@ export function planPrune(items: readonly Item[], previousUpTo: number, config: 
     for (let i = upTo; i < candidate; i++) gain += contentTokens(items[i] as Item);
     if (gain >= config.minSavings) upTo = candidate;
   }
-  if (upTo === 0) return { upTo, items, savedTokens: 0 };
+  return { upTo, ...prunedItems(items, upTo) };
+}
+
+/** The request copy of `items` with the tool-result content before `upTo` dropped, and what that saves. */
+export function prunedItems(
+  items: readonly Item[],
+  upTo: number,
+): { items: readonly Item[]; savedTokens: number } {
+  if (upTo === 0) return { items, savedTokens: 0 };
   let savedTokens = 0;
   const pruned = items.map((item, index) => {
     if (index >= upTo || item.type !== "tool_result" || item.content === undefined) return item;
@@ -56,5 +64,5 @@ export function planPrune(items: readonly Item[], previousUpTo: number, config: 
     const { content: _dropped, ...rest } = item;
     return rest;
   });
-  return { upTo, items: pruned, savedTokens: Math.round(savedTokens) };
+  return { items: pruned, savedTokens: Math.round(savedTokens) };
 }

@@ -11,8 +11,10 @@ import {
 import { type CompactionConfig, defaultCompactionConfig } from "@podkit/manifest";
 import type { SessionLog } from "@podkit/session-store";
 import { builtinToolPackage } from "@podkit/tools";
+import { refusedCompactTools } from "../compaction/compact-tools.js";
+import type { PodConversation } from "../compaction/compact-worker.js";
 import { compactHistory } from "../compaction/compactor.js";
-import { planPrune } from "../compaction/prune.js";
+import { planPrune, prunedItems } from "../compaction/prune.js";
 import type { ContextUpdate } from "../context/context-sections.js";
 import { estimateTokens } from "../usage/token-estimator.js";
 import type { CompactionOutcome, CompactionReason, PodEvent } from "./events.js";
@@ -75,7 +77,17 @@ export class PodCompaction {
     private readonly worker: Worker,
     private readonly usage: UsageLedger,
     private readonly turns: TurnState,
-  ) {}
+  ) {
+    // The compaction request continues the pod's conversation, so its tools are on the pod's list
+    // from the first request on (refused outside a compaction): the tool list, where the cached
+    // prefix starts, is then the same for both. Without `[compaction]` the list stays as it is.
+    if (this.config !== undefined) {
+      const { catalog } = foundation.resources;
+      foundation.toolServer.registerTool(() =>
+        refusedCompactTools((tool) => catalog.render("compact_tool_refused", { tool })),
+      );
+    }
+  }
 
   /** `[compaction]` of the manifest; undefined: no automatic prune or compaction. */
   get config(): CompactionConfig | undefined {
@@ -126,10 +138,6 @@ export class PodCompaction {
       protectedTokens: config.prune_protected_tokens,
       minSavings: config.prune_min_savings,
     });
-    if (plan.upTo !== this.pruneUpTo) {
-      this.pruneUpTo = plan.upTo;
-      await log?.append({ kind: "extension", domain: PRUNE_DOMAIN, payload: { up_to: plan.upTo } });
-    }
     const estimate = estimateTokens({
       systemPrompt: context.systemPrompt,
       items: context.items,
@@ -139,11 +147,24 @@ export class PodCompaction {
     const saved =
       estimate.method === "bytes" ? plan.savedTokens : Math.max(0, plan.savedTokens - this.lastSaved);
     if (!this.off && estimate.tokens - saved >= config.request_threshold) {
+      // The boundary stays where the last sent request had it: the compaction request continues that one.
       this.compactNow = true;
       return { action: "yield" };
     }
+    // Every request since the last step sent the items before the boundary it had unchanged: a
+    // breakpoint there lets a step, which changes what follows, still read them.
+    const stable = this.pruneUpTo;
+    if (plan.upTo !== this.pruneUpTo) {
+      this.pruneUpTo = plan.upTo;
+      await log?.append({ kind: "extension", domain: PRUNE_DOMAIN, payload: { up_to: plan.upTo } });
+    }
     this.lastSaved = plan.savedTokens;
-    return plan.upTo === 0 ? { action: "continue" } : { action: "continue_with", items: [...plan.items] };
+    if (plan.upTo === 0) return { action: "continue" };
+    return {
+      action: "continue_with",
+      items: [...plan.items],
+      ...(stable === 0 ? {} : { stablePrefixEnd: stable - 1 }),
+    };
   }
 
   /**
@@ -177,12 +198,11 @@ export class PodCompaction {
       const result = await compactHistory({
         items: this.worker.history,
         sources: log.state.historySources,
-        systemPrompt: this.worker.systemPrompt,
+        conversation: this.conversation(log),
         usage: this.usage.records,
         config,
         catalog: this.foundation.resources.catalog,
         model: this.compactModel(),
-        requestConfig: this.worker.config,
         readFile: await this.readFileTool(signal),
         context: () => request.contextBlock(),
         signal,
@@ -215,6 +235,18 @@ export class PodCompaction {
       reporting.emit({ type: "compaction_failed", reason, error: error as Error, disabled: this.off });
       throw error;
     }
+  }
+
+  /** The pod's conversation as its next request would carry it, before this request's own appends. */
+  private conversation(log: SessionLog<Item>): PodConversation {
+    return {
+      systemPrompt: this.worker.systemPrompt,
+      items: prunedItems(this.worker.history, this.pruneUpTo).items,
+      tools: this.foundation.toolServer.definitions(),
+      requestConfig: this.worker.config,
+      promptCacheKey: log.state.sessionId,
+      previousRequestLength: this.usage.records.at(-1)?.historyLen,
+    };
   }
 
   /** `[compaction]`, or the manifest's defaults for an explicit `pod.compact()` on a pod without it. */
