@@ -8,7 +8,8 @@ export const compact: CommandSpec = {
   usage: "compact <session> [--json] [--manifest <file>] [--set key=value]...",
   details: [
     "Restores the session and runs the compaction a long session gets automatically ([compaction]",
-    "thresholds): a compact worker summarizes the older history; the session continues in a new",
+    "thresholds): the model, given the conversation with the compaction instruction appended,",
+    "summarizes the older history; the session continues in a new",
     "segment with the summary and the retained tail. The old segment is never modified. Calls the",
     "model, so it needs the API key of [model].",
   ].join("\n"),

@@ -194,7 +194,7 @@ export const AFTER_RESTORE: ScriptedResponse[] = [
   },
 ];
 
-/** `pod.compact()`: the compact worker writes its summary, then finishes. */
+/** `pod.compact()`: the compaction request writes its summary, then finishes. */
 export const COMPACT: ScriptedResponse[] = [
   {
     parts: [

@@ -187,9 +187,10 @@ async function firstSession(demo: Demo): Promise<string> {
 
   say.heading(
     "Compaction into a new segment",
-    "pod.compact() (what `podkit compact` and the [compaction] thresholds run): a disposable compact",
-    "worker reads an overview of the older history and writes a summary; the session continues in a",
-    "new segment holding the summary and the retained tail. The old segment is left as it was.",
+    "pod.compact() (what `podkit compact` and the [compaction] thresholds run): the conversation as",
+    "the pod last sent it, the compaction instruction appended (so it reads the prompt cache), writes",
+    "a summary; the session continues in a new segment holding the summary and the retained tail.",
+    "The old segment is left as it was.",
   );
   demo.double.enqueue(...script.COMPACT);
   const before = pod.segmentId;
