@@ -83,7 +83,7 @@ describe("podkit demo", () => {
     expect(childPrompt).toContain("You are a reviewer: you read, you never change anything. Readable:");
     expect(childPrompt).not.toContain("Writable");
     expect(demo.stdout).toContain(
-      "the reviewer's model was offered: glob, grep, read_file — no write tool, no bash",
+      "the reviewer's model was offered: glob, grep, read_file — no write tool, no bash (besides compaction's own tools, refused outside a compaction)",
     );
     const childCalls = child.flatMap((e) =>
       e.kind === "tool_result" ? [(e.item as { name?: string }).name] : [],

@@ -22,6 +22,7 @@ export {
   UnknownPromptKeyError,
 } from "./catalog/index.js";
 export {
+  COMPACT_TOOL_NAMES,
   CompactionOverThresholdError,
   CompactSummaryMissingError,
   CompactSummaryOversizeError,

@@ -4,6 +4,7 @@ import * as api from "../src/index.js";
 describe("the public surface of @podkit/pod", () => {
   it("exports what an application, a feature package or the CLI calls, and none of the internals", () => {
     expect(Object.keys(api).sort()).toEqual([
+      "COMPACT_TOOL_NAMES",
       "CompactSummaryMissingError",
       "CompactSummaryOversizeError",
       "CompactionOverThresholdError",

@@ -4,7 +4,14 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type LoadedManifest, loadManifest, type PodkitEnv } from "@podkit/manifest";
 import { runMemoryConsolidation } from "@podkit/memory";
-import { loadPodResources, Pod, type PodOptions, type PodWarning, podModelAdapter } from "@podkit/pod";
+import {
+  COMPACT_TOOL_NAMES,
+  loadPodResources,
+  Pod,
+  type PodOptions,
+  type PodWarning,
+  podModelAdapter,
+} from "@podkit/pod";
 import { type ProviderDouble, type ScriptedResponse, startProviderDouble } from "@podkit/testkit";
 import type { CommandContext } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
@@ -222,10 +229,13 @@ async function review(demo: Demo, pod: Pod): Promise<void> {
     () => withChildLines(demo.printer, say),
     pod,
   );
-  const tools = toolsOffered(demo.double.requests, script.REVIEWER_PROMPT);
+  const offered = toolsOffered(demo.double.requests, script.REVIEWER_PROMPT);
+  // Compaction's own tools ride on every list of a pod with [compaction], refused outside one.
+  const compaction: readonly string[] = COMPACT_TOOL_NAMES;
+  const tools = offered.filter((tool) => !compaction.includes(tool));
   const writers = tools.filter((tool) => ["write_file", "edit_file", "bash"].includes(tool));
   say.show(
-    `the reviewer's model was offered: ${tools.join(", ")} — ${writers.length === 0 ? "no write tool, no bash" : `and ${writers.join(", ")}`}`,
+    `the reviewer's model was offered: ${tools.join(", ")} — ${writers.length === 0 ? "no write tool, no bash" : `and ${writers.join(", ")}`}${tools.length < offered.length ? " (besides compaction's own tools, refused outside a compaction)" : ""}`,
   );
   const sessionId = pod.sessionId;
   if (sessionId !== undefined) say.show((await treeText(demo.loaded, sessionId)).trimEnd());

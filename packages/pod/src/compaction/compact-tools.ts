@@ -65,7 +65,11 @@ function bounded(parts: string[], maxBytes: number, more: string): string {
   return out.join("\n\n");
 }
 
-/** The names of the compaction's own tools (besides the pod's `read_file`). */
+/**
+ * The names of the compaction's own tools (besides the pod's `read_file`). With `[compaction]` they
+ * sit on every request's tool list (refused outside a compaction, so the list a compaction sends is
+ * byte-identical), which also reserves the names: a tool package declaring one fails to load.
+ */
 export const COMPACT_TOOL_NAMES = [
   "read_session_items",
   "search_session_log",

@@ -1,4 +1,4 @@
-export type { AutoReadFile, CompactReference } from "./compact-tools.js";
+export { type AutoReadFile, COMPACT_TOOL_NAMES, type CompactReference } from "./compact-tools.js";
 export {
   CompactionOverThresholdError,
   CompactSummaryMissingError,
