@@ -54,6 +54,7 @@ describe("the public surface of @podkit/pod", () => {
       "podModelAdapter",
       "readAgentsMd",
       "readSessionLine",
+      "readSessionView",
       "segmentOfFile",
       "sessionForest",
       "sessionRow",
