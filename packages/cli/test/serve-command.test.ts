@@ -5,6 +5,7 @@ import { entriesOf, http, openSse, type SseEvent } from "../../serve/test/suppor
 // The PostgreSQL test harness lives with the store (it resolves `pg` from there).
 import { usePostgresDatabases } from "../../store-postgres/test/helpers/databases.js";
 import { runBin } from "./run-bin.js";
+import { CHILD_BASH_CALL, enqueueDelegation, HELPER_ROLE } from "./support/helper-role.js";
 import { startServe } from "./support/serve-process.js";
 import { doubleWorkspace } from "./support/workspace.js";
 
@@ -13,15 +14,6 @@ import { doubleWorkspace } from "./support/workspace.js";
 
 const database = usePostgresDatabases();
 const URL_VARIABLE = "PODKIT_TEST_SESSIONS_URL";
-/** A role that may run bash and delegate further (it starts from the workspace's own manifest). */
-const HELPER_ROLE = `
-[subpods.helper]
-description = "does a part of the work"
-[subpods.helper.worker]
-system_prompt = "HELPER"
-[subpods.helper.tools]
-bash = true
-`;
 
 interface SessionRowJson {
   sessionId: string;
@@ -56,15 +48,7 @@ describe("podkit serve", () => {
       ws = await doubleWorkspace(double.baseUrl, `${storeConfig}${HELPER_ROLE}`);
       const env: Record<string, string> = { HOME: ws.home, ANTHROPIC_API_KEY: "test-key" };
       if (kind === "postgres") env[URL_VARIABLE] = await database();
-      // root → helper → helper (a grandchild); then the child asks to run bash, which nobody is at
-      // a terminal to allow: the call stays pending in the child's log.
-      double.enqueue(
-        { parts: [{ type: "tool_call", name: "spawn_pod", arguments: { role: "helper", task: "split it" } }] },
-        { parts: [{ type: "tool_call", name: "spawn_pod", arguments: { role: "helper", task: "look" } }] },
-        { parts: [{ type: "text", text: "the grandchild looked" }] },
-        { parts: [{ type: "tool_call", id: "toolu_child_bash", name: "bash", arguments: { command: "ls" } }] },
-        { parts: [{ type: "text", text: "the helper waits for an approval" }] },
-      );
+      enqueueDelegation(double);
       const serve = await startServe(ws.workspace, env);
       try {
         const started = await http(`${serve.url}/sessions`, { json: { message: "delegate", wait: true } });
@@ -81,7 +65,7 @@ describe("podkit serve", () => {
         expect(grandchild?.parent).toMatchObject({ role: "helper", depth: 2 });
         expect(child).toMatchObject({
           status: "awaiting_approval",
-          pendingApprovals: [{ callId: "toolu_child_bash", tool: "bash", pending: true }],
+          pendingApprovals: [{ callId: CHILD_BASH_CALL, tool: "bash", pending: true }],
         });
 
         const ids = [rootId, child?.sessionId as string, grandchild?.sessionId as string];
@@ -103,7 +87,7 @@ describe("podkit serve", () => {
               {
                 sessionId: child?.sessionId,
                 status: "awaiting_approval",
-                pendingApprovals: [{ callId: "toolu_child_bash" }],
+                pendingApprovals: [{ callId: CHILD_BASH_CALL }],
                 children: [{ sessionId: grandchild?.sessionId, status: "finished", children: [] }],
               },
             ],

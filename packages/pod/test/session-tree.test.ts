@@ -30,7 +30,11 @@ async function storeWithTree() {
   const grandchild = await session({ session_id: first, role: "reviewer", depth: 2 });
   const second = await session({ session_id: top, role: "worker", depth: 1 });
   const unrelated = await session();
-  const orphan = await session({ session_id: "0190f6f2-0000-7000-8000-000000000000", role: "worker", depth: 1 });
+  const orphan = await session({
+    session_id: "0190f6f2-0000-7000-8000-000000000000",
+    role: "worker",
+    depth: 1,
+  });
   return { store, top, first, grandchild, second, unrelated, orphan };
 }
 
@@ -54,8 +58,14 @@ describe("the session tree of a session view", () => {
       expect(shape(view.tree)).toEqual(expected);
     }
     const child = (await readSessionView(s.store, s.grandchild)).tree.children[1]?.children[0];
-    expect(child).toMatchObject({ parent: { sessionId: s.first, role: "reviewer", depth: 2 }, status: "idle" });
-    expect(shape((await readSessionView(s.store, s.unrelated)).tree)).toEqual({ id: s.unrelated, children: [] });
+    expect(child).toMatchObject({
+      parent: { sessionId: s.first, role: "reviewer", depth: 2 },
+      status: "idle",
+    });
+    expect(shape((await readSessionView(s.store, s.unrelated)).tree)).toEqual({
+      id: s.unrelated,
+      children: [],
+    });
     // A child whose parent is not in the store is the root of its own tree.
     expect(shape((await readSessionView(s.store, s.orphan)).tree)).toEqual({ id: s.orphan, children: [] });
     await s.store.close();

@@ -1,4 +1,3 @@
-import type { Item } from "@podkit/llm-worker";
 import { intactView, listSessionRows, sessionForest } from "@podkit/pod";
 import { NotFoundError, SessionLog } from "@podkit/session-store";
 import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";

@@ -42,7 +42,8 @@ export async function readSessionTree(store: Store<Item>, sessionId: string): Pr
   const listed = await store.listSessions();
   const parents = new Map<string, string | undefined>();
   for (const id of listed) parents.set(id, await parentOf(store, id));
-  if (!parents.has(sessionId)) throw new NotFoundError({ what: "session", id: sessionId, where: "the store" });
+  if (!parents.has(sessionId))
+    throw new NotFoundError({ what: "session", id: sessionId, where: "the store" });
   let root = sessionId;
   const above = new Set([root]);
   for (let up = parents.get(root); up !== undefined && parents.has(up) && !above.has(up); ) {
