@@ -9,7 +9,10 @@ import { bodyLimit } from "hono/body-limit";
  * Node's HTTP parser holds a body to its `Content-Length`, so the header is the body's size. A
  * chunked body goes through `bodyLimit`, which counts it as it arrives.
  */
-export function bodyCap(maxSize: number, onError: (c: Context) => Response | Promise<Response>): MiddlewareHandler {
+export function bodyCap(
+  maxSize: number,
+  onError: (c: Context) => Response | Promise<Response>,
+): MiddlewareHandler {
   const counted = bodyLimit({ maxSize, onError });
   return async (c, next) => {
     if (c.req.method === "GET" || c.req.method === "HEAD") return next();
