@@ -258,7 +258,9 @@ describe("the session viewer in a real browser", () => {
         href: `#/sessions/${child?.id}`,
       });
       await page.screenshot({ path: join(SHOTS, "session-tree.png") });
-      await page.locator("#session").screenshot({ path: join(DOCS, "serve-viewer-tree.png") });
+      // docs/serve-viewer-tree.png is this picture; PODKIT_DOC_SCREENSHOTS=1 writes it again.
+      const docShot = process.env.PODKIT_DOC_SCREENSHOTS === "1" ? DOCS : SHOTS;
+      await page.locator("#session").screenshot({ path: join(docShot, "serve-viewer-tree.png") });
 
       // The link opens the child's page: its own stream, the pending call with Allow/Deny, the
       // same tree with the child marked.
