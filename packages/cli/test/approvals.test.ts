@@ -123,7 +123,7 @@ describe.each([
       expect(show.stdout).toMatch(
         /✓ approval of bash\(echo ran >> count\) \[\S+\], asked by bash: allowed by \S+ at \d{4}-\d\d-\d\dT[\d:.]+Z \(looks safe\)/,
       );
-      expect(show.stdout).toContain("awaiting_approval (interrupted)");
+      expect(show.stdout).toMatch(/→ awaiting_approval\n/);
     });
 
     it("bad answers: one clear error each, nothing written", async () => {

@@ -1,17 +1,19 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ProviderDouble, startProviderDouble } from "@podkit/testkit";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { entriesOf, openSse } from "../../serve/test/support/sse-client.js";
+import { CHILD_BASH_CALL, enqueueDelegation, HELPER_ROLE } from "./support/helper-role.js";
 import { startServe } from "./support/serve-process.js";
+import { type StreamGate, startStreamGate } from "./support/stream-gate.js";
 import { doubleWorkspace } from "./support/workspace.js";
 
 // The session viewer of `podkit serve` in a real browser: Debian's chromium (/usr/bin/chromium,
 // installed by .ci/run) driven by playwright-core, against a real `podkit serve` process whose
-// pods talk to the provider double.
+// pods talk to the provider double. One browser serves the whole file; each test gets a fresh
+// context (its own storage), and every wait is on a condition, never a fixed time.
 
 const CHROMIUM = "/usr/bin/chromium";
 const FLAGS = [
@@ -27,36 +29,44 @@ const FLAGS = [
 const SHOTS = join(import.meta.dirname, "..", "test-results", "screenshots");
 const ANSWER = "The readme says hello. It is one line long, and that line greets whoever reads it.";
 
+const DOCS = join(import.meta.dirname, "..", "..", "..", "docs");
+
+let browser: Browser;
 let double: ProviderDouble;
+let gate: StreamGate;
 let ws: { root: string; workspace: string; home: string };
-let browser: BrowserContext | undefined;
-let profile: string | undefined;
-beforeEach(async () => {
-  double = await startProviderDouble({ wire: "anthropic" });
-  ws = await doubleWorkspace(double.baseUrl);
-  await writeFile(join(ws.workspace, "README.md"), "hello\n");
+let context: BrowserContext | undefined;
+beforeAll(async () => {
+  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (.ci/run does)`).toBe(true);
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
   await mkdir(SHOTS, { recursive: true });
 });
-afterEach(async () => {
+afterAll(async () => {
   await browser?.close();
-  browser = undefined;
-  if (profile !== undefined) await rm(profile, { recursive: true, force: true });
-  profile = undefined;
+});
+beforeEach(async () => {
+  double = await startProviderDouble({ wire: "anthropic" });
+  gate = await startStreamGate(double.baseUrl);
+});
+afterEach(async () => {
+  await context?.close();
+  context = undefined;
+  await gate.close();
   await double.close();
   await rm(ws.root, { recursive: true, force: true });
 });
 
-/** Chromium with the flags CI uses and a fresh profile. */
-async function openBrowser(): Promise<Page> {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (.ci/run does)`).toBe(true);
-  profile = await mkdtemp(join(tmpdir(), "podkit-chromium-"));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: FLAGS,
-    viewport: { width: 1100, height: 900 },
-  });
-  return browser.pages()[0] ?? (await browser.newPage());
+/** A scratch workspace whose pods talk to the double through the gate, with `README.md`. */
+async function workspace(extra = ""): Promise<typeof ws> {
+  ws = await doubleWorkspace(gate.url, extra);
+  await writeFile(join(ws.workspace, "README.md"), "hello\n");
+  return ws;
+}
+
+/** A page in a fresh context of the shared browser (its own cookies and session storage). */
+async function openPage(): Promise<Page> {
+  context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  return context.newPage();
 }
 
 /** The answer text of the preview (the reasoning's text sits inside its collapsed block). */
@@ -87,15 +97,14 @@ describe("the session viewer in a real browser", () => {
         ],
         usage: { inputTokens: 2400, outputTokens: 60, cacheReadTokens: 2000 },
       },
-      // The answer streams a few words, then holds for a while: the page is reloaded meanwhile.
-      {
-        parts: [{ type: "text", text: ANSWER, chunkSize: 6 }],
-        fault: { kind: "stall", afterEvents: 8, ms: 12_000 },
-      },
+      // The answer streams a few words, then is held (by the gate) while the page reloads.
+      { parts: [{ type: "text", text: ANSWER, chunkSize: 6 }] },
     );
+    const answer = gate.hold(2, 8);
+    await workspace();
     const serve = await startServe(ws.workspace, { HOME: ws.home, ANTHROPIC_API_KEY: "test-key" }, ["--yes"]);
     try {
-      const page = await openBrowser();
+      const page = await openPage();
       const resumedFrom: (string | undefined)[] = [];
       page.on("request", (request) => {
         if (request.url().includes("/events")) resumedFrom.push(request.headers()["last-event-id"]);
@@ -107,6 +116,7 @@ describe("the session viewer in a real browser", () => {
       const sessionId = new URL(page.url()).hash.slice("#/sessions/".length);
 
       // The answer streams in: part of it shows before it is committed.
+      await answer.held;
       await previewShows(page, "");
       const partial = await draftText(page);
       expect(ANSWER.startsWith(partial) && partial.length < ANSWER.length, partial).toBe(true);
@@ -118,6 +128,7 @@ describe("the session viewer in a real browser", () => {
       await page.reload();
       await page.waitForSelector("#session[data-live='true']");
       await previewShows(page, partial);
+      answer.release();
       await page.waitForSelector(".entry-run_completed", { timeout: 40_000 });
       expect(resumedFrom.at(-1), "the reloaded page resumed after its last entry").toMatch(
         /^[0-9a-f-]{36}:\d+:/,
@@ -167,9 +178,10 @@ describe("the session viewer in a real browser", () => {
       { parts: [{ type: "text", text: "It ran." }] },
     );
     // No --yes: the served pod leaves the bash call pending for a person.
+    await workspace();
     const serve = await startServe(ws.workspace, { HOME: ws.home, ANTHROPIC_API_KEY: "test-key" });
     try {
-      const page = await openBrowser();
+      const page = await openPage();
       await page.goto(`${serve.url}/`);
       await page.fill("#message", "Run the script.");
       await page.click("#send");
@@ -184,13 +196,96 @@ describe("the session viewer in a real browser", () => {
       await page.waitForSelector(".approval-answer.allowed");
       await page.waitForSelector(".approval.allowed");
       expect(await page.$$(".approval button")).toHaveLength(0);
-      const deadline = Date.now() + 20_000;
-      while ((await page.$$(".entry-run_completed")).length < 2) {
-        if (Date.now() > deadline) throw new Error("the run never went on after the answer");
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await page.waitForSelector(".entry-run_completed >> nth=1", { timeout: 20_000 });
       expect(await page.textContent(".approval-answer.allowed")).toMatch(/allowed by \S+/);
       expect(await ran()).toBe("ran\n");
+      expect(serve.stderr()).not.toContain("internal error");
+    } finally {
+      expect(await serve.stop()).toBe(0);
+    }
+  }, 120_000);
+  it("draws the tree of sub-pods: the root's page marks itself, says the child waits and links to it; the list nests children", async () => {
+    await workspace(HELPER_ROLE);
+    enqueueDelegation(double);
+    const serve = await startServe(ws.workspace, { HOME: ws.home, ANTHROPIC_API_KEY: "test-key" });
+    try {
+      const page = await openPage();
+      await page.goto(`${serve.url}/`);
+      await page.fill("#message", "Delegate the work.");
+      await page.click("#send");
+      await page.waitForURL(/#\/sessions\/[0-9a-f-]{36}$/);
+      const rootId = new URL(page.url()).hash.slice("#/sessions/".length);
+
+      // The run ends once the child waits: the tree, asked again after the last entries, shows it.
+      await page.waitForSelector(".entry-run_completed");
+      await page.waitForSelector("#tree-waiting .waiting");
+      const nodes = await page.$$eval("#tree .tree-node", (els) =>
+        els.map((el) => ({
+          id: el.getAttribute("data-session-id"),
+          role: el.querySelector(":scope > a .role")?.textContent,
+          status: el.querySelector(":scope > .status")?.getAttribute("data-status"),
+          current: el.classList.contains("current"),
+          depth: (() => {
+            let depth = 0;
+            for (let up = el.parentElement; up !== null; up = up.parentElement)
+              if (up.classList.contains("tree-node")) depth += 1;
+            return depth;
+          })(),
+          href: el.querySelector(":scope > a")?.getAttribute("href"),
+        })),
+      );
+      expect(nodes).toHaveLength(3);
+      expect(nodes[0]).toMatchObject({
+        id: rootId,
+        role: "root",
+        status: "finished",
+        current: true,
+        depth: 0,
+      });
+      const [child, grandchild] = [nodes[1], nodes[2]];
+      expect(child).toMatchObject({ role: "helper", status: "awaiting_approval", current: false, depth: 1 });
+      expect(grandchild).toMatchObject({ role: "helper", status: "finished", current: false, depth: 2 });
+      for (const node of nodes) expect(node.href).toBe(`#/sessions/${node.id}`);
+      expect(await page.textContent("#tree .tree-node.current > a")).toContain("root");
+      const waiting = await page.$eval("#tree-waiting .waiting", (el) => ({
+        id: el.getAttribute("data-session-id"),
+        text: el.textContent,
+        href: el.querySelector("a")?.getAttribute("href"),
+      }));
+      expect(waiting).toEqual({
+        id: child?.id,
+        text: "helper waits for your approval of bash · open it",
+        href: `#/sessions/${child?.id}`,
+      });
+      await page.screenshot({ path: join(SHOTS, "session-tree.png") });
+      // docs/serve-viewer-tree.png is this picture; PODKIT_DOC_SCREENSHOTS=1 writes it again.
+      const docShot = process.env.PODKIT_DOC_SCREENSHOTS === "1" ? DOCS : SHOTS;
+      await page.locator("#session").screenshot({ path: join(docShot, "serve-viewer-tree.png") });
+
+      // The link opens the child's page: its own stream, the pending call with Allow/Deny, the
+      // same tree with the child marked.
+      await page.click("#tree-waiting a");
+      await page.waitForURL(new RegExp(`#/sessions/${child?.id}$`));
+      await page.waitForSelector(`#session[data-session-id='${child?.id}']`);
+      await page.waitForSelector(`.approval.pending[data-call-id='${CHILD_BASH_CALL}'] button.allow`);
+      await page.waitForSelector(`#tree .tree-node.current[data-session-id='${child?.id}']`);
+      expect(await page.$$("#tree-waiting")).toHaveLength(0); // the waiting session is this one
+      // And the grandchild's link, from the tree.
+      await page.click(`#tree .tree-node[data-session-id='${grandchild?.id}'] > a`);
+      await page.waitForSelector(`#session[data-session-id='${grandchild?.id}'] .assistant`);
+      expect(await page.textContent(".assistant .text")).toBe("the grandchild looked");
+
+      // The list puts each child under its parent.
+      await page.goto(`${serve.url}/#/`);
+      await page.waitForSelector("#sessions");
+      const rows = await page.$$eval("#sessions tbody tr", (els) =>
+        els.map((el) => [el.getAttribute("data-session-id"), el.getAttribute("data-depth")]),
+      );
+      expect(rows).toEqual([
+        [rootId, "0"],
+        [child?.id, "1"],
+        [grandchild?.id, "2"],
+      ]);
       expect(serve.stderr()).not.toContain("internal error");
     } finally {
       expect(await serve.stop()).toBe(0);

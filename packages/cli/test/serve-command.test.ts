@@ -5,6 +5,7 @@ import { entriesOf, http, openSse, type SseEvent } from "../../serve/test/suppor
 // The PostgreSQL test harness lives with the store (it resolves `pg` from there).
 import { usePostgresDatabases } from "../../store-postgres/test/helpers/databases.js";
 import { runBin } from "./run-bin.js";
+import { CHILD_BASH_CALL, enqueueDelegation, HELPER_ROLE } from "./support/helper-role.js";
 import { startServe } from "./support/serve-process.js";
 import { doubleWorkspace } from "./support/workspace.js";
 
@@ -13,6 +14,15 @@ import { doubleWorkspace } from "./support/workspace.js";
 
 const database = usePostgresDatabases();
 const URL_VARIABLE = "PODKIT_TEST_SESSIONS_URL";
+
+interface SessionRowJson {
+  sessionId: string;
+  status: string;
+  parent?: { sessionId: string; role: string; depth: number };
+}
+interface TreeJson extends SessionRowJson {
+  children: TreeJson[];
+}
 let double: ProviderDouble;
 let ws: { root: string; workspace: string; home: string };
 beforeEach(async () => {
@@ -30,24 +40,66 @@ const entryBytes = (events: readonly SseEvent[]) =>
     .join("");
 
 describe("podkit serve", () => {
-  it("serves the workspace's sessions: GET /sessions and /sessions/:id are `session list|show --json`", async () => {
-    ws = await doubleWorkspace(double.baseUrl);
-    const env = { HOME: ws.home, ANTHROPIC_API_KEY: "test-key" };
-    const serve = await startServe(ws.workspace, env);
-    try {
-      double.enqueue({ parts: [{ type: "text", text: "served" }] });
-      const started = await http(`${serve.url}/sessions`, { json: { message: "over http", wait: true } });
-      expect(started.body).toMatchObject({ status: "finished", text: "served" });
-      const { sessionId } = started.body as { sessionId: string };
-      const list = await runBin(["session", "list", "--json"], { cwd: ws.workspace, env });
-      expect((await http(`${serve.url}/sessions`)).body).toEqual(JSON.parse(list.stdout));
-      const show = await runBin(["session", "show", sessionId, "--json"], { cwd: ws.workspace, env });
-      expect((await http(`${serve.url}/sessions/${sessionId}`)).body).toEqual(JSON.parse(show.stdout));
-    } finally {
-      expect(await serve.stop()).toBe(0);
-    }
-    expect(serve.stderr()).toContain("podkit serve: stopping");
-  }, 120_000);
+  it.each(["filesystem", "postgres"] as const)(
+    "on the %s store, GET /sessions and /sessions/:id are `session list|show --json`: a tree of sub-pods with a child's pending approval",
+    async (kind) => {
+      const storeConfig =
+        kind === "postgres" ? `[session]\nstore = "postgres"\nurl_env = "${URL_VARIABLE}"\n` : "";
+      ws = await doubleWorkspace(double.baseUrl, `${storeConfig}${HELPER_ROLE}`);
+      const env: Record<string, string> = { HOME: ws.home, ANTHROPIC_API_KEY: "test-key" };
+      if (kind === "postgres") env[URL_VARIABLE] = await database();
+      enqueueDelegation(double);
+      const serve = await startServe(ws.workspace, env);
+      try {
+        const started = await http(`${serve.url}/sessions`, { json: { message: "delegate", wait: true } });
+        expect(started.body).toMatchObject({ status: "finished", text: "the helper waits for an approval" });
+        const rootId = (started.body as { sessionId: string }).sessionId;
+
+        const list = await runBin(["session", "list", "--json"], { cwd: ws.workspace, env });
+        expect(list.code, list.stderr).toBe(0);
+        const rows = JSON.parse(list.stdout) as SessionRowJson[];
+        expect((await http(`${serve.url}/sessions`)).body).toEqual(rows);
+        const child = rows.find((row) => row.parent?.sessionId === rootId);
+        const grandchild = rows.find((row) => row.parent?.sessionId === child?.sessionId);
+        expect(child?.parent).toMatchObject({ role: "helper", depth: 1 });
+        expect(grandchild?.parent).toMatchObject({ role: "helper", depth: 2 });
+        expect(child).toMatchObject({
+          status: "awaiting_approval",
+          pendingApprovals: [{ callId: CHILD_BASH_CALL, tool: "bash", pending: true }],
+        });
+
+        const ids = [rootId, child?.sessionId as string, grandchild?.sessionId as string];
+        const shows = await Promise.all(
+          ids.map((id) => runBin(["session", "show", id, "--json"], { cwd: ws.workspace, env })),
+        );
+        for (const [i, id] of ids.entries()) {
+          const show = shows[i] as Awaited<ReturnType<typeof runBin>>;
+          expect(show.code, show.stderr).toBe(0);
+          const shown = JSON.parse(show.stdout) as { sessionId: string; tree: TreeJson };
+          expect((await http(`${serve.url}/sessions/${id}`)).body, id).toEqual(shown);
+          // Each shows the same tree, from the root: its child waiting, with its grandchild.
+          expect(shown.sessionId).toBe(id);
+          expect(shown.tree).toMatchObject({
+            sessionId: rootId,
+            status: "finished",
+            pendingApprovals: [],
+            children: [
+              {
+                sessionId: child?.sessionId,
+                status: "awaiting_approval",
+                pendingApprovals: [{ callId: CHILD_BASH_CALL }],
+                children: [{ sessionId: grandchild?.sessionId, status: "finished", children: [] }],
+              },
+            ],
+          });
+        }
+        expect(serve.stderr()).not.toContain("internal error");
+      } finally {
+        expect(await serve.stop()).toBe(0);
+      }
+    },
+    120_000,
+  );
 
   it("refuses to listen beyond loopback without PODKIT_SERVE_TOKEN: one line, a hint, exit 1", async () => {
     ws = await doubleWorkspace(double.baseUrl);

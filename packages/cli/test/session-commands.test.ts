@@ -60,14 +60,18 @@ describe("podkit session list", () => {
       segments: 1,
       turns: 2,
       firstInput: "summarize the\nREADME please",
+      status: "finished",
+      pendingApprovals: [],
     });
     expect(rows.find((row) => row.sessionId === second)).toMatchObject({ turns: 1, segments: 1 });
     for (const row of rows)
       expect(Object.keys(row).sort()).toEqual([
         "firstInput",
         "lastActivity",
+        "pendingApprovals",
         "segments",
         "sessionId",
+        "status",
         "turns",
       ]);
 

@@ -71,13 +71,16 @@ export {
 } from "./prompt-ref/index.js";
 export * from "./resources/index.js";
 export {
+  type ApprovalSummary,
   entriesBeforeCorruption,
   intactView,
   listSessionRows,
   readSessionLine,
+  readSessionView,
   type SegmentSummaryText,
   type SessionRow,
   type SessionTreeNode,
+  type SessionView,
   type ShownSegment,
   segmentOfFile,
   sessionForest,

@@ -55,6 +55,7 @@ describe("the public surface of @podkit/pod", () => {
       "podModelAdapter",
       "readAgentsMd",
       "readSessionLine",
+      "readSessionView",
       "segmentOfFile",
       "sessionForest",
       "sessionRow",

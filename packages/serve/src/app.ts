@@ -1,9 +1,9 @@
 import type { Item } from "@podkit/llm-worker";
 import type { Store } from "@podkit/session-store";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import type { FeedHub } from "./feed/feed-hub.js";
+import { bodyCap } from "./http/body-cap.js";
 import { respondToError } from "./http/error-mapping.js";
 import { errorResponse } from "./http/http-error.js";
 import { chatRoutes } from "./routes/chat.js";
@@ -46,13 +46,10 @@ export function createApp(options: AppOptions): Hono {
   }
   app.use(options.token === undefined ? loopbackHostOnly(options.port) : bearerToken(options.token));
   app.use(
-    bodyLimit({
-      maxSize: options.maxBodyBytes,
-      onError: (c) => {
-        // The rest of the body is never read: the connection cannot carry another request.
-        c.header("connection", "close");
-        return errorResponse(c, 413, `the request body exceeds ${options.maxBodyBytes} bytes`);
-      },
+    bodyCap(options.maxBodyBytes, (c) => {
+      // The rest of the body is never read: the connection cannot carry another request.
+      c.header("connection", "close");
+      return errorResponse(c, 413, `the request body exceeds ${options.maxBodyBytes} bytes`);
     }),
   );
   const ctx: RouteContext = {

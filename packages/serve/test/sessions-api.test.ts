@@ -1,5 +1,4 @@
-import { listSessionRows, readSessionLine } from "@podkit/pod";
-import { describeSession } from "@podkit/session-store";
+import { listSessionRows, readSessionView } from "@podkit/pod";
 import { describe, expect, it } from "vitest";
 import { useServeWorlds } from "./support/serve-world.js";
 import { entriesOf, http, openSse } from "./support/sse-client.js";
@@ -20,9 +19,11 @@ describe("the session API over real HTTP (filesystem store)", () => {
     expect(list.body).toMatchObject([{ sessionId: body.sessionId, turns: 1, firstInput: "say hello" }]);
 
     const show = await http(w.url(`/sessions/${body.sessionId}`));
-    const overview = await describeSession(w.store, body.sessionId);
-    const expected = { ...overview, segments: await readSessionLine(w.store, overview) };
+    const expected = await readSessionView(w.store, body.sessionId);
     expect(show.body).toEqual(JSON.parse(JSON.stringify(expected)));
+    expect(show.body).toMatchObject({
+      tree: { sessionId: body.sessionId, status: "finished", pendingApprovals: [], children: [] },
+    });
   });
 
   it("continues a session with a new message and streams both turns as committed entries in order", async () => {

@@ -1,17 +1,8 @@
-import type { Item } from "@podkit/llm-worker";
-import { intactView, listSessionRows, sessionForest, treeOf } from "@podkit/pod";
-import {
-  CorruptEntryError,
-  describeSession,
-  NotFoundError,
-  SessionLog,
-  type SessionOverview,
-  type Store,
-} from "@podkit/session-store";
+import { intactView, listSessionRows, sessionForest } from "@podkit/pod";
+import { NotFoundError, SessionLog } from "@podkit/session-store";
 import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
-import { corruptLogError } from "../session/corrupt-log.js";
-import { readSessionLine, sessionShowText } from "../session/session-show.js";
+import { readSessionView, sessionShowText } from "../session/session-show.js";
 import { sessionListText, sessionTreeText } from "../session/session-tree.js";
 import { withStore } from "../session/with-store.js";
 
@@ -34,16 +25,13 @@ export async function list(input: CommandInput, ctx: CommandContext): Promise<nu
 export async function show(input: CommandInput, ctx: CommandContext): Promise<number> {
   const sessionId = input.positionals[0] as string;
   return withStore(input, ctx, async (store) => {
-    const overview = await overviewOf(store, sessionId);
-    const segments = await readSessionLine(store, overview);
+    const view = await readSessionView(store, sessionId).catch((error) => throwMissing(error, sessionId));
     if (input.values.json === true) {
-      // The same document as serve's GET /sessions/:id; the tree is in `session list --json` (`parent`).
-      ctx.io.stdout.write(`${JSON.stringify({ ...overview, segments }, null, 2)}\n`);
+      // The same document as serve's GET /sessions/:id.
+      ctx.io.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
     } else {
-      ctx.io.stdout.write(sessionShowText(overview, segments));
-      const tree = treeOf(sessionForest(await listSessionRows(store)), sessionId);
-      if (tree !== undefined && tree.children.length > 0)
-        ctx.io.stdout.write(sessionTreeText(tree, sessionId));
+      ctx.io.stdout.write(sessionShowText(view, view.segments));
+      if (view.tree.children.length > 0) ctx.io.stdout.write(sessionTreeText(view.tree, sessionId));
     }
     return 0;
   });
@@ -78,16 +66,6 @@ export async function fork(input: CommandInput, ctx: CommandContext): Promise<nu
     }
     return 0;
   });
-}
-
-/** The session's overview; a missing session is a CLI error, a corrupt one names the fork to make. */
-async function overviewOf(store: Store<Item>, sessionId: string): Promise<SessionOverview> {
-  try {
-    return await describeSession(store, sessionId);
-  } catch (error) {
-    if (CorruptEntryError.isInstance(error)) throw await corruptLogError(error, store, sessionId);
-    return throwMissing(error, sessionId);
-  }
 }
 
 /** Rethrows `error`, a missing session as the CLI's error saying where to look. */

@@ -1,22 +1,24 @@
 import type { Item } from "@podkit/llm-worker";
-import { readSessionLine as readPodSessionLine, type ShownSegment, type UsageTotals } from "@podkit/pod";
+import {
+  readSessionView as readPodSessionView,
+  type SessionView,
+  type ShownSegment,
+  type UsageTotals,
+} from "@podkit/pod";
 import { CorruptEntryError, type SegmentInfo, type SessionOverview, type Store } from "@podkit/session-store";
 import { approvalSubject } from "./approvals.js";
 import { corruptLogError } from "./corrupt-log.js";
 import { oneLine } from "./event-printer.js";
 
 /**
- * The segments `podkit session show` walks (pod's `readSessionLine`), with a corrupt line turned
- * into the CLI's error that names it and the fork that continues before it.
+ * What `podkit session show` prints (pod's `readSessionView`, as serve's `GET /sessions/:id`), with
+ * a corrupt line turned into the CLI's error that names it and the fork that continues before it.
  */
-export async function readSessionLine(
-  store: Store<Item>,
-  overview: SessionOverview,
-): Promise<ShownSegment[]> {
+export async function readSessionView(store: Store<Item>, sessionId: string): Promise<SessionView> {
   try {
-    return await readPodSessionLine(store, overview);
+    return await readPodSessionView(store, sessionId);
   } catch (error) {
-    if (CorruptEntryError.isInstance(error)) throw await corruptLogError(error, store, overview.sessionId);
+    if (CorruptEntryError.isInstance(error)) throw await corruptLogError(error, store, sessionId);
     throw error;
   }
 }
@@ -68,7 +70,8 @@ function approvalLine(approval: ShownSegment["turns"][number]["approvals"][numbe
   const what = `approval of ${approval.tool}(${oneLine(approvalSubject(approval.arguments), 60)}) [${approval.callId}], asked by ${approval.askedBy}`;
   const asked = new Date(approval.requestedAt).toISOString();
   const answer = approval.answer;
-  if (answer === undefined) return `? ${what} at ${asked}: pending`;
+  if (answer === undefined)
+    return `${approval.pending ? "?" : "-"} ${what} at ${asked}: ${approval.pending ? "pending" : "closed without an answer"}`;
   const reason = answer.reason === undefined ? "" : ` (${oneLine(answer.reason, 60)})`;
   const verdict = answer.decision === "allow" ? "✓" : "✗";
   return `${verdict} ${what}: ${answer.decision === "allow" ? "allowed" : "denied"} by ${answer.by} at ${new Date(answer.at).toISOString()}${reason}`;

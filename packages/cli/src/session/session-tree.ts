@@ -5,7 +5,7 @@ import { oneLine } from "./event-printer.js";
 export function sessionListText(forest: readonly SessionTreeNode[]): string {
   const lines: string[] = [];
   const walk = (node: SessionTreeNode, depth: number) => {
-    lines.push(`${depth === 0 ? "" : `${"  ".repeat(depth - 1)}└ `}${rowLine(node.row)}`);
+    lines.push(`${depth === 0 ? "" : `${"  ".repeat(depth - 1)}└ `}${rowLine(node)}`);
     for (const child of node.children) walk(child, depth + 1);
   };
   for (const root of forest) walk(root, 0);
@@ -19,11 +19,10 @@ export function sessionListText(forest: readonly SessionTreeNode[]): string {
 export function sessionTreeText(tree: SessionTreeNode, shown: string): string {
   const lines = ["", "sub-pod tree (open one with `podkit session show <id>`):"];
   const walk = (node: SessionTreeNode, depth: number) => {
-    const role =
-      node.row.parent === undefined ? "root" : `${node.row.parent.role} (depth ${node.row.parent.depth})`;
-    const mark = node.row.sessionId === shown ? "  ← this session" : "";
+    const role = node.parent === undefined ? "root" : `${node.parent.role} (depth ${node.parent.depth})`;
+    const mark = node.sessionId === shown ? "  ← this session" : "";
     lines.push(
-      `${"  ".repeat(depth + 1)}${depth === 0 ? "" : "└ "}${role} ${node.row.sessionId}  ${node.row.turns} turn(s)${mark}`,
+      `${"  ".repeat(depth + 1)}${depth === 0 ? "" : "└ "}${role} ${node.sessionId}  ${node.turns} turn(s)${mark}`,
     );
     for (const child of node.children) walk(child, depth + 1);
   };

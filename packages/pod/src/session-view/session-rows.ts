@@ -1,7 +1,7 @@
 import type { Item } from "@podkit/llm-worker";
 import type { Store } from "@podkit/session-store";
 import { entriesBeforeCorruption, intactView } from "./entries-before-corruption.js";
-import { summarizeEntries } from "./session-summary.js";
+import { type ApprovalSummary, summarizeEntries } from "./session-summary.js";
 
 /** One session as `podkit session list --json` and `GET /sessions` list it. */
 export interface SessionRow {
@@ -14,6 +14,14 @@ export interface SessionRow {
   turns: number;
   /** The first user input of the head segment ("" when there is none). */
   firstInput: string;
+  /**
+   * How the head's latest turn ended, as a turn's `outcome` says it (`finished`,
+   * `awaiting_approval`, `error: …`, …; `open` while it runs, or when its process died in it);
+   * `idle` when the head has no turn yet.
+   */
+  status: string;
+  /** The head's approvals still waiting for a person, oldest first. */
+  pendingApprovals: ApprovalSummary[];
   /** A child session's parent (sub-pods): its session, role, depth and spawning call. */
   parent?: { sessionId: string; role: string; depth: number; callId: string };
 }
@@ -39,6 +47,8 @@ export async function sessionRow(store: Store<Item>, sessionId: string): Promise
     segments: 1 + overview.otherBranches.length + overview.compacted.length,
     turns: turns.filter((t) => t.turn !== null).length,
     firstInput: turns.find((t) => t.input !== null)?.input ?? "",
+    status: turns.at(-1)?.outcome ?? "idle",
+    pendingApprovals: turns.flatMap((t) => t.approvals.filter((approval) => approval.pending)),
     ...(parent === undefined
       ? {}
       : {

@@ -9,6 +9,11 @@ export interface ApprovalSummary {
   askedBy: string;
   requestedAt: number;
   answer?: { decision: "allow" | "deny"; by: string; at: number; reason?: string };
+  /**
+   * Waiting for a person: no answer and no result yet. False once answered, and for a call the
+   * session closed without an answer (its run was interrupted and the call got its result).
+   */
+  pending: boolean;
 }
 
 /** One turn of a segment as `podkit session show` prints it (and `GET /sessions/:id` returns it). */
@@ -89,7 +94,10 @@ export function summarizeEntries(entries: readonly Entry<Item>[]): SegmentSummar
       }
       case "tool_result": {
         const item = entry.item;
-        if (item.type === "tool_result" && current !== undefined) {
+        if (item.type !== "tool_result") break;
+        const asked = approvals.get(item.call_id);
+        if (asked !== undefined) asked.pending = false;
+        if (current !== undefined) {
           current.tools.push({
             name: names.get(item.call_id) ?? "?",
             isError: item.is_error === true,
@@ -108,6 +116,7 @@ export function summarizeEntries(entries: readonly Entry<Item>[]): SegmentSummar
           arguments: entry.arguments,
           askedBy: entry.asked_by,
           requestedAt: entry.ts,
+          pending: true,
         };
         if (!approvals.has(entry.call_id)) approvals.set(entry.call_id, approval);
         current?.approvals.push(approval);
@@ -116,6 +125,7 @@ export function summarizeEntries(entries: readonly Entry<Item>[]): SegmentSummar
       case "approval_answered": {
         const approval = approvals.get(entry.call_id);
         if (approval !== undefined && approval.answer === undefined) {
+          approval.pending = false;
           approval.answer = {
             decision: entry.decision,
             by: entry.by,
@@ -126,8 +136,12 @@ export function summarizeEntries(entries: readonly Entry<Item>[]): SegmentSummar
         break;
       }
       case "run_completed":
+        // A run stopping for an approval is always marked interrupted: that is not news.
         if (current !== undefined)
-          current.outcome = entry.interrupted ? `${entry.result} (interrupted)` : entry.result;
+          current.outcome =
+            entry.interrupted && entry.result !== "awaiting_approval"
+              ? `${entry.result} (interrupted)`
+              : entry.result;
         break;
       case "run_errored":
         if (current !== undefined) current.outcome = `error: ${entry.message}`;

@@ -1,5 +1,4 @@
-import { listSessionRows, type PodRunResult, readSessionLine } from "@podkit/pod";
-import { describeSession } from "@podkit/session-store";
+import { listSessionRows, type PodRunResult, readSessionView } from "@podkit/pod";
 import type { Hono } from "hono";
 import { z } from "zod";
 import { HttpError } from "../http/http-error.js";
@@ -44,10 +43,7 @@ export function sessionRoutes(app: Hono, ctx: RouteContext): void {
   app.get("/sessions", async (c) => c.json(await listSessionRows(ctx.store)));
 
   app.get("/sessions/:id", async (c) => {
-    const sessionId = checkedSessionId(c.req.param("id"));
-    const overview = await describeSession(ctx.store, sessionId);
-    const segments = await readSessionLine(ctx.store, overview);
-    return c.json({ ...overview, segments });
+    return c.json(await readSessionView(ctx.store, checkedSessionId(c.req.param("id"))));
   });
 
   app.post("/sessions", async (c) => {

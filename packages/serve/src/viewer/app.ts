@@ -2,10 +2,11 @@ import { ApiError, api, setToken } from "./api.js";
 import { h } from "./dom.js";
 import { listPage } from "./list-page.js";
 import { sessionPage } from "./session-page.js";
+import type { TreeNode } from "./session-tree.js";
 
-// The session viewer of `podkit serve`: `#/` lists sessions, `#/sessions/<id>` streams one.
-// Sub-pods (a tree under the session head) and pending approvals (Allow/Deny) join the session
-// page once the log records them.
+// The session viewer of `podkit serve`: `#/` lists sessions (sub-pods under their parent),
+// `#/sessions/<id>` streams one, with the tree of sub-pods it belongs to and its pending approvals
+// (Allow/Deny).
 
 const root = document.getElementById("main") as HTMLElement;
 let leave: (() => void) | undefined;
@@ -17,8 +18,8 @@ async function route(): Promise<void> {
   try {
     if (match !== null) {
       // Asked first, so a missing token or an unknown session shows before any stream opens.
-      await api(`/sessions/${match[1]}`);
-      leave = sessionPage(root, match[1] as string);
+      const view = await api<{ tree: TreeNode }>(`/sessions/${match[1]}`);
+      leave = sessionPage(root, match[1] as string, view.tree);
     } else await listPage(root);
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) askForToken();

@@ -26,3 +26,8 @@ export function collapsed(summary: string, body: Child, className = ""): HTMLEle
 export function count(n: number): string {
   return n.toLocaleString("en-US");
 }
+
+/** A long id shortened for display: its first 8 and last 4 characters. */
+export function short(id: string): string {
+  return id.length > 13 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id;
+}

@@ -1,15 +1,8 @@
 import { api } from "./api.js";
 import { h } from "./dom.js";
+import { listedInTrees, roleOf, type SessionRow, statusBadge } from "./session-tree.js";
 
-interface SessionRow {
-  sessionId: string;
-  lastActivity: string;
-  segments: number;
-  turns: number;
-  firstInput: string;
-}
-
-/** The list of sessions, newest first, and a box that starts a new one. */
+/** The list of sessions, newest first, sub-pods under their parent, and a box that starts a new one. */
 export async function listPage(root: HTMLElement): Promise<void> {
   const message = h("textarea", {
     id: "message",
@@ -33,6 +26,7 @@ export async function listPage(root: HTMLElement): Promise<void> {
               "tr",
               {},
               h("th", {}, "session"),
+              h("th", {}, "status"),
               h("th", {}, "last activity"),
               h("th", {}, "turns"),
               h("th", {}, "first message"),
@@ -41,11 +35,21 @@ export async function listPage(root: HTMLElement): Promise<void> {
           h(
             "tbody",
             {},
-            ...rows.map((row) =>
+            ...listedInTrees(rows).map(({ row, depth }) =>
               h(
                 "tr",
-                { "data-session-id": row.sessionId },
-                h("td", {}, h("a", { href: `#/sessions/${row.sessionId}` }, row.sessionId)),
+                {
+                  "data-session-id": row.sessionId,
+                  "data-depth": String(depth),
+                  ...(row.parent === undefined ? {} : { "data-parent": row.parent.sessionId }),
+                },
+                h(
+                  "td",
+                  { class: "session-cell" },
+                  depth === 0 ? null : h("span", { class: "role" }, `└ ${roleOf(row)} `),
+                  h("a", { href: `#/sessions/${row.sessionId}` }, row.sessionId),
+                ),
+                h("td", {}, statusBadge(row)),
                 h("td", {}, row.lastActivity.replace("T", " ").slice(0, 19)),
                 h("td", {}, String(row.turns)),
                 h("td", { class: "first-input" }, row.firstInput.slice(0, 120)),

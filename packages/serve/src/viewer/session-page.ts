@@ -2,16 +2,22 @@ import { ApiError, api } from "./api.js";
 import { h } from "./dom.js";
 import { type LogEntry, SessionModel } from "./session-model.js";
 import { SessionRenderer } from "./session-render.js";
+import { drawTree, type TreeNode } from "./session-tree.js";
 import { readEventStream } from "./sse-reader.js";
 
 const CACHE_PREFIX = "podkit.log.";
 
+/** How often the tree is asked again while one of its sessions runs (a child in the background). */
+const TREE_POLL_MS = 3_000;
+
 /**
- * The page of one session: its log streamed live, the preview of the response in flight, a
- * message box and the interrupt button. What it has received is kept for this tab, so a reload
- * draws it at once and the stream resumes after the last entry instead of starting over.
+ * The page of one session: the tree of sub-pods it belongs to, its log streamed live, the preview
+ * of the response in flight, a message box and the interrupt button. What it has received is kept
+ * for this tab, so a reload draws it at once and the stream resumes after the last entry instead
+ * of starting over. `tree` is the one `GET /sessions/:id` gave; it is asked again after new
+ * entries (a child spawned, a run ended) and, while a session of it runs, every few seconds.
  */
-export function sessionPage(root: HTMLElement, sessionId: string): () => void {
+export function sessionPage(root: HTMLElement, sessionId: string, tree: TreeNode): () => void {
   const model = new SessionModel();
   const timeline = h("div", { class: "timeline", id: "timeline" });
   const renderer = new SessionRenderer(timeline, (callId, decision) => {
@@ -30,6 +36,7 @@ export function sessionPage(root: HTMLElement, sessionId: string): () => void {
   }) as HTMLTextAreaElement;
   const send = h("button", { id: "send", type: "submit" }, "Send");
   const problem = h("div", { class: "problem", id: "problem", hidden: "" });
+  const treeBox = h("nav", { class: "tree", id: "tree", "aria-label": "sub-pods", hidden: "" });
   const page = h(
     "section",
     { id: "session", "data-session-id": sessionId },
@@ -41,11 +48,13 @@ export function sessionPage(root: HTMLElement, sessionId: string): () => void {
       state,
       interrupt,
     ),
+    treeBox,
     timeline,
     problem,
     h("form", { class: "compose", id: "compose" }, message, send),
   );
   root.replaceChildren(page);
+  const trees = treeUpdates(treeBox, sessionId, tree);
 
   const cached = readCache(sessionId);
   model.entries = cached;
@@ -71,7 +80,10 @@ export function sessionPage(root: HTMLElement, sessionId: string): () => void {
       if (change.kind === "entry") renderer.add(change.entry);
       else if (change.kind === "all") renderer.redraw(model.entries, undefined);
       else if (change.kind === "live") page.dataset.live = "true";
-      if (change.kind === "entry" || change.kind === "all") saveTimer ??= window.setTimeout(save, 100);
+      if (change.kind === "entry" || change.kind === "all") {
+        saveTimer ??= window.setTimeout(save, 100);
+        trees.soon();
+      }
       refresh();
     },
     (status, detail) => {
@@ -100,10 +112,43 @@ export function sessionPage(root: HTMLElement, sessionId: string): () => void {
       .finally(() => send.removeAttribute("disabled"));
   });
   return () => {
+    trees.stop();
     stream.stop();
     window.removeEventListener("pagehide", save);
     if (saveTimer !== undefined) window.clearTimeout(saveTimer);
     save();
+  };
+}
+
+/**
+ * Draws `tree` into `box` and keeps it current: `soon()` asks the server again shortly (many
+ * entries in a row make one request), and while a session of the tree runs it is asked every few
+ * seconds, since a child's progress is not in this session's stream.
+ */
+function treeUpdates(box: HTMLElement, sessionId: string, tree: TreeNode) {
+  let timer: number | undefined;
+  let stopped = false;
+  const running = (node: TreeNode): boolean => node.status === "open" || node.children.some(running);
+  const show = (next: TreeNode) => {
+    drawTree(box, next, sessionId);
+    if (running(next)) schedule(TREE_POLL_MS);
+  };
+  const schedule = (ms: number) => {
+    if (stopped || timer !== undefined) return;
+    timer = window.setTimeout(() => {
+      timer = undefined;
+      api<{ tree: TreeNode }>(`/sessions/${encodeURIComponent(sessionId)}`)
+        .then((view) => (stopped ? undefined : show(view.tree)))
+        .catch(() => schedule(TREE_POLL_MS));
+    }, ms);
+  };
+  show(tree);
+  return {
+    soon: () => schedule(300),
+    stop: () => {
+      stopped = true;
+      if (timer !== undefined) window.clearTimeout(timer);
+    },
   };
 }
 

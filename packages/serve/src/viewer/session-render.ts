@@ -1,4 +1,4 @@
-import { type Child, collapsed, count, h } from "./dom.js";
+import { type Child, collapsed, count, h, short } from "./dom.js";
 import type { LogEntry, Preview } from "./session-model.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: items are JSON read field by field
@@ -243,10 +243,6 @@ function pretty(args: string): string {
   } catch {
     return args;
   }
-}
-
-function short(id: string): string {
-  return id.length > 13 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id;
 }
 
 function time(ts: number): string {
