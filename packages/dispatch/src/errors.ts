@@ -24,14 +24,14 @@ export class DispatchError extends Error {
   }
 }
 
-const BUSY_MARKER = Symbol.for("podkit.dispatch.error.session-busy");
+const RUNNING_MARKER = Symbol.for("podkit.dispatch.error.session-running");
 
 /**
  * A run was submitted to a session that a worker is running now. The session log has one writer:
  * the input is not committed while another machine writes the session.
  */
-export class SessionBusyError extends DispatchError {
-  readonly [BUSY_MARKER] = true;
+export class SessionRunningError extends DispatchError {
+  readonly [RUNNING_MARKER] = true;
   readonly sessionId: string;
   readonly runningRunId: string;
 
@@ -39,13 +39,13 @@ export class SessionBusyError extends DispatchError {
     super(`session ${args.sessionId} is being run by run ${args.runningRunId} on a worker`, {
       hint: `submit again when it has ended (\`podkit runs show ${args.runningRunId}\`), or start a new session`,
     });
-    this.name = "SessionBusyError";
+    this.name = "SessionRunningError";
     this.sessionId = args.sessionId;
     this.runningRunId = args.runningRunId;
   }
 
-  static override isInstance(value: unknown): value is SessionBusyError {
-    return hasMarker(value, BUSY_MARKER);
+  static override isInstance(value: unknown): value is SessionRunningError {
+    return hasMarker(value, RUNNING_MARKER);
   }
 }
 

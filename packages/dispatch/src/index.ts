@@ -19,7 +19,7 @@ export {
   RunCancelledError,
   RunInputError,
   RunStateError,
-  SessionBusyError,
+  SessionRunningError,
   UnknownPodError,
   UnknownRunError,
 } from "./errors.js";

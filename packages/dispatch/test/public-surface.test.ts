@@ -15,7 +15,7 @@ describe("the public surface of @podkit/dispatch", () => {
       "RunInputError",
       "RunStateError",
       "RunWorker",
-      "SessionBusyError",
+      "SessionRunningError",
       "UnknownPodError",
       "UnknownRunError",
       "outcomeOf",
@@ -26,8 +26,8 @@ describe("the public surface of @podkit/dispatch", () => {
   });
 
   it("recognises its errors by marker, not by name", () => {
-    const error = new api.SessionBusyError({ sessionId: "s", runningRunId: "r" });
-    expect(api.SessionBusyError.isInstance(error)).toBe(true);
+    const error = new api.SessionRunningError({ sessionId: "s", runningRunId: "r" });
+    expect(api.SessionRunningError.isInstance(error)).toBe(true);
     expect(api.DispatchError.isInstance(error)).toBe(true);
     expect(api.UnknownRunError.isInstance(error)).toBe(false);
     expect(api.DispatchError.isInstance({ name: "DispatchError" })).toBe(false);

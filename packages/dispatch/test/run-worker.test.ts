@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { RunCancelledError, SessionBusyError, submitRun } from "../src/index.js";
+import { RunCancelledError, SessionRunningError, submitRun } from "../src/index.js";
 import { assertSessionSound, until, useWorlds, type World } from "./helpers/world.js";
 
 const world = useWorlds();
@@ -120,8 +120,8 @@ describe("a run submitted and run by a worker", () => {
       session: { id: first.run.sessionId },
       input: "three",
     }).catch((error: unknown) => error);
-    expect(SessionBusyError.isInstance(busy)).toBe(true);
-    expect((busy as SessionBusyError).runningRunId).toBe(second.run.runId);
+    expect(SessionRunningError.isInstance(busy)).toBe(true);
+    expect((busy as SessionRunningError).runningRunId).toBe(second.run.runId);
     w.double.enqueue(text("unblocked"));
     await w.queue.connect().cancel(second.run.runId);
     const cancelled = await until(stateOf(w, second.run.runId));

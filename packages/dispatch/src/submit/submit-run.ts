@@ -2,7 +2,7 @@ import type { Item } from "@podkit/llm-worker";
 import type { Store } from "@podkit/session-store";
 import { v5 as uuidv5, v7 as uuidv7 } from "uuid";
 import type { Dispatcher, SubmitOutcome } from "../dispatcher.js";
-import { SessionBusyError } from "../errors.js";
+import { SessionRunningError } from "../errors.js";
 import { runEntry } from "../run-entries.js";
 import { appendToHead } from "./append-to-head.js";
 
@@ -61,7 +61,7 @@ export async function submitRun(
     sessionId = request.session.id;
     // One writer per session: a worker running it now must not find a foreign entry in its segment.
     const [running] = await dispatcher.list({ sessionId, states: ["running"], limit: 1 });
-    if (running !== undefined) throw new SessionBusyError({ sessionId, runningRunId: running.runId });
+    if (running !== undefined) throw new SessionRunningError({ sessionId, runningRunId: running.runId });
   } else {
     sessionId = await request.session.create();
   }

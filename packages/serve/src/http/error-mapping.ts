@@ -20,7 +20,7 @@ import { errorResponse, HttpError } from "./http-error.js";
  * 500, and for anything else a bare "internal error" (reported to `onUnexpected`). Never a stack.
  */
 export function respondToError(c: Context, error: unknown, onUnexpected: (error: unknown) => void) {
-  if (error instanceof HttpError) return errorResponse(c, error.status, error.message, error.hint);
+  if (HttpError.isInstance(error)) return errorResponse(c, error.status, error.message, error.hint);
   if (NotFoundError.isInstance(error)) {
     return errorResponse(c, 404, `no such ${error.what}: ${error.id}`, "GET /sessions lists the sessions");
   }

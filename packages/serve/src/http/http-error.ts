@@ -1,20 +1,26 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { hasMarker, ServeError } from "../errors.js";
+
+const HTTP_MARKER = Symbol.for("podkit.serve.error.http");
 
 /**
  * A request the server answers with a 4xx (or a 5xx it can explain): the status and a message for
  * the client. Thrown inside routes; `errorResponse` turns it into `{"error": …, "hint"?: …}`.
  * Never carries a stack trace to the client.
  */
-export class HttpError extends Error {
+export class HttpError extends ServeError {
+  readonly [HTTP_MARKER] = true;
   readonly status: ContentfulStatusCode;
-  readonly hint: string | undefined;
 
   constructor(status: ContentfulStatusCode, message: string, hint?: string) {
-    super(message);
+    super(message, hint === undefined ? undefined : { hint });
     this.name = "HttpError";
     this.status = status;
-    this.hint = hint;
+  }
+
+  static override isInstance(value: unknown): value is HttpError {
+    return hasMarker(value, HTTP_MARKER);
   }
 }
 
