@@ -9,6 +9,16 @@ const CACHE_PREFIX = "podkit.log.";
 
 /** How often the tree is asked again while one of its sessions runs (a child in the background). */
 const TREE_POLL_MS = 3_000;
+/** Entries after which this session's node (or its children) may read differently. */
+const TREE_ENTRY_KINDS = new Set([
+  "invoke",
+  "tool_result",
+  "turn_end",
+  "run_completed",
+  "run_errored",
+  "approval_requested",
+  "approval_answered",
+]);
 
 /**
  * The page of one session: the tree of sub-pods it belongs to, its log streamed live, the preview
@@ -82,7 +92,9 @@ export function sessionPage(root: HTMLElement, sessionId: string, tree: TreeNode
       else if (change.kind === "live") page.dataset.live = "true";
       if (change.kind === "entry" || change.kind === "all") {
         saveTimer ??= window.setTimeout(save, 100);
-        trees.soon();
+        // The tree is read whole: ask again only for an entry that can change a node (status,
+        // turns, a spawned child, pending approvals), not for every text or usage entry.
+        if (change.kind === "all" || TREE_ENTRY_KINDS.has(change.entry.entry.kind)) trees.soon();
       }
       refresh();
     },
