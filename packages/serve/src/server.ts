@@ -1,12 +1,11 @@
 import type { AddressInfo } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
 import type { Item } from "@podkit/llm-worker";
-import type { Store } from "@podkit/session-store";
+import { observeCommits, type Store } from "@podkit/session-store";
 import { createApp } from "./app.js";
 import { ServeUsageError } from "./errors.js";
 import { DEFAULT_POLL_INTERVALS, type PollIntervals } from "./feed/append-wakers.js";
 import { FeedHub } from "./feed/feed-hub.js";
-import { observedStore } from "./feed/observed-store.js";
 import { DraftBoard } from "./runs/draft-board.js";
 import type { PodSource } from "./runs/pod-source.js";
 import { SessionRuns, type SessionRunsOptions } from "./runs/session-runs.js";
@@ -69,7 +68,7 @@ export async function startServer(options: ServeOptions): Promise<PodkitServer> 
   const drafts = new DraftBoard();
   const committed = new Map<string, number>();
   const hub = new FeedHub(options.store, drafts, options.pollIntervals ?? DEFAULT_POLL_INTERVALS);
-  const podStore = observedStore(options.store, ({ ref, count }) => {
+  const podStore = observeCommits(options.store, ({ ref, count }) => {
     committed.delete(ref.segmentId); // re-inserted last: the map stays in order of use
     committed.set(ref.segmentId, count);
     if (committed.size > 4096) committed.delete(committed.keys().next().value as string);

@@ -68,4 +68,6 @@ export type {
   TruncateOutcome,
   WriteOptions,
 } from "./store/store.js";
+export type { StoreCommit } from "./store/observed-store.js";
+export { observeCommits } from "./store/observed-store.js";
 export { assertReadFrom } from "./store/store.js";
