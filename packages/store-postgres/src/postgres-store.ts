@@ -73,6 +73,10 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
   private readonly sql: ReturnType<typeof storeQueries>;
   private pool: pg.Pool | undefined;
   private ready: Promise<pg.Pool> | undefined;
+  /** The pool once its schema is known to be current: a write needs no await before its query. */
+  private readyPool: pg.Pool | undefined;
+  /** Names of the prepared append statements (one per schema: a pool may serve several stores). */
+  private readonly statementNames: { appendOne: string; append: string; readFrom: string };
 
   constructor(options: PostgresStoreOptions<TItem>) {
     if ((options.url === undefined) === (options.pool === undefined)) {
@@ -82,6 +86,11 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     this.schema = options.schema ?? "public";
     this.sql = storeQueries(quoteSchema(this.schema));
     this.codec = createEntryCodec(options);
+    this.statementNames = {
+      appendOne: `podkit_append_one_${this.schema}`,
+      append: `podkit_append_${this.schema}`,
+      readFrom: `podkit_read_from_${this.schema}`,
+    };
   }
 
   /** The pool, created and the schema migrated on first use. */
@@ -95,7 +104,10 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
       if (this.options.pool === undefined) pool.on("error", () => undefined);
       this.pool = pool;
       this.ready = ensureSchema(pool, this.schema).then(
-        () => pool,
+        () => {
+          if (this.pool === pool) this.readyPool = pool; // not a pool `close()` ended meanwhile
+          return pool;
+        },
         (error) => {
           this.ready = undefined;
           throw error;
@@ -108,7 +120,7 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
   /** Runs `work` against the pool; driver failures become `PostgresQueryError`. */
   private async run<T>(operation: string, where: string, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
     try {
-      return await work(await this.connected());
+      return await work(this.readyPool ?? (await this.connected()));
     } catch (error) {
       if (SessionStoreError.isInstance(error)) throw error;
       throw new PostgresQueryError({ operation, where, cause: error });
@@ -179,12 +191,12 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
         const result = await pool.query(
           bodies.length === 1
             ? {
-                name: `podkit_append_one_${this.schema}`,
+                name: this.statementNames.appendOne,
                 text: this.sql.appendOne,
                 values: [ref.segmentId, ref.sessionId, expected, bodies[0]],
               }
             : {
-                name: `podkit_append_${this.schema}`,
+                name: this.statementNames.append,
                 text: this.sql.append,
                 values: [ref.segmentId, ref.sessionId, expected, JSON.stringify(bodies)],
               },
@@ -318,7 +330,7 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     const where = this.where(ref);
     const rows = await this.run("reading a segment", where, async (pool) => {
       const result = await pool.query<[number | null, string | null, number | null]>({
-        name: `podkit_read_from_${this.schema}`,
+        name: this.statementNames.readFrom,
         text: this.sql.readFrom,
         values: [ref.segmentId, ref.sessionId, from, LONG_BODY],
         rowMode: "array",
@@ -462,6 +474,7 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     const ready = this.ready;
     this.pool = undefined;
     this.ready = undefined;
+    this.readyPool = undefined;
     if (pool === undefined || this.options.pool !== undefined) return;
     await ready?.catch(() => undefined);
     await pool.end();

@@ -38,7 +38,10 @@ export function storeQueries(s: string) {
     // expected count both pass that check; the primary key (segment_id, seq) admits only the
     // first, the second waits for it and then fails with a unique violation: drift. The segment
     // row is only read: no new row version, no row lock held by the update of a counter.
-    // RETURNING notifies listeners, for inserted rows only (delivered at commit).
+    // Only when both checks pass (a CASE evaluates in order) it notifies listeners, delivered at
+    // commit (a unique violation rolls the notification back with the statement). No RETURNING:
+    // the row count says whether it appended, and a statement without a result row spares the
+    // driver a row description to parse on every append.
     append: append(
       s,
       "($3::integer + entry.ord - 1)::integer, entry.body",
@@ -129,9 +132,12 @@ function append(s: string, values: string, from: string | undefined): string {
   return `
       INSERT INTO ${s}.podkit_entries (segment_id, seq, body)
       SELECT $1, ${values}${from === undefined ? "" : ` FROM ${from}`}
-      WHERE EXISTS (SELECT FROM ${s}.podkit_segments WHERE segment_id = $1 AND session_id = $2)
-        AND EXISTS (SELECT FROM ${s}.podkit_entries WHERE segment_id = $1 AND seq = $3::integer - 1 FOR KEY SHARE)
-      RETURNING ${notify(s)}`;
+      WHERE CASE
+        WHEN EXISTS (SELECT FROM ${s}.podkit_segments WHERE segment_id = $1 AND session_id = $2)
+          AND EXISTS (SELECT FROM ${s}.podkit_entries WHERE segment_id = $1 AND seq = $3::integer - 1 FOR KEY SHARE)
+        THEN ${notify(s)} IS NOT NULL
+        ELSE false
+      END`;
 }
 
 /**
