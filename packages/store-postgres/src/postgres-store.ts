@@ -182,34 +182,54 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     const bodies = entries.map((entry) => this.codec.encode(entry));
     options?.signal?.throwIfAborted();
     const expected = options?.expectedCount;
-    return this.run("appending", this.where(ref), async (pool) => {
-      if (expected === undefined)
-        return { status: "appended", count: await this.appendAtEnd(pool, ref, bodies) };
-      try {
-        // Named: each connection parses and plans the statement once, not on every append. One
-        // entry (most appends) goes as a plain text parameter: no array to build and unnest.
-        const result = await pool.query(
-          bodies.length === 1
-            ? {
-                name: this.statementNames.appendOne,
-                text: this.sql.appendOne,
-                values: [ref.segmentId, ref.sessionId, expected, bodies[0]],
-              }
-            : {
-                name: this.statementNames.append,
-                text: this.sql.append,
-                values: [ref.segmentId, ref.sessionId, expected, JSON.stringify(bodies)],
-              },
-        );
-        if (result.rowCount === bodies.length) return { status: "appended", count: expected + bodies.length };
-      } catch (error) {
-        // Another writer committed an entry at one of these seqs first.
-        if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
-      }
-      // Nothing inserted: the segment is missing, holds another count, or lost the race. Read
-      // the committed count now (the statement's own snapshot may predate the writer it waited for).
-      return { status: "drift", count: await this.countOf(pool, ref) };
-    });
+    const pool = this.readyPool;
+    if (expected === undefined || pool === undefined) {
+      return this.run("appending", this.where(ref), async (ready) =>
+        expected === undefined
+          ? { status: "appended", count: await this.appendAtEnd(ready, ref, bodies) }
+          : this.appendAt(ready, ref, bodies, expected),
+      );
+    }
+    // The common case, with no wrapper around it: every microsecond here is on each append.
+    try {
+      return await this.appendAt(pool, ref, bodies, expected);
+    } catch (error) {
+      if (SessionStoreError.isInstance(error)) throw error;
+      throw new PostgresQueryError({ operation: "appending", where: this.where(ref), cause: error });
+    }
+  }
+
+  /** The conditional append at `expected`: `drift` when it inserted nothing. */
+  private async appendAt(
+    pool: pg.Pool,
+    ref: SegmentRef,
+    bodies: readonly string[],
+    expected: number,
+  ): Promise<AppendOutcome> {
+    try {
+      // Named: each connection parses and plans the statement once, not on every append. One
+      // entry (most appends) goes as a plain text parameter: no array to build and unnest.
+      const result = await pool.query(
+        bodies.length === 1
+          ? {
+              name: this.statementNames.appendOne,
+              text: this.sql.appendOne,
+              values: [ref.segmentId, ref.sessionId, expected, bodies[0]],
+            }
+          : {
+              name: this.statementNames.append,
+              text: this.sql.append,
+              values: [ref.segmentId, ref.sessionId, expected, JSON.stringify(bodies)],
+            },
+      );
+      if (result.rowCount === bodies.length) return { status: "appended", count: expected + bodies.length };
+    } catch (error) {
+      // Another writer committed an entry at one of these seqs first.
+      if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
+    }
+    // Nothing inserted: the segment is missing, holds another count, or lost the race. Read the
+    // committed count now (the statement's own snapshot may predate the writer it waited for).
+    return { status: "drift", count: await this.countOf(pool, ref) };
   }
 
   /**
