@@ -206,6 +206,11 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     bodies: readonly string[],
     expected: number,
   ): Promise<AppendOutcome> {
+    if (bodies.length === 0) {
+      // Nothing to insert, so no insert to check: the count alone decides.
+      const count = await this.countOf(pool, ref);
+      return { status: count === expected ? "appended" : "drift", count };
+    }
     try {
       // Named: each connection parses and plans the statement once, not on every append. One
       // entry (most appends) goes as a plain text parameter: no array to build and unnest.
@@ -237,6 +242,7 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
    * when a concurrent writer took the same seqs; returns the new count.
    */
   private async appendAtEnd(pool: pg.Pool, ref: SegmentRef, bodies: readonly string[]): Promise<number> {
+    if (bodies.length === 0) return this.countOf(pool, ref);
     for (let attempt = 1; ; attempt++) {
       try {
         const result = await pool.query<{ entry_count: number }>(this.sql.appendAtEnd, [

@@ -141,6 +141,14 @@ describe("the database decides races (exact interleavings, forced with a held tr
     expect(seqs).toEqual([0, 1, 4]);
   });
 
+  it("an append of no entries writes nothing and still says whether the count matched", async () => {
+    const { schema, store, log } = await fixture();
+    expect(await store.append(log.ref, [], { expectedCount: 1 })).toEqual({ status: "appended", count: 1 });
+    expect(await store.append(log.ref, [], { expectedCount: 3 })).toEqual({ status: "drift", count: 1 });
+    expect(await store.append(log.ref, [])).toEqual({ status: "appended", count: 1 });
+    expect(await seqsOf(schema, log.segmentId)).toEqual([0]);
+  });
+
   it("a client SIGKILLed while its append is inside the database leaves nothing partial, and the next append works", {
     timeout: 60_000,
   }, async () => {
