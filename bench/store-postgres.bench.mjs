@@ -3,7 +3,8 @@
 //   append.ratio    `await log.append(entry)` one entry after another (validate, serialize, one
 //                   conditional statement) vs one plain INSERT per pre-serialized row into a table
 //                   of the same shape (primary key (segment_id, seq), text body); the two sides
-//                   alternate in slices of 250 within each round;
+//                   alternate in slices of 32 within each round (short slices: a shift of the
+//                   machine's load lands on both sides alike);
 //   append_burst.ratio the same entries fired 16 at a time without awaiting each (group commit)
 //                   vs the same floor;
 //   restore.ratio   restoreSession as a pod opens the store (llm-worker's item and request-config
@@ -30,7 +31,7 @@ import { printRatio, printValue, withLoopGap } from "./session-store.lib.mjs";
 const pg = createRequire(new URL("../packages/store-postgres/package.json", import.meta.url))("pg");
 
 const APPENDS = 3_000;
-const SLICE = 250;
+const SLICE = 32;
 const BURST = 16;
 const RESTORE_ENTRIES = 20_000;
 const GAP_ENTRIES = 100_000;

@@ -50,6 +50,46 @@ export class SchemaTooNewError extends PostgresStoreError {
   }
 }
 
+const UPGRADE_MARKER = Symbol.for("podkit.store-postgres.error.schema-upgrade-blocked");
+
+/**
+ * A migration found data it cannot carry over and changed nothing: version 3 drops each
+ * segment's stored entry count, and a segment whose count disagrees with the entries it holds
+ * (an entry deleted by hand, a damaged restore) would lose the only record of what is missing.
+ */
+export class SchemaUpgradeBlockedError extends PostgresStoreError {
+  readonly [UPGRADE_MARKER] = true;
+  readonly schema: string;
+  readonly version: number;
+  readonly segments: readonly { segmentId: string; counted: number; held: number }[];
+
+  constructor(args: {
+    schema: string;
+    version: number;
+    segments: readonly { segmentId: string; counted: number; held: number }[];
+  }) {
+    const listed = args.segments
+      .slice(0, 10)
+      .map((segment) => `${segment.segmentId} (counts ${segment.counted}, holds ${segment.held})`)
+      .join(", ");
+    const more = args.segments.length > 10 ? ` and ${args.segments.length - 10} more` : "";
+    super(
+      `cannot migrate schema ${args.schema} to version ${args.version}: the entry count of ` +
+        `${args.segments.length === 1 ? "segment" : "segments"} ${listed}${more} disagrees with ` +
+        "the entries stored (or they are not numbered 0, 1, 2, …). Restore those segments from a backup, " +
+        "or set podkit_segments.entry_count to the entries they hold, then migrate again. Nothing was changed.",
+    );
+    this.name = "SchemaUpgradeBlockedError";
+    this.schema = args.schema;
+    this.version = args.version;
+    this.segments = args.segments;
+  }
+
+  static override isInstance(value: unknown): value is SchemaUpgradeBlockedError {
+    return hasMarker(value, UPGRADE_MARKER);
+  }
+}
+
 const QUERY_MARKER = Symbol.for("podkit.store-postgres.error.query-failed");
 
 /**

@@ -3,6 +3,7 @@ export {
   PostgresStoreError,
   PostgresStoreUsageError,
   SchemaTooNewError,
+  SchemaUpgradeBlockedError,
 } from "./errors.js";
 export type { MigrateOptions, MigrationResult } from "./migrations.js";
 export { migrate, SCHEMA_VERSION } from "./migrations.js";

@@ -1,16 +1,26 @@
 import pg from "pg";
-import { PostgresQueryError, PostgresStoreUsageError, SchemaTooNewError } from "./errors.js";
+import {
+  PostgresQueryError,
+  PostgresStoreUsageError,
+  SchemaTooNewError,
+  SchemaUpgradeBlockedError,
+} from "./errors.js";
 
 /**
  * The schema's versions, applied in order. Never edit a released migration: add the next one.
  * `s` is the quoted schema name. Entries are `text`, never `jsonb`: jsonb reorders keys and
  * drops duplicates, and a restore must give back byte-identical items (provider prompt caches
  * key on the exact bytes). No foreign key from entries to segments: entries are only ever
- * inserted by the statement that creates their segment row or updates it (an append inserts
- * nothing unless its UPDATE found the row), so the check would only add a lookup and a row lock
- * per inserted entry (measured: a third of an append's server time).
+ * inserted by the statement that creates their segment row, or by an append that found the row
+ * (and the entry before its own), so the check would only add a lookup and a row lock per
+ * inserted entry (measured: a third of an append's server time).
  */
-const MIGRATIONS: readonly { version: number; up: (s: string) => string }[] = [
+export const MIGRATIONS: readonly {
+  version: number;
+  /** Rows of segments the migration cannot carry over (`SchemaUpgradeBlockedError`), if any. */
+  check?: (s: string) => string;
+  up: (s: string) => string;
+}[] = [
   {
     version: 1,
     up: (s) => `
@@ -43,6 +53,32 @@ const MIGRATIONS: readonly { version: number; up: (s: string) => string }[] = [
       $$;
       CREATE TRIGGER podkit_segments_notify_append
         AFTER INSERT OR UPDATE OF entry_count ON ${s}.podkit_segments
+        FOR EACH ROW EXECUTE FUNCTION ${s}.podkit_notify_append();`,
+  },
+  {
+    // Insert-only appends: the segment row no longer keeps a count that every append updated (a
+    // new row version and a trigger per append, a third of an append's cost). The count is the
+    // last seq + 1; an append is fenced by the entry before it and the primary key (queries.ts)
+    // and notifies in its own statement. Dropping the column refuses writers of versions 1 and
+    // 2 outright (their statements name it) rather than letting them compute seqs from a stale
+    // count. A segment whose count disagrees with its rows stops the upgrade, naming it
+    // (`check`): the count is the only record of a missing last entry, so it is checked before
+    // it goes.
+    version: 3,
+    check: (s) => `
+      SELECT segment_id, entry_count, held FROM (
+        SELECT segment.segment_id, segment.entry_count,
+          (SELECT count(*) FROM ${s}.podkit_entries entry WHERE entry.segment_id = segment.segment_id)::integer AS held,
+          (SELECT max(seq) + 1 FROM ${s}.podkit_entries entry WHERE entry.segment_id = segment.segment_id) AS next
+        FROM ${s}.podkit_segments segment
+      ) counted
+      WHERE entry_count IS DISTINCT FROM held OR entry_count IS DISTINCT FROM next
+      ORDER BY segment_id COLLATE "C"`,
+    up: (s) => `
+      DROP TRIGGER podkit_segments_notify_append ON ${s}.podkit_segments;
+      ALTER TABLE ${s}.podkit_segments DROP COLUMN entry_count;
+      CREATE TRIGGER podkit_segments_notify_create
+        AFTER INSERT ON ${s}.podkit_segments
         FOR EACH ROW EXECUTE FUNCTION ${s}.podkit_notify_append();`,
   },
 ];
@@ -129,6 +165,22 @@ export async function migrate(
     }
     for (const migration of MIGRATIONS) {
       if (migration.version <= from) continue;
+      if (migration.check !== undefined) {
+        const blocked = await client.query<{ segment_id: string; entry_count: number; held: number }>(
+          migration.check(s),
+        );
+        if (blocked.rows.length > 0) {
+          throw new SchemaUpgradeBlockedError({
+            schema,
+            version: migration.version,
+            segments: blocked.rows.map((row) => ({
+              segmentId: row.segment_id,
+              counted: row.entry_count,
+              held: row.held,
+            })),
+          });
+        }
+      }
       await client.query(migration.up(s));
       await client.query(`INSERT INTO ${s}.podkit_schema_version (version) VALUES ($1)`, [migration.version]);
     }
@@ -136,7 +188,12 @@ export async function migrate(
     return { schema, from, to: SCHEMA_VERSION };
   } catch (error) {
     await client?.query("ROLLBACK").catch(() => undefined);
-    if (error instanceof PostgresStoreUsageError || SchemaTooNewError.isInstance(error)) throw error;
+    if (
+      error instanceof PostgresStoreUsageError ||
+      SchemaTooNewError.isInstance(error) ||
+      SchemaUpgradeBlockedError.isInstance(error)
+    )
+      throw error;
     throw new PostgresQueryError({
       operation: "migrating the session tables",
       where: `schema ${schema}`,

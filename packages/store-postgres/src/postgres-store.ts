@@ -39,6 +39,8 @@ export interface PostgresStoreOptions<TItem> extends EntrySchemas<TItem> {
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 const UNIQUE_VIOLATION = "23505";
+/** Times an append without an expected count tries again after losing a race for its seq. */
+const MAX_APPEND_RACES = 100;
 /** Rows decoded between two turns of the event loop while a segment is read. */
 const DECODE_BATCH = 512;
 /** Bodies at least this long are decoded in slices (`decodeSliced`). */
@@ -53,16 +55,16 @@ function assertSafeId(id: string, what: "session" | "segment"): void {
 }
 
 /**
- * A `Store` on PostgreSQL: one row per segment (`podkit_segments`, holding its entry count) and
- * one row per entry (`podkit_entries`, primary key `(segment_id, seq)`, the codec's exact text).
+ * A `Store` on PostgreSQL: one row per segment (`podkit_segments`: its id and session) and one
+ * row per entry (`podkit_entries`, primary key `(segment_id, seq)`, the codec's exact text); the
+ * entry count is the last seq + 1.
  *
- * Every write is a single statement, hence one transaction: an append updates the segment row —
- * conditional on the expected count — and inserts its entries in the same statement. The row
- * lock of that UPDATE serializes appends to one segment across machines (a concurrent writer
- * waits, then re-checks the count against the committed row), and the primary key makes an
- * interleaving impossible even if that check were wrong. The loser of a race sees a different
- * count, writes nothing and gets `drift`, so `SessionLog` forks exactly as on the filesystem.
- * A connection lost mid-write rolls the transaction back on the server: nothing partial.
+ * Every append is a single statement, hence one transaction, and inserts only: its entries go at
+ * the expected count, if the entry before them is there (locked, so a truncation cannot remove it
+ * underneath) and nobody took those seqs first (the primary key). Of two machines appending at
+ * the same count, the second waits for the first's commit and then hits the key: it writes
+ * nothing and gets `drift`, so `SessionLog` forks exactly as on the filesystem. A connection lost
+ * mid-write rolls the transaction back on the server: nothing partial.
  */
 export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
   readonly schema: string;
@@ -71,6 +73,10 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
   private readonly sql: ReturnType<typeof storeQueries>;
   private pool: pg.Pool | undefined;
   private ready: Promise<pg.Pool> | undefined;
+  /** The pool once its schema is known to be current: a write needs no await before its query. */
+  private readyPool: pg.Pool | undefined;
+  /** Names of the prepared append statements (one per schema: a pool may serve several stores). */
+  private readonly statementNames: { appendOne: string; append: string; readFrom: string };
 
   constructor(options: PostgresStoreOptions<TItem>) {
     if ((options.url === undefined) === (options.pool === undefined)) {
@@ -80,6 +86,11 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     this.schema = options.schema ?? "public";
     this.sql = storeQueries(quoteSchema(this.schema));
     this.codec = createEntryCodec(options);
+    this.statementNames = {
+      appendOne: `podkit_append_one_${this.schema}`,
+      append: `podkit_append_${this.schema}`,
+      readFrom: `podkit_read_from_${this.schema}`,
+    };
   }
 
   /** The pool, created and the schema migrated on first use. */
@@ -93,7 +104,10 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
       if (this.options.pool === undefined) pool.on("error", () => undefined);
       this.pool = pool;
       this.ready = ensureSchema(pool, this.schema).then(
-        () => pool,
+        () => {
+          if (this.pool === pool) this.readyPool = pool; // not a pool `close()` ended meanwhile
+          return pool;
+        },
         (error) => {
           this.ready = undefined;
           throw error;
@@ -106,7 +120,7 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
   /** Runs `work` against the pool; driver failures become `PostgresQueryError`. */
   private async run<T>(operation: string, where: string, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
     try {
-      return await work(await this.connected());
+      return await work(this.readyPool ?? (await this.connected()));
     } catch (error) {
       if (SessionStoreError.isInstance(error)) throw error;
       throw new PostgresQueryError({ operation, where, cause: error });
@@ -141,12 +155,11 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
           await pool.query(this.sql.createSegment, [
             ref.segmentId,
             ref.sessionId,
-            entries.length,
             groups[0],
             JSON.stringify(bodies),
           ]);
         } else {
-          const values = { segmentId: ref.segmentId, sessionId: ref.sessionId, count: entries.length };
+          const values = { segmentId: ref.segmentId, sessionId: ref.sessionId };
           await createWithUpload(pool, this.sql, { ...values, groups, rest: JSON.stringify(bodies) });
         }
       } catch (error) {
@@ -168,36 +181,99 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     assertSafeId(ref.segmentId, "segment");
     const bodies = entries.map((entry) => this.codec.encode(entry));
     options?.signal?.throwIfAborted();
-    return this.run("appending", this.where(ref), async (pool) => {
-      const expected = options?.expectedCount ?? null;
+    const expected = options?.expectedCount;
+    const pool = this.readyPool;
+    if (expected === undefined || pool === undefined) {
+      return this.run("appending", this.where(ref), async (ready) =>
+        expected === undefined
+          ? { status: "appended", count: await this.appendAtEnd(ready, ref, bodies) }
+          : this.appendAt(ready, ref, bodies, expected),
+      );
+    }
+    // The common case, with no wrapper around it: every microsecond here is on each append.
+    try {
+      return await this.appendAt(pool, ref, bodies, expected);
+    } catch (error) {
+      if (SessionStoreError.isInstance(error)) throw error;
+      throw new PostgresQueryError({ operation: "appending", where: this.where(ref), cause: error });
+    }
+  }
+
+  /** The conditional append at `expected`: `drift` when it inserted nothing. */
+  private async appendAt(
+    pool: pg.Pool,
+    ref: SegmentRef,
+    bodies: readonly string[],
+    expected: number,
+  ): Promise<AppendOutcome> {
+    if (bodies.length === 0) {
+      // Nothing to insert, so no insert to check: the count alone decides.
+      const count = await this.countOf(pool, ref);
+      return { status: count === expected ? "appended" : "drift", count };
+    }
+    try {
       // Named: each connection parses and plans the statement once, not on every append. One
       // entry (most appends) goes as a plain text parameter: no array to build and unnest.
-      const result = await pool.query<{ entry_count: number }>(
+      const result = await pool.query(
         bodies.length === 1
           ? {
-              name: `podkit_append_one_${this.schema}`,
+              name: this.statementNames.appendOne,
               text: this.sql.appendOne,
               values: [ref.segmentId, ref.sessionId, expected, bodies[0]],
             }
           : {
-              name: `podkit_append_${this.schema}`,
+              name: this.statementNames.append,
               text: this.sql.append,
-              values: [ref.segmentId, ref.sessionId, bodies.length, expected, JSON.stringify(bodies)],
+              values: [ref.segmentId, ref.sessionId, expected, JSON.stringify(bodies)],
             },
       );
-      const appended = result.rows[0];
-      if (appended !== undefined) return { status: "appended", count: appended.entry_count };
-      // No row updated: the segment is missing or holds another count. Read the committed count
-      // now (the statement's own snapshot may predate the writer it waited for).
-      return { status: "drift", count: await this.countOf(pool, ref) };
-    });
+      if (result.rowCount === bodies.length) return { status: "appended", count: expected + bodies.length };
+    } catch (error) {
+      // Another writer committed an entry at one of these seqs first.
+      if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
+    }
+    // Nothing inserted: the segment is missing, holds another count, or lost the race. Read the
+    // committed count now (the statement's own snapshot may predate the writer it waited for).
+    return { status: "drift", count: await this.countOf(pool, ref) };
+  }
+
+  /**
+   * Appends after whatever entry is last (an append without an expected count), trying again
+   * when a concurrent writer took the same seqs; returns the new count.
+   */
+  private async appendAtEnd(pool: pg.Pool, ref: SegmentRef, bodies: readonly string[]): Promise<number> {
+    if (bodies.length === 0) return this.countOf(pool, ref);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await pool.query<{ entry_count: number }>(this.sql.appendAtEnd, [
+          ref.segmentId,
+          ref.sessionId,
+          JSON.stringify(bodies),
+        ]);
+        const last = result.rows.at(-1);
+        if (last !== undefined) return last.entry_count;
+        await this.countOf(pool, ref); // throws NotFoundError for a missing segment
+        throw new SessionStoreError(
+          `segment ${ref.segmentId} holds no entries; restore the session to continue`,
+        );
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION || attempt === MAX_APPEND_RACES)
+          throw error;
+      }
+    }
   }
 
   private async countOf(pool: pg.Pool, ref: SegmentRef): Promise<number> {
-    const result = await pool.query<{ entry_count: number }>(this.sql.count, [ref.segmentId, ref.sessionId]);
+    const result = await pool.query<{ entry_count: number | null }>(this.sql.count, [
+      ref.segmentId,
+      ref.sessionId,
+    ]);
     const row = result.rows[0];
     if (row === undefined)
       throw new NotFoundError({ what: "segment", id: ref.segmentId, where: this.where(ref) });
+    if (row.entry_count === null) {
+      throw new CorruptEntryError({ file: this.where(ref), line: 1, reason: "the segment holds no entries" });
+    }
     return row.entry_count;
   }
 
@@ -213,14 +289,7 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
       let failed = true;
       try {
         await client.query("BEGIN");
-        const locked = await client.query<{ entry_count: number }>(this.sql.lockSegment, [
-          ref.segmentId,
-          ref.sessionId,
-        ]);
-        const count = locked.rows[0]?.entry_count;
-        if (count === undefined) {
-          throw new NotFoundError({ what: "segment", id: ref.segmentId, where: this.where(ref) });
-        }
+        const count = await this.lockEnd(client, ref);
         const expected = options?.expectedCount;
         if (expected !== undefined && expected !== count) {
           await client.query("ROLLBACK");
@@ -233,7 +302,7 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
               "keep at least its segment_start (1) and at most every entry",
           );
         }
-        await client.query(this.sql.truncate, [ref.segmentId, keep]);
+        await client.query(this.sql.truncate, [ref.segmentId, ref.sessionId, keep]);
         await client.query("COMMIT");
         failed = false;
         return { status: "truncated", count: keep };
@@ -243,6 +312,36 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
         client.release(failed);
       }
     });
+  }
+
+  /**
+   * Inside a truncation's transaction: locks the segment row and its last entry (which keeps
+   * appends out until the transaction ends, see `lockLast`) and returns the entry count.
+   */
+  private async lockEnd(client: pg.PoolClient, ref: SegmentRef): Promise<number> {
+    const segment = await client.query(this.sql.lockSegment, [ref.segmentId, ref.sessionId]);
+    if (segment.rowCount === 0) {
+      throw new NotFoundError({ what: "segment", id: ref.segmentId, where: this.where(ref) });
+    }
+    for (let attempt = 1; ; attempt++) {
+      const locked = await client.query<{ seq: number }>(this.sql.lockLast, [ref.segmentId]);
+      const seq = locked.rows[0]?.seq;
+      if (seq === undefined) {
+        throw new CorruptEntryError({
+          file: this.where(ref),
+          line: 1,
+          reason: "the segment holds no entries",
+        });
+      }
+      // An append may have committed after the entry it waited for: lock the new last one.
+      const last = await client.query<{ seq: number }>(this.sql.lastSeq, [ref.segmentId]);
+      if (last.rows[0]?.seq === seq) return seq + 1;
+      if (attempt === MAX_APPEND_RACES) {
+        throw new SessionStoreError(
+          `segment ${ref.segmentId} kept growing while it was being truncated; stop the other writer and try again`,
+        );
+      }
+    }
   }
 
   async *readFrom(
@@ -256,32 +355,26 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     signal?.throwIfAborted();
     const where = this.where(ref);
     const rows = await this.run("reading a segment", where, async (pool) => {
-      const result = await pool.query<[number, number | null, string | null, number | null]>({
-        name: `podkit_read_from_${this.schema}`,
+      const result = await pool.query<[number | null, string | null, number | null]>({
+        name: this.statementNames.readFrom,
         text: this.sql.readFrom,
         values: [ref.segmentId, ref.sessionId, from, LONG_BODY],
         rowMode: "array",
       });
       return result.rows;
     });
-    const first = rows[0];
-    if (first === undefined) throw new NotFoundError({ what: "segment", id: ref.segmentId, where });
+    if (rows.length === 0) throw new NotFoundError({ what: "segment", id: ref.segmentId, where });
     // Rows come in any order (no ORDER BY: a server-side sort of a long segment cost as much as
-    // the rest of a restore); the segment row's count says which seqs must be there, and each
-    // row is placed by its seq.
-    const count = first[0];
-    const bodies: (string | null | undefined)[] = new Array(Math.max(0, count - from));
-    for (const [, seq, body] of rows) {
-      if (seq === null) continue;
-      if (seq >= count) {
-        throw new CorruptEntryError({
-          file: where,
-          line: seq + 1,
-          reason: `entry seq ${seq} lies past the segment's count of ${count} entries`,
-        });
-      }
-      bodies[seq - from] = body;
+    // the rest of a restore); each is placed by its seq, and every seq up to the last one read
+    // must be there.
+    let last = from - 1;
+    for (const [seq] of rows) if (seq !== null && seq > last) last = seq;
+    const count = last + 1;
+    if (count === 0 && from === 0) {
+      throw new CorruptEntryError({ file: where, line: 1, reason: "the segment holds no entries" });
     }
+    const bodies: (string | null | undefined)[] = new Array(Math.max(0, count - from));
+    for (const [seq, body] of rows) if (seq !== null) bodies[seq - from] = body;
     let batch: Entry<TItem>[] = [];
     for (let index = 0; index < bodies.length; index++) {
       const body = bodies[index];
@@ -295,7 +388,6 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
             reason: `entry seq ${seq} is missing (the segment counts ${count} entries)`,
           });
         }
-        // Only a long body (a segment_start with a long history) is worth an await.
         // Only a long body (a segment_start with a long history) is worth an await: it comes in
         // parts (null here) and is decoded in slices.
         entry =
@@ -329,7 +421,6 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     const where = this.where(ref);
     const row = await this.run("describing a segment", where, async (pool) => {
       const result = await pool.query<{
-        entry_count: number;
         first: string | null;
         last: string | null;
         first_seq: number | null;
@@ -338,23 +429,24 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
       return result.rows[0];
     });
     if (row === undefined) throw new NotFoundError({ what: "segment", id: ref.segmentId, where });
-    // A long body comes as null with its seq: read it in parts.
-    const first = row.first ?? (row.first_seq === null ? null : await this.longBody(ref, row.first_seq));
-    const lastText = row.last ?? (row.last_seq === null ? null : await this.longBody(ref, row.last_seq));
-    if (first === null || lastText === null) {
+    if (row.first_seq === null || row.last_seq === null) {
       throw new CorruptEntryError({
         file: where,
-        line: first === null ? 1 : row.entry_count,
-        reason: "the segment row counts an entry that is missing",
+        line: 1,
+        reason: row.last_seq === null ? "the segment holds no entries" : "entry seq 0 is missing",
       });
     }
+    const entryCount = row.last_seq + 1;
+    // A long body comes as null with its seq: read it in parts.
+    const first = row.first ?? (await this.longBody(ref, row.first_seq));
     const start = await this.codec.decodeSliced(first, where, 1);
     if (start.kind !== "segment_start") {
       throw new SessionStoreUsageError(`${where} does not begin with a segment_start; it is not a segment`);
     }
-    const last =
-      row.entry_count === 1 ? start : await this.codec.decodeSliced(lastText, where, row.entry_count);
-    return { start, last, entryCount: row.entry_count };
+    if (entryCount === 1) return { start, last: start, entryCount };
+    const lastText = row.last ?? (await this.longBody(ref, row.last_seq));
+    const last = await this.codec.decodeSliced(lastText, where, entryCount);
+    return { start, last, entryCount };
   }
 
   async listSessions(): Promise<string[]> {
@@ -408,6 +500,7 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     const ready = this.ready;
     this.pool = undefined;
     this.ready = undefined;
+    this.readyPool = undefined;
     if (pool === undefined || this.options.pool !== undefined) return;
     await ready?.catch(() => undefined);
     await pool.end();

@@ -2,6 +2,7 @@ import { type SegmentRef, SessionLog } from "@podkit/session-store";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { PostgresStore } from "../src/index.js";
+import { storeQueries } from "../src/queries.js";
 import { databaseUrl, dropSchema, uniqueSchema, useAdminPool } from "./helpers/database.js";
 
 const admin = useAdminPool();
@@ -60,17 +61,21 @@ describe("append notifications (LISTEN/NOTIFY)", () => {
     const ref = { sessionId: log.sessionId, segmentId: log.segmentId };
     expect(heard.seen).toEqual([ref, ref, ref]);
 
-    // An append rolled back by its transaction is never announced.
+    // An append rolled back by its transaction is never announced, nor one that drifted and
+    // wrote nothing.
+    const sql = storeQueries(`"${schema}"`);
     const client = new pg.Client({ connectionString: databaseUrl() });
     await client.connect();
     cleanup.push(() => client.end());
+    const body = JSON.stringify({ kind: "user_input", ts: 1, text: "rolled back" });
     await client.query("BEGIN");
-    await client.query(
-      `UPDATE "${schema}".podkit_segments SET entry_count = entry_count WHERE segment_id = $1`,
-      [log.segmentId],
-    );
+    expect((await client.query(sql.appendOne, [log.segmentId, log.sessionId, 1, body])).rowCount).toBe(1);
     await client.query("ROLLBACK");
-    await writer.append(log.ref, [{ kind: "user_input", ts: 1, text: "again" }]);
+    const drifted = await writer.append(log.ref, [{ kind: "user_input", ts: 1, text: "late" }], {
+      expectedCount: 5,
+    });
+    expect(drifted).toEqual({ status: "drift", count: 1 });
+    await writer.append(log.ref, [{ kind: "user_input", ts: 1, text: "again" }], { expectedCount: 1 });
     await heard.until(4);
     await new Promise((resolve) => setTimeout(resolve, 300)); // a fifth would have arrived by now
     expect(heard.seen).toHaveLength(4);

@@ -21,8 +21,8 @@ describeStoreConformance(
       async writeRaw(ref, texts) {
         await migrate(admin(), { schema });
         await admin().query(
-          `INSERT INTO "${schema}".podkit_segments (segment_id, session_id, entry_count) VALUES ($1, $2, $3)`,
-          [ref.segmentId, ref.sessionId, texts.length],
+          `INSERT INTO "${schema}".podkit_segments (segment_id, session_id) VALUES ($1, $2)`,
+          [ref.segmentId, ref.sessionId],
         );
         for (const [seq, body] of texts.entries()) {
           await admin().query(

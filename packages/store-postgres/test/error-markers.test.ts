@@ -5,6 +5,7 @@ import {
   PostgresStoreError,
   PostgresStoreUsageError,
   SchemaTooNewError,
+  SchemaUpgradeBlockedError,
 } from "../src/errors.js";
 
 // Every error class carries its own `Symbol.for("podkit.store-postgres.error.<kind>")` marker; its
@@ -21,6 +22,16 @@ const CASES = [
     make: () =>
       new PostgresQueryError({ operation: "appending", where: "postgres:x", cause: new Error("boom") }),
     is: PostgresQueryError,
+  },
+  {
+    kind: "schema-upgrade-blocked",
+    make: () =>
+      new SchemaUpgradeBlockedError({
+        schema: "public",
+        version: 3,
+        segments: [{ segmentId: "g", counted: 4, held: 3 }],
+      }),
+    is: SchemaUpgradeBlockedError,
   },
   { kind: "usage", make: () => new PostgresStoreUsageError("bad schema"), is: PostgresStoreUsageError },
 ] as const;

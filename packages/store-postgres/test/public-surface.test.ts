@@ -11,6 +11,7 @@ describe("the public surface of @podkit/store-postgres", () => {
       "PostgresStoreUsageError",
       "SCHEMA_VERSION",
       "SchemaTooNewError",
+      "SchemaUpgradeBlockedError",
       "migrate",
       "openStore",
     ]);
