@@ -16,7 +16,7 @@ const { root, loaded } = await workspaceWithManifest("podkit-prof-pod-");
 const options = { model: baseUrl, env: { ANTHROPIC_API_KEY: "bench" }, onWarning: () => {}, toolPackages: [toolPackage] };
 try {
   const probe = await Pod.fromManifest(loaded, options);
-  const prompt = probe.systemPrompt;
+  const prompt = await probe.renderSystemPrompt();
   await probe.close();
   let cpu = 0;
   for (let session = 0; session < sessions; session++) {
