@@ -13,7 +13,12 @@ const TURNS = 30;
 
 const { child, baseUrl } = await startToolSessionDouble("anthropic");
 const { root, loaded } = await workspaceWithManifest("podkit-prof-pod-");
-const options = { model: baseUrl, env: { ANTHROPIC_API_KEY: "bench" }, onWarning: () => {}, toolPackages: [toolPackage] };
+const options = {
+  model: baseUrl,
+  env: { ANTHROPIC_API_KEY: "bench" },
+  onWarning: () => {},
+  toolPackages: [toolPackage],
+};
 try {
   const probe = await Pod.fromManifest(loaded, options);
   const prompt = await probe.renderSystemPrompt();
@@ -26,7 +31,11 @@ try {
         : (() => {
             const tools = new ToolServer();
             tools.registerTool(lookup);
-            return new Worker({ model: createModelAdapter(REF, { apiKey: "bench", baseUrl }), systemPrompt: prompt, tools });
+            return new Worker({
+              model: createModelAdapter(REF, { apiKey: "bench", baseUrl }),
+              systemPrompt: prompt,
+              tools,
+            });
           })();
     const start = process.cpuUsage();
     for (let turn = 0; turn < TURNS; turn++) {
