@@ -14,8 +14,8 @@
 import { rm } from "node:fs/promises";
 import { createModelAdapter, ToolServer, Worker } from "../packages/llm-worker/dist/index.js";
 import { Pod } from "../packages/pod/dist/index.js";
-import { FsStore, restoreSession, SessionLog, sessionsRoot } from "../packages/session-store/dist/index.js";
-import { lookup, REF, toolPackage, workspaceWithManifest } from "./lib/pod-bench-workspace.mjs";
+import { FsStore, restoreSession, sessionsRoot } from "../packages/session-store/dist/index.js";
+import { bigSession, lookup, REF, toolPackage, workspaceWithManifest } from "./lib/pod-bench-workspace.mjs";
 import { startToolSessionDouble } from "./lib/tool-session-double.mjs";
 
 const TURNS = 30;
@@ -142,57 +142,11 @@ async function overhead() {
   }
 }
 
-/** A session of realistic turns, RESTORE_ENTRIES entries long. */
-async function bigSession(store) {
-  const log = await SessionLog.create(store, {
-    systemPrompt: "You are a bench pod.",
-    config: { max_tokens: 8192 },
-  });
-  let turn = 0;
-  while (log.entryCount < RESTORE_ENTRIES) {
-    turn += 1;
-    const call = { type: "tool_call", call_id: `toolu_${turn}`, name: "lookup", arguments: '{"query":"x"}' };
-    await log.appendMany([
-      { kind: "invoke", trigger: "user" },
-      { kind: "user_input", text: `Question number ${turn}?` },
-      {
-        kind: "llm_usage",
-        history_len: turn * 4,
-        input_tokens: 2000,
-        cache_read_tokens: 1800,
-        cache_write_tokens: 0,
-        output_tokens: 30,
-      },
-      { kind: "assistant_item", item: call },
-      {
-        kind: "tool_result",
-        item: {
-          type: "tool_result",
-          call_id: call.call_id,
-          summary: "found x",
-          content: "result line\n".repeat(20),
-        },
-      },
-      {
-        kind: "assistant_item",
-        item: {
-          type: "message",
-          role: "assistant",
-          content: [{ type: "text", text: "Here is the answer." }],
-        },
-      },
-      { kind: "turn_end", turn },
-      { kind: "run_completed", result: "finished", interrupted: false },
-    ]);
-  }
-  return log.state.sessionId;
-}
-
 async function restore() {
   const { root, loaded } = await workspaceWithManifest("podkit-bench-pod-");
   const store = new FsStore({ root: sessionsRoot(loaded.workspace) });
   try {
-    const sessionId = await bigSession(store);
+    const sessionId = await bigSession(store, RESTORE_ENTRIES);
     const options = { ...podOptions("http://127.0.0.1:9/v1"), store };
     const viaPodRestore = async () => {
       const pod = await Pod.restore(loaded, sessionId, options);

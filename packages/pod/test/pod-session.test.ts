@@ -1,4 +1,4 @@
-import { AbortedError } from "@podkit/llm-worker";
+import { AbortedError, type Item } from "@podkit/llm-worker";
 import { FsStore, SessionLog, sessionsRoot } from "@podkit/session-store";
 import { describe, expect, it } from "vitest";
 import { caught } from "./helpers.js";
@@ -60,6 +60,45 @@ describe("Pod persistence", () => {
     expect(entries[5]).toMatchObject({ item: { type: "tool_result", summary: "pong" } });
     expect(entries.at(-2)).toMatchObject({ turn: 1 });
     expect(entries.at(-1)).toMatchObject({ result: "finished", interrupted: false });
+  });
+
+  it("writes each model response (its usage and items) as one append, after the same entries in the same order", async () => {
+    const w = await world({ toolPackages: [testTools({ ping: () => "pong" })] });
+    const store = new FsStore<Item>({ root: sessionsRoot(w.workspace) });
+    // The real store, its appends counted (an instance's own append is called as it is).
+    const writes: string[][] = [];
+    const append = store.append.bind(store);
+    store.append = (ref, entries, options) => {
+      writes.push(entries.map((entry) => entry.kind));
+      return append(ref, entries, options);
+    };
+    const pod = await w.pod({ store });
+    w.double.enqueue(
+      {
+        parts: [
+          { type: "text", text: "Let me ping." },
+          { type: "tool_call", name: "ping", arguments: {} },
+        ],
+      },
+      text("done"),
+    );
+    await pod.run("go");
+    await pod.close();
+    await store.close();
+    expect(writes).toEqual([
+      ["invoke"],
+      ["user_input"],
+      ["llm_usage", "assistant_item", "assistant_item"],
+      ["tool_result"],
+      ["llm_usage", "assistant_item"],
+      ["turn_end", "run_completed"],
+    ]);
+    const entries = await sessionEntries(w.workspace);
+    expect(entries.slice(3, 6).map((entry) => ("item" in entry ? entry.item.type : entry.kind))).toEqual([
+      "llm_usage",
+      "message",
+      "tool_call",
+    ]);
   });
 
   it("a turn cancelled before any model output is rolled back to before its invoke", async () => {

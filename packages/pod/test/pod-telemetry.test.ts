@@ -416,4 +416,29 @@ describe("pod telemetry: metrics and the global API", () => {
     expect(otel.trees().map((root) => root.name)).toEqual(["invoke_agent test"]);
     expect(otel.spans().filter((span) => span.name.startsWith("chat"))).toHaveLength(1);
   });
+
+  it("records the histograms of a run whose spans nobody records (a meter provider without a tracer SDK)", async () => {
+    // A run with neither records nothing and skips its events; a meter alone must still get every point.
+    const otel = capture();
+    const w = await world();
+    const pod = await w.pod();
+    metrics.setGlobalMeterProvider(otel.meterProvider);
+    try {
+      w.double.enqueue(text("counted"));
+      expect((await pod.run("hello")).text).toBe("counted");
+    } finally {
+      metrics.disable();
+    }
+    expect(otel.spans()).toEqual([]);
+    const tokens = await otel.histogram("gen_ai.client.token.usage");
+    expect(tokens.map((point) => [point.attributes["gen_ai.token.type"], point.value.count])).toEqual([
+      ["input", 1],
+      ["output", 1],
+    ]);
+    const durations = await otel.histogram("gen_ai.client.operation.duration");
+    expect(durations.map((point) => [point.attributes["gen_ai.operation.name"], point.value.count])).toEqual([
+      ["chat", 1],
+      ["invoke_agent", 1],
+    ]);
+  });
 });

@@ -16,6 +16,7 @@ export { Worker } from "./worker.js";
 export {
   type CachePolicy,
   DEFAULT_INTERRUPTED_TOOL_SUMMARY,
+  type ResponseCommit,
   type RunOptions,
   type WorkerOptions,
 } from "./worker-options.js";

@@ -41,6 +41,14 @@ export interface WorkerOptions {
   onHistoryAppend?: (item: Item) => void | Promise<void>;
   /** Awaited once per model call with its token usage (the pod persists `llm_usage`). */
   onUsage?: (usage: UsageRecord) => void | Promise<void>;
+  /**
+   * Persists one model response at once: its usage (undefined when it reported none) and the
+   * items it commits, in order. When given, the worker calls it instead of `onUsage` and one
+   * `onHistoryAppend` per item of a complete response, so a host can make them one durable write;
+   * the usage is reported and the items enter history only after it resolves. A rejection stops
+   * the turn with `HistoryAppendError` (nothing of the response is used).
+   */
+  onResponseCommit?: (response: ResponseCommit) => void | Promise<void>;
   /** Restored interrupted flag. */
   interrupted?: boolean;
   /**
@@ -56,4 +64,10 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Overrides the worker's `maxRequests` for this run. */
   maxRequests?: number;
+}
+
+/** One complete model response as `onResponseCommit` persists it. */
+export interface ResponseCommit {
+  readonly usage: UsageRecord | undefined;
+  readonly items: readonly Item[];
 }

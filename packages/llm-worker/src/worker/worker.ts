@@ -24,7 +24,7 @@ import type { Interceptor } from "./interceptor.js";
 import { containerOf, liveContainerId, type ProviderContainer } from "./provider-container.js";
 import type { RequestConfig } from "./request-config.js";
 import { requestWithRetry } from "./request-with-retry.js";
-import { toUsageRecord } from "./usage.js";
+import { toUsageRecord, type UsageRecord } from "./usage.js";
 import {
   type CachePolicy,
   DEFAULT_INTERRUPTED_TOOL_SUMMARY,
@@ -46,6 +46,7 @@ export class Worker {
   private readonly cache: CachePolicy;
   private readonly onHistoryAppend: WorkerOptions["onHistoryAppend"];
   private readonly onUsage: WorkerOptions["onUsage"];
+  private readonly onResponseCommit: WorkerOptions["onResponseCommit"];
   private readonly listeners = new Set<WorkerEventListener>();
   private items: Item[];
   private prompt: string | undefined;
@@ -76,6 +77,7 @@ export class Worker {
     this.maxRequests = checkMaxRequests(options.maxRequests ?? 50);
     this.onHistoryAppend = options.onHistoryAppend;
     this.onUsage = options.onUsage;
+    this.onResponseCommit = options.onResponseCommit;
     this.interrupted = options.interrupted ?? false;
     this.previousRequestLength = options.previousRequestLength;
   }
@@ -298,19 +300,22 @@ export class Worker {
       requests++;
       const continuesPause = stopReason?.kind === "pause";
       stopReason = toStopReason(response.finishReason, response.error !== undefined);
-      if (response.usage !== undefined || response.error === undefined) {
-        const usage = toUsageRecord(historyLen, response.usage);
-        await this.onUsage?.(usage);
-        this.emit({ type: "usage", usage });
-      }
-      this.reportDropped(response, requests);
+      const usage =
+        response.usage !== undefined || response.error === undefined
+          ? toUsageRecord(historyLen, response.usage)
+          : undefined;
       // Reasoning alone is no answer: a model that spent its whole budget thinking answered nothing.
       const empty =
         response.toolCalls.length === 0 && response.items.every((item) => item.type === "reasoning");
-      if (empty && (stopReason.kind === "length" || stopReason.kind === "error")) {
-        throw new EmptyResponseError(this.adapter.provider, stopReason);
-      }
-      const committed = await this.commitResponse(response, continuesPause);
+      const unanswered = empty && (stopReason.kind === "length" || stopReason.kind === "error");
+      // With `onResponseCommit` the usage and the items are persisted in one call (one write).
+      const persisted = this.onResponseCommit !== undefined && !unanswered;
+      if (persisted) await this.persistResponse(usage, responseItems(response));
+      else if (usage !== undefined) await this.persistUsage(usage);
+      if (usage !== undefined) this.emit({ type: "usage", usage });
+      this.reportDropped(response, requests);
+      if (unanswered) throw new EmptyResponseError(this.adapter.provider, stopReason);
+      const committed = await this.commitResponse(response, continuesPause, persisted);
       this.emit({
         type: "request_end",
         request: requests,
@@ -402,11 +407,33 @@ export class Worker {
    * results, compaction), then its client tool calls. `appendText` joins the text to the answer
    * of the previous response (the continuation of a paused turn).
    */
-  private async commitResponse(response: CollectedResponse, appendText: boolean): Promise<Item[]> {
-    const committed: Item[] = [...response.items, ...response.toolCalls];
+  private async commitResponse(
+    response: CollectedResponse,
+    appendText: boolean,
+    persisted = false,
+  ): Promise<Item[]> {
+    const committed = responseItems(response);
     if (response.text !== "") this.lastText = appendText ? this.lastText + response.text : response.text;
-    for (const item of committed) await this.commit(item);
+    for (const item of committed) {
+      if (persisted) this.adopt(item);
+      else await this.commit(item);
+    }
     return committed;
+  }
+
+  /** The usage of a response that commits nothing (it answered nothing): alone, through either hook. */
+  private async persistUsage(usage: UsageRecord): Promise<void> {
+    if (this.onResponseCommit === undefined) await this.onUsage?.(usage);
+    else await this.onResponseCommit({ usage, items: [] });
+  }
+
+  /** `onResponseCommit` of a complete response; a failure is the first item's `HistoryAppendError`. */
+  private async persistResponse(usage: UsageRecord | undefined, items: Item[]): Promise<void> {
+    try {
+      await this.onResponseCommit?.({ usage, items });
+    } catch (cause) {
+      throw items.length === 0 ? cause : new HistoryAppendError((items[0] as Item).type, cause);
+    }
   }
 
   private async runBatch(
@@ -431,6 +458,11 @@ export class Worker {
     } catch (cause) {
       throw new HistoryAppendError(item.type, cause);
     }
+    this.adopt(item);
+  }
+
+  /** An item already persisted enters history and is reported. */
+  private adopt(item: Item): void {
     this.items.push(item);
     this.emit({ type: "item_committed", item });
   }
@@ -448,6 +480,11 @@ export class Worker {
   private assertIdle(what: string): void {
     if (this.running) throw new WorkerBusyError(what);
   }
+}
+
+/** What a response commits, in order: its items in stream order, then its client tool calls. */
+function responseItems(response: CollectedResponse): Item[] {
+  return [...response.items, ...response.toolCalls];
 }
 
 function checkMaxRequests(value: number): number {

@@ -1,5 +1,5 @@
-import { type BigIntStats, constants } from "node:fs";
-import { lstat, open, realpath, stat } from "node:fs/promises";
+import { type BigIntStats, constants, lstatSync, statSync } from "node:fs";
+import { open, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import { describeRootEscape, findRootEscape, isInside } from "../prompt-ref/root-containment.js";
@@ -55,7 +55,7 @@ export function createNotesSection(
     id: "notes",
     async load(state) {
       const readAt = Date.now();
-      const dir = await lstat(join(state.workspace, ".podkit"), { bigint: true }).catch(missing);
+      const dir = stampOf(join(state.workspace, ".podkit"), lstatSync);
       let outcome: NotesRead;
       if (
         cached?.workspace === state.workspace &&
@@ -66,7 +66,7 @@ export function createNotesSection(
         // No entry was added to or removed from a real `.podkit` directory: NOTES.md is still absent.
         outcome = cached.outcome;
       } else {
-        const stamp = await notesStamp(state.workspace, dir);
+        const stamp = notesStamp(state.workspace, dir);
         if (cached?.workspace === state.workspace && cached.stamp === stamp.text) {
           outcome = cached.outcome;
         } else {
@@ -117,13 +117,13 @@ interface CachedRead {
  * mode, size, and change and modification times in nanoseconds; a missing file is its own stamp.
  * `changedMs` is the latest change time among them; `coarse`: a time in whole seconds.
  */
-async function notesStamp(
+function notesStamp(
   workspace: string,
   dir: BigIntStats | null,
-): Promise<{ text: string; absent: boolean; changedMs: number; coarse: boolean }> {
+): { text: string; absent: boolean; changedMs: number; coarse: boolean } {
   const file = join(workspace, NOTES_FILE);
-  const entry = await lstat(file, { bigint: true }).catch(missing);
-  const target = entry?.isSymbolicLink() ? await stat(file, { bigint: true }).catch(missing) : null;
+  const entry = stampOf(file, lstatSync);
+  const target = entry?.isSymbolicLink() ? stampOf(file, statSync) : null;
   return {
     text: `${stampText(dir)}|${stampText(entry)}|${stampText(target)}`,
     absent: entry === null,
@@ -140,10 +140,20 @@ function changedMsOf(s: BigIntStats | null): number {
   return s === null ? 0 : Math.max(Number(s.mtimeNs / 1_000_000n), Number(s.ctimeNs / 1_000_000n));
 }
 
-function missing(error: unknown): null {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT" || code === "ENOTDIR") return null;
-  throw error;
+/**
+ * `path`'s stats, or null when it does not exist. Synchronous on purpose: this runs before every
+ * request, and a stat is one small call on the workspace's own `.podkit` (where the session store
+ * writes synchronously too), while the promise API's round trip through the thread pool cost
+ * about ten times the call itself and most of the notes section's share of a turn.
+ */
+function stampOf(path: string, statOf: typeof lstatSync | typeof statSync): BigIntStats | null {
+  try {
+    return statOf(path, { bigint: true, throwIfNoEntry: false }) ?? null;
+  } catch (error) {
+    // ENOTDIR: `.podkit` is a file, so NOTES.md is not there.
+    if ((error as NodeJS.ErrnoException).code === "ENOTDIR") return null;
+    throw error;
+  }
 }
 
 async function readNotes(workspace: string, notice: () => string): Promise<NotesRead> {

@@ -130,6 +130,11 @@ export class AfterTurnScheduler {
   ): Promise<void> {
     this.closing = true;
     const final = this.jobs.filter((job) => job.runOnClose === true);
+    if (final.length === 0 && this.running === undefined) {
+      // Nothing runs and nothing is to run: no deadline to arm (a timer and a dependent signal per close).
+      this.controller.abort(new Error("the pod was closed"));
+      return;
+    }
     const limits = [AbortSignal.timeout(bound.timeoutMs), bound.signal].filter((s) => s !== undefined);
     const deadline = AbortSignal.any(limits);
     const stop = () => this.controller.abort(new Error("the pod was closed"));

@@ -1,4 +1,4 @@
-import { type Item, ToolServer, type UsageRecord, Worker } from "@podkit/llm-worker";
+import { type Item, type ResponseCommit, ToolServer, Worker } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
 import type { SessionLogOptions, Store } from "@podkit/session-store";
 import { loadToolPackages, type ToolSet } from "@podkit/tools";
@@ -122,10 +122,10 @@ export interface WorkerState {
   previousRequestLength?: number;
 }
 
-/** The worker's persistence callbacks: every committed item and every model call's usage. */
+/** The worker's persistence callbacks: every committed item, a model response's usage and items in one. */
 export interface WorkerPersistence {
   onHistoryAppend(item: Item): Promise<void>;
-  onUsage(usage: UsageRecord): Promise<void>;
+  onResponseCommit(response: ResponseCommit): Promise<void>;
 }
 
 export function createWorker(
@@ -141,7 +141,7 @@ export function createWorker(
     config: (state.config ?? requestConfig(loaded)) as never,
     maxRequests: loaded.manifest.worker.max_turns,
     onHistoryAppend: persistence.onHistoryAppend,
-    onUsage: persistence.onUsage,
+    onResponseCommit: persistence.onResponseCommit,
     ...(state.systemPrompt === undefined ? {} : { systemPrompt: state.systemPrompt }),
     ...(state.history === undefined ? {} : { history: state.history }),
     ...(state.interrupted === undefined ? {} : { interrupted: state.interrupted }),

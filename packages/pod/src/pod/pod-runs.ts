@@ -53,8 +53,7 @@ export class PodRuns {
     }
     const { worker, telemetry, events } = this.outlets;
     const controller = new AbortController();
-    const signals = [controller.signal, signal, this.outlets.podSignal].filter((s) => s !== undefined);
-    const runSignal = AbortSignal.any(signals);
+    const runSignal = anySignal([controller.signal, signal, this.outlets.podSignal]);
     this.controller = controller;
     const tracing = telemetry.startRun({ trigger, input });
     let turnFinished = false;
@@ -126,4 +125,15 @@ export class PodRuns {
     const podEvent = podEventOf(event);
     if (podEvent !== undefined) this.outlets.events.emit(podEvent);
   }
+}
+
+/**
+ * A signal that aborts when any of `signals` does (one that never aborts when none is given): the
+ * only one given is itself, without the cost of `AbortSignal.any` (a dependent signal, weakly
+ * tracked, made on every run of a pod that has no signal of its own).
+ */
+export function anySignal(signals: readonly (AbortSignal | undefined)[]): AbortSignal {
+  const given = signals.filter((s) => s !== undefined);
+  if (given.length === 0) return new AbortController().signal;
+  return given.length === 1 ? (given[0] as AbortSignal) : AbortSignal.any(given);
 }

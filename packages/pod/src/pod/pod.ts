@@ -32,7 +32,7 @@ import {
 } from "./pod-foundation.js";
 import type { PodOptions } from "./pod-options.js";
 import { isResumable, otherBranchesWarning } from "./pod-restore.js";
-import { PodRuns } from "./pod-runs.js";
+import { anySignal, PodRuns } from "./pod-runs.js";
 import type { RunHandle } from "./run-handle.js";
 
 /**
@@ -305,8 +305,7 @@ export class Pod {
         hint: "await the running handle (or pod.whenIdle()) first",
       });
     }
-    const signals = [options.signal, this.options.signal].filter((s) => s !== undefined);
-    const signal = signals.length === 0 ? new AbortController().signal : AbortSignal.any(signals);
+    const signal = anySignal([options.signal, this.options.signal]);
     const work = this.engine.compact("manual", signal, {
       emit: (event) => {
         this.telemetry.onJobEvent(event);

@@ -1,4 +1,4 @@
-import type { Item, UsageRecord, Worker } from "@podkit/llm-worker";
+import type { Item, ResponseCommit, UsageRecord, Worker } from "@podkit/llm-worker";
 import type { EntryInput, SessionLog, SystemItem } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { PodTrigger } from "./events.js";
@@ -75,18 +75,16 @@ export class SessionRecorder {
     this.systemKinds.get(item)?.onCommitted?.();
   };
 
-  /** The worker's `onUsage`: one `llm_usage` per model call (snake_case on disk), then the ledger. */
-  readonly onUsage = async (usage: UsageRecord): Promise<void> => {
-    await this.require().append({
-      kind: "llm_usage",
-      history_len: usage.historyLen,
-      input_tokens: usage.inputTokens,
-      cache_read_tokens: usage.cacheReadTokens,
-      cache_write_tokens: usage.cacheWriteTokens,
-      output_tokens: usage.outputTokens,
-      ...(usage.reasoningTokens === undefined ? {} : { reasoning_tokens: usage.reasoningTokens }),
-    } as EntryInput<Item>);
-    this.usage.record(usage);
+  /**
+   * The worker's `onResponseCommit`: a model response's `llm_usage` (snake_case on disk) and its
+   * items in one write (one lock check, one probe, one write instead of one per entry), then the
+   * ledger. The worker uses none of them before the write ends.
+   */
+  readonly onResponseCommit = async ({ usage, items }: ResponseCommit): Promise<void> => {
+    const entries = items.map((item) => this.entryFor(item));
+    if (usage !== undefined) entries.unshift(usageEntry(usage));
+    await this.require().appendMany(entries);
+    if (usage !== undefined) this.usage.record(usage);
   };
 
   /**
@@ -130,4 +128,17 @@ export class SessionRecorder {
     if (log === undefined) throw new Error("internal: no session head before the first commit");
     return log;
   }
+}
+
+/** The `llm_usage` entry of one model call (snake_case on disk). */
+function usageEntry(usage: UsageRecord): EntryInput<Item> {
+  return {
+    kind: "llm_usage",
+    history_len: usage.historyLen,
+    input_tokens: usage.inputTokens,
+    cache_read_tokens: usage.cacheReadTokens,
+    cache_write_tokens: usage.cacheWriteTokens,
+    output_tokens: usage.outputTokens,
+    ...(usage.reasoningTokens === undefined ? {} : { reasoning_tokens: usage.reasoningTokens }),
+  } as EntryInput<Item>;
 }

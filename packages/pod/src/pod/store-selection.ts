@@ -20,6 +20,15 @@ export const POSTGRES_STORE_PACKAGE = "@podkit/store-postgres";
  */
 const LOG_SCHEMAS = { itemSchema: ItemSchema, configSchema: RequestConfigSchema.loose() };
 
+/**
+ * How long the filesystem store keeps a segment's append lock after the pod's last append. The
+ * store's 10 ms lapses between two back-to-back turns (a scripted session, a dispatch queue, a
+ * fast local model), so every turn paid for creating and removing the lock file and re-checking
+ * the segment. Another process that wants the session while this pod is idle waits at most this
+ * long (a writer that keeps appending hands the lock over within a few ms, as before).
+ */
+const POD_LOCK_LINGER_MS = 50;
+
 /** Options of `openSessionStore`. */
 export interface OpenSessionStoreOptions {
   /** Where the variable `[session] url_env` names is read; default `process.env`. */
@@ -53,7 +62,11 @@ export async function openSessionStore(
 ): Promise<Store<Item>> {
   const session = loaded.manifest.session;
   if (session.store === "fs")
-    return new FsStore<Item>({ root: sessionsRoot(loaded.workspace), ...LOG_SCHEMAS });
+    return new FsStore<Item>({
+      root: sessionsRoot(loaded.workspace),
+      lockLingerMs: POD_LOCK_LINGER_MS,
+      ...LOG_SCHEMAS,
+    });
   const env = options.env ?? process.env;
   const url = env[session.url_env];
   if (url === undefined || url.trim() === "") {

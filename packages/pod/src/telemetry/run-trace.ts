@@ -2,6 +2,8 @@ import {
   type Attributes,
   type Context,
   context,
+  createNoopMeter,
+  isSpanContextValid,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -67,6 +69,9 @@ export const TRACED_POD_EVENTS: ReadonlySet<PodEvent["type"]> = new Set<PodEvent
   "run_end",
 ]);
 
+/** What every histogram of a meter that records nothing is (the API's no-op meter hands out one). */
+const NOOP_HISTOGRAM = createNoopMeter().createHistogram("podkit.noop");
+
 /**
  * The spans of one run, driven by the pod's and the worker's events: `invoke_agent <pod>` for the
  * run, `chat <model>` per model request (retries and stream continuations are its events) and
@@ -84,6 +89,13 @@ export class RunTrace {
   private readonly contents: boolean;
   /** Compactions inside the run, under its span. */
   private readonly jobs: JobSpans;
+  /**
+   * Nothing of this run can be recorded: no tracer SDK made its span (a no-op span with no valid
+   * context: not a sampled-out one) and the histograms are the no-op meter's. The events are then
+   * not followed at all (they cost a pod about 2% of a turn's CPU for nothing). An SDK registered
+   * while the run goes on is seen from the next run on.
+   */
+  readonly inert: boolean;
 
   constructor(private readonly init: RunTraceInit) {
     const { identity, tracer } = init;
@@ -103,6 +115,11 @@ export class RunTrace {
       parent,
     );
     this.context = trace.setSpan(parent, this.span);
+    this.inert =
+      !this.span.isRecording() &&
+      !isSpanContextValid(this.span.spanContext()) &&
+      init.instruments.tokenUsage === NOOP_HISTOGRAM &&
+      init.instruments.operationDuration === NOOP_HISTOGRAM;
     // Contents are built only when they will be kept: never without opt-in, never for a no-op span.
     this.contents = init.recordContents && this.span.isRecording();
     this.chats = new ChatSpans({
@@ -138,6 +155,7 @@ export class RunTrace {
   }
 
   onWorkerEvent(event: WorkerEvent): void {
+    if (this.inert) return;
     this.chats.onWorkerEvent(event);
     switch (event.type) {
       case "usage":
@@ -159,10 +177,15 @@ export class RunTrace {
 
   /** A compaction worker's event during this run: its requests are children of the compaction span. */
   onJobWorkerEvent(event: WorkerEvent): void {
+    if (this.inert) return;
     this.jobs.onCompactionWorkerEvent(event);
   }
 
   onPodEvent(event: PodEvent): void {
+    if (this.inert) {
+      if (event.type === "run_end") this.init.onEnd?.();
+      return;
+    }
     switch (event.type) {
       case "turn_start":
         this.setSession(this.init.source.session());
