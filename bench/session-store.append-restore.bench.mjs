@@ -4,6 +4,9 @@
 //                        serialization, v2 frame and CRC-32, lock lease, probe, write) vs
 //                        fs.appendFileSync(path, line) per entry of pre-serialized lines (the bare
 //                        minimum a JSONL logger does);
+//   append.cpu_ratio     append.ratio in CPU time (user + system of this process) instead of wall
+//                        time: on a machine shared with other jobs, wall time also counts the
+//                        time either side waited for a core, which CPU time leaves out;
 //   append_burst.ratio   the same entries fired 16 at a time without awaiting each (a pod recording
 //                        a step), so the log's group commit can share writes, vs the same floor;
 //   restore.ratio        restoreSession as a pod opens the store (llm-worker's item and request-config
@@ -54,6 +57,11 @@ const SLICE = 5_000;
 const ROUNDS = 7;
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
+/** CPU time (user + system, ms) this process used since `since` (a `process.cpuUsage()`). */
+const cpuMs = (since) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
 const head = { systemPrompt: "You are a careful reviewer.", config: { max_tokens: 8192 }, history: [] };
 const strict = { itemSchema: ItemSchema, configSchema: RequestConfigSchema };
 
@@ -82,10 +90,13 @@ async function appendRound(entries, lines, round, burst, framed) {
   let bareEnd = 0;
   let ours = 0;
   let floor = 0;
+  let oursCpu = 0;
+  let floorCpu = 0;
   let syscalls = 0;
   for (let at = 0, slice = 0; at < entries.length; at += SLICE, slice++) {
     const end = Math.min(at + SLICE, entries.length);
     const runOurs = async () => {
+      const cpu0 = process.cpuUsage();
       const t0 = performance.now();
       if (burst) {
         for (let from = at; from < end; from += BURST) {
@@ -97,11 +108,14 @@ async function appendRound(entries, lines, round, burst, framed) {
         for (let i = at; i < end; i++) await log.append(entries[i]);
       }
       ours += performance.now() - t0;
+      oursCpu += cpuMs(cpu0);
     };
     const runFloor = () => {
+      const cpu0 = process.cpuUsage();
       const t0 = performance.now();
       for (let i = at; i < end; i++) appendFileSync(path, lines[i]);
       floor += performance.now() - t0;
+      floorCpu += cpuMs(cpu0);
     };
     const runSyscalls = () => {
       if (bare === undefined) return;
@@ -135,7 +149,7 @@ async function appendRound(entries, lines, round, burst, framed) {
   await store.close();
   if (bare !== undefined) closeSync(bare);
   await handle?.close();
-  return { ours, floor, syscalls, promises, root, sessionId: log.sessionId, path };
+  return { ours, floor, oursCpu, floorCpu, syscalls, promises, root, sessionId: log.sessionId, path };
 }
 
 async function appendOursPerTick(entries, lockLingerMs) {
@@ -196,6 +210,7 @@ try {
   );
 
   const times = { append: [], appendFloor: [], syscalls: [], promises: [], burst: [], burstFloor: [] };
+  Object.assign(times, { appendCpu: [], appendFloorCpu: [] });
   Object.assign(times, { restore: [], restoreMinimal: [], restoreFloor: [] });
   for (let round = 0; round <= ROUNDS; round++) {
     gc();
@@ -217,6 +232,8 @@ try {
     if (round > 0) {
       times.append.push(plain.ours);
       times.appendFloor.push(plain.floor);
+      times.appendCpu.push(plain.oursCpu);
+      times.appendFloorCpu.push(plain.floorCpu);
       times.syscalls.push(plain.syscalls);
       times.promises.push(plain.promises);
       times.burst.push(burst.ours);
@@ -256,6 +273,7 @@ try {
   const perSecond = (n, ms) => Math.round((n / ms) * 1000);
   const mid = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   printRatio("session-store.append.ratio", times.append, times.appendFloor);
+  printRatio("session-store.append.cpu_ratio", times.appendCpu, times.appendFloorCpu);
   printRatio("session-store.append_syscalls.ratio", times.syscalls, times.appendFloor);
   printRatio("session-store.append_fs_promises.ratio", times.promises, times.appendFloor);
   printRatio("session-store.append_burst.ratio", times.burst, times.burstFloor);

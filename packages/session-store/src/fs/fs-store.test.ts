@@ -42,10 +42,15 @@ async function readAllOf(store: FsStore, ref: SegmentRef): Promise<Entry[]> {
   return out;
 }
 
-async function newSegment(options: Partial<FsStoreOptions<MinimalItem>> = {}) {
+/**
+ * A store with one new segment. A `frozen` ref is what a `SessionLog` passes: the store then
+ * remembers the segment and lease of its last append and renews them without look-ups.
+ */
+async function newSegment(options: Partial<FsStoreOptions<MinimalItem>> = {}, frozen = false) {
   const root = await tempDir();
   const store = new FsStore<MinimalItem>({ root, ...options });
-  const ref = { sessionId: newId(), segmentId: newId() };
+  const plain = { sessionId: newId(), segmentId: newId() };
+  const ref = frozen ? Object.freeze(plain) : plain;
   await store.createSegment(ref, [head(ref)]);
   return { root, store, ref, path: store.segmentPath(ref) };
 }
@@ -172,20 +177,48 @@ describe("FsStore append and read", () => {
     fresh.close();
   });
 
-  it("throws CorruptEntryError with the line number for a newline-terminated garbage line", async () => {
-    const { store, ref, path } = await newSegment();
+  it.each([
+    ["a plain ref", false],
+    ["a frozen ref (the remembered segment and lease)", true],
+  ])(
+    "throws CorruptEntryError with the line number for a newline-terminated garbage line (%s)",
+    async (_, frozen) => {
+      // A long linger keeps the lease across the stray write however slow the machine is.
+      const { store, ref, path } = await newSegment({ lockLingerMs: 60_000 }, frozen);
+      await store.append(ref, [input("fine")]);
+      const fine = await readFile(path);
+      await appendFile(path, "garbage}\n");
+      // Still under the lease of the first append: only the probe can notice the stray line.
+      expect(await store.append(ref, [input("after")])).toEqual({ status: "appended", count: 4 });
+      expect((await readFile(path)).subarray(0, fine.length + 9)).toEqual(
+        Buffer.concat([fine, Buffer.from("garbage}\n")]),
+      );
+      const error = await readAllOf(store, ref).catch((e: unknown) => e);
+      expect(CorruptEntryError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ file: path, line: 3 });
+      expect((error as Error).message).toContain(`${path}:3: corrupt session log entry: no `);
+      // A restore surfaces it too instead of resuming from a silently shortened history.
+      await expect(restoreSession(store, ref.sessionId)).rejects.toMatchObject({
+        name: "CorruptEntryError",
+        line: 3,
+      });
+      store.close();
+    },
+  );
+
+  it("positive control: with the probe blinded, the next append of a lease overwrites a stray line", async () => {
+    // The 1-byte read past the committed end is the store's only check while it holds the lease;
+    // a store whose probe always sees the end shows what that check prevents.
+    const blind: SyncFs = {
+      ...nodeFs,
+      readSync: ((fd: number, buffer: Buffer, offset: number, length: number, position: number | null) =>
+        length === 1 ? 0 : nodeFs.readSync(fd, buffer, offset, length, position)) as typeof nodeFs.readSync,
+    };
+    const { store, ref, path } = await newSegment({ fs: blind, lockLingerMs: 60_000 }, true);
     await store.append(ref, [input("fine")]);
     await appendFile(path, "garbage}\n");
-    await store.append(ref, [input("after")]);
-    const error = await readAllOf(store, ref).catch((e: unknown) => e);
-    expect(CorruptEntryError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ file: path, line: 3 });
-    expect((error as Error).message).toContain(`${path}:3: corrupt session log entry: no `);
-    // A restore surfaces it too instead of resuming from a silently shortened history.
-    await expect(restoreSession(store, ref.sessionId)).rejects.toMatchObject({
-      name: "CorruptEntryError",
-      line: 3,
-    });
+    expect(await store.append(ref, [input("after")])).toEqual({ status: "appended", count: 3 });
+    expect(await readFile(path, "utf8")).not.toContain("garbage");
     store.close();
   });
 
@@ -214,8 +247,11 @@ describe("FsStore append and read", () => {
     store.close();
   });
 
-  it("sees appends made through another store instance in the same process", async () => {
-    const { store, ref } = await newSegment();
+  it.each([
+    ["a plain ref", false],
+    ["a frozen ref (the remembered segment and lease)", true],
+  ])("sees appends made through another store instance in the same process (%s)", async (_, frozen) => {
+    const { store, ref } = await newSegment({}, frozen);
     const other = new FsStore({ root: store.root });
     for (let i = 0; i < 10; i++) {
       await store.append(ref, [input(`a${i}`)], { expectedCount: 1 + 2 * i });

@@ -19,7 +19,15 @@ import {
   type WriteOptions,
 } from "../store/store.js";
 import { listDir } from "./list-dir.js";
-import { acquireOrRenewLease, pinLease, releaseLock, releaseLocksOf } from "./lock-registry.js";
+import {
+  acquireOrRenewLease,
+  type HeldLease,
+  heldLease,
+  pinLease,
+  releaseLock,
+  releaseLocksOf,
+  renewHeldLease,
+} from "./lock-registry.js";
 import { OpenSegments } from "./open-segments.js";
 import { readSegmentEnds, readSegmentFrom } from "./read-segment.js";
 import { isProcessAlive, type LockPolicy } from "./segment-lock.js";
@@ -86,6 +94,11 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem>, AppendsNow<TI
   private readonly paths = new WeakMap<SegmentRef, string>();
   /** Lock path of each segment path: a string built per append cost a hash of it on every lookup. */
   private readonly lockPaths = new Map<string, string>();
+  /**
+   * The segment the last append wrote to and the lease it held: the next append to the same
+   * (frozen) ref renews that lease and probes that file without looking either up again.
+   */
+  private last: { ref: SegmentRef; segment: OpenSegment; lease: HeldLease } | undefined;
 
   constructor(options: FsStoreOptions<TItem>) {
     this.root = options.root;
@@ -143,7 +156,7 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem>, AppendsNow<TI
 
   append(ref: SegmentRef, entries: readonly Entry<TItem>[], options?: WriteOptions): Promise<AppendOutcome> {
     try {
-      const outcome = this[appendNow](ref, entries, options);
+      const outcome = this[appendNow](ref, entries, options?.expectedCount, options?.signal);
       return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
     } catch (error) {
       return Promise.reject(error);
@@ -157,17 +170,29 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem>, AppendsNow<TI
   [appendNow](
     ref: SegmentRef,
     entries: readonly Entry<TItem>[],
-    options?: WriteOptions,
+    expectedCount: number | undefined,
+    signal: AbortSignal | undefined,
   ): AppendOutcome | Promise<AppendOutcome> {
-    const path = this.segmentPath(ref);
     // Validate and serialize before taking the lock; only the frame needs the position.
     const bodies: string[] = new Array(entries.length);
     for (let i = 0; i < entries.length; i++) bodies[i] = this.codec.encode(entries[i] as Entry<TItem>);
-    const locked = this.lockedSegment(ref, path, options?.signal);
-    if (locked instanceof Promise) {
-      return locked.then((segment) => this.appendLocked(segment, bodies, options?.expectedCount));
+    const last = this.last;
+    if (last !== undefined && last.ref === ref && !last.segment.closed && renewHeldLease(last.lease, this)) {
+      return this.appendLocked(this.segments.checkTail(last.segment), bodies, expectedCount);
     }
-    return this.appendLocked(locked, bodies, options?.expectedCount);
+    const path = this.segmentPath(ref);
+    const locked = this.lockedSegment(ref, path, signal);
+    if (locked instanceof Promise) {
+      return locked.then((segment) => this.appendLocked(this.remember(ref, segment), bodies, expectedCount));
+    }
+    return this.appendLocked(this.remember(ref, locked), bodies, expectedCount);
+  }
+
+  /** Keeps `segment` and its lease as the last appended to (only for a frozen ref: it is the key). */
+  private remember(ref: SegmentRef, segment: OpenSegment): OpenSegment {
+    const lease = heldLease(this.lockPathOf(segment.path));
+    this.last = lease !== undefined && Object.isFrozen(ref) ? { ref, segment, lease } : undefined;
+    return segment;
   }
 
   private appendLocked(segment: OpenSegment, bodies: string[], expected: number | undefined): AppendOutcome {
@@ -366,6 +391,7 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem>, AppendsNow<TI
   }
 
   async close(): Promise<void> {
+    this.last = undefined;
     releaseLocksOf(this);
     this.segments.closeAll();
     this.positions.clear();

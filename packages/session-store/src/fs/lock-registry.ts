@@ -18,7 +18,12 @@ interface HeldLock {
   lastWantCheck: number;
   /** Set while an operation holds the lease across awaits (see `pinLease`); settles when it ends. */
   pinned?: Promise<void>;
+  /** Set when the lock is given up: a holder that kept this object (`heldLease`) must look again. */
+  released?: true;
 }
+
+/** A lease this thread holds, as `heldLease` hands it out for `renewHeldLease`. */
+export type HeldLease = Readonly<Pick<HeldLock, "owner">>;
 /** How often a busy holder looks for a waiting process's hand-over request. */
 const WANT_CHECK_MS = 2;
 const held = new Map<string, HeldLock>();
@@ -29,6 +34,7 @@ let lingerTimer: NodeJS.Timeout | undefined;
 let exitHookInstalled = false;
 
 function release(lockPath: string, lock: HeldLock): void {
+  lock.released = true;
   held.delete(lockPath);
   releaseFileLock(lock.fs, lockPath);
 }
@@ -214,4 +220,23 @@ export function acquireOrRenewLease(
     return false;
   }
   return acquire(lockPath, owner, policy, what, signal);
+}
+
+/** The lease this thread holds on `lockPath`, to renew with `renewHeldLease` without looking it up. */
+export function heldLease(lockPath: string): HeldLease | undefined {
+  return held.get(lockPath);
+}
+
+/**
+ * `acquireOrRenewLease`'s answer for a lease `owner` holds and used last, when it can be given
+ * without a look-up: true when the lease is still held by `owner`, unpinned, and no check for a
+ * waiting process is due (the lease is renewed); false when the caller must take the full path.
+ */
+export function renewHeldLease(lease: HeldLease, owner: object): boolean {
+  const lock = lease as HeldLock;
+  if (lock.released === true || lock.pinned !== undefined || lock.owner !== owner) return false;
+  const now = performance.now();
+  if (now - lock.lastWantCheck >= WANT_CHECK_MS) return false;
+  lock.lastUse = now;
+  return true;
 }

@@ -31,15 +31,8 @@ export class OpenSegments {
    */
   view(ref: SegmentRef, path: string, continuous: boolean): OpenSegment {
     const cached = this.open.get(path);
-    if (continuous && cached !== undefined) {
-      // No cooperating writer can have run, but a stray one (an editor, `echo >>`) might have:
-      // a 1-byte read past the committed end (cheaper than fstat) keeps "cut the torn tail
-      // before each append" literally true without trusting the lock alone.
-      if (this.fs.readSync(cached.fd, this.probe, 0, 1, cached.committedSize) !== 0) {
-        this.rescanTail(cached, this.fs.fstatSync(cached.fd).size);
-      }
-      return cached;
-    }
+    if (continuous && cached !== undefined) return this.checkTail(cached);
+
     let stat: { ino: number; size: number };
     try {
       stat = this.fs.statSync(path);
@@ -62,6 +55,7 @@ export class OpenSegments {
     const base = this.positions.start(path, ino, size, Number.MAX_SAFE_INTEGER, false);
     const scan = scanLines(this.fs, fd, { from: base.offset, to: size, startCount: base.index });
     const segment: OpenSegment = {
+      closed: false,
       path,
       fd,
       ino,
@@ -74,6 +68,19 @@ export class OpenSegments {
     if (this.open.size >= MAX_OPEN_SEGMENTS && !oldest.done) this.forget(oldest.value);
     this.open.set(path, segment);
     this.remember(segment);
+    return segment;
+  }
+
+  /**
+   * `segment` (open, its lock held continuously since it was last viewed) after checking its
+   * tail: no cooperating writer can have run, but a stray one (an editor, `echo >>`) might have.
+   * A 1-byte read past the committed end (cheaper than fstat) keeps "cut the torn tail before
+   * each append" literally true without trusting the lock alone.
+   */
+  checkTail(segment: OpenSegment): OpenSegment {
+    if (this.fs.readSync(segment.fd, this.probe, 0, 1, segment.committedSize) !== 0) {
+      this.rescanTail(segment, this.fs.fstatSync(segment.fd).size);
+    }
     return segment;
   }
 
@@ -111,6 +118,7 @@ export class OpenSegments {
   forget(path: string): void {
     const segment = this.open.get(path);
     if (segment === undefined) return;
+    segment.closed = true;
     this.open.delete(path);
     try {
       this.fs.closeSync(segment.fd);

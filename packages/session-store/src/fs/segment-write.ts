@@ -7,6 +7,8 @@ import { errorCode, type SyncFs } from "./sync-fs.js";
 
 /** A segment file this store has open, and what it knows about it. */
 export interface OpenSegment {
+  /** Set once the store closed the file: the next append views the segment afresh. */
+  closed: boolean;
   path: string;
   fd: number;
   ino: number;

@@ -4,7 +4,7 @@ import { useTempDirs } from "../../test/helpers/temp-dir.js";
 import type { Entry, EntryInput, MinimalItem } from "../entry/entry-schema.js";
 import { InvalidEntryError } from "../errors.js";
 import { FsStore } from "../fs/fs-store.js";
-import { appendNow, type SegmentRef, type WriteOptions } from "../store/store.js";
+import { appendNow, type SegmentRef } from "../store/store.js";
 import { SessionLog } from "./session-log.js";
 
 const tempDir = useTempDirs();
@@ -16,9 +16,14 @@ const tempDir = useTempDirs();
 class CountingStore extends FsStore<MinimalItem> {
   readonly appends: number[] = [];
 
-  override [appendNow](ref: SegmentRef, entries: readonly Entry<MinimalItem>[], options?: WriteOptions) {
+  override [appendNow](
+    ref: SegmentRef,
+    entries: readonly Entry<MinimalItem>[],
+    expectedCount: number | undefined,
+    signal: AbortSignal | undefined,
+  ) {
     this.appends.push(entries.length);
-    return super[appendNow](ref, entries, options);
+    return super[appendNow](ref, entries, expectedCount, signal);
   }
 }
 

@@ -344,8 +344,7 @@ export class SessionLog<TItem = MinimalItem> {
     // `kind` and `ts` lead every line, so logs stay readable with head/grep. (A spread: the keys
     // already placed keep their place, and it is cheaper than destructuring the rest.)
     const ts = input.ts ?? this.now();
-    const placed: Record<string, unknown> = { kind: undefined, ts };
-    const entry = Object.assign(placed, input);
+    const entry: Record<string, unknown> = { kind: undefined, ts, ...(input as object) };
     if (entry.ts === undefined) entry.ts = ts; // an explicit `ts: undefined`
     return entry as unknown as Entry<TItem>;
   }
@@ -361,7 +360,7 @@ export class SessionLog<TItem = MinimalItem> {
     driftFork: DriftFork | null = null,
   ): AppendResult | Promise<AppendResult> {
     const index = this.entryCount;
-    const written = appendEither(this.store, this.ref, entries, { expectedCount: index, signal });
+    const written = appendEither(this.store, this.ref, entries, index, signal);
     if (written instanceof Promise) {
       return written.then((outcome) => this.written(outcome, entries, signal, index, attempt, driftFork));
     }

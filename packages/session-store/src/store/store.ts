@@ -91,12 +91,16 @@ export interface Store<TItem = MinimalItem> {
  */
 export const appendNow = Symbol("podkit.session-store.appendNow");
 
-/** A store offering `appendNow`. */
+/**
+ * A store offering `appendNow`: `append` with the options as plain arguments, so the hot path
+ * allocates no options object per append.
+ */
 export interface AppendsNow<TItem> {
   [appendNow](
     ref: SegmentRef,
     entries: readonly Entry<TItem>[],
-    options?: WriteOptions,
+    expectedCount: number | undefined,
+    signal: AbortSignal | undefined,
   ): AppendOutcome | Promise<AppendOutcome>;
 }
 
@@ -114,11 +118,12 @@ export function appendEither<TItem>(
   store: Store<TItem>,
   ref: SegmentRef,
   entries: readonly Entry<TItem>[],
-  options: WriteOptions,
+  expectedCount: number,
+  signal: AbortSignal | undefined,
 ): AppendOutcome | Promise<AppendOutcome> {
   if ((store.append as { [appendNow]?: true })[appendNow] !== true)
-    return store.append(ref, entries, options);
-  return (store as unknown as AppendsNow<TItem>)[appendNow](ref, entries, options);
+    return store.append(ref, entries, { expectedCount, signal });
+  return (store as unknown as AppendsNow<TItem>)[appendNow](ref, entries, expectedCount, signal);
 }
 
 /** What a store package is opened with: where its data is, and what to validate entries with. */
