@@ -4,7 +4,7 @@ import type { Entry, MinimalItem } from "../entry/entry-schema.js";
 import { FsStore } from "../fs/fs-store.js";
 import { restoreSession, SessionLog } from "../log/session-log.js";
 import { observeCommits, type StoreCommit } from "./observed-store.js";
-import { appendEither, appendNow, type SegmentRef, type WriteOptions } from "./store.js";
+import { appendEither, appendNow, type SegmentRef } from "./store.js";
 
 const tempDir = useTempDirs();
 
@@ -12,9 +12,14 @@ const tempDir = useTempDirs();
 class CountingStore extends FsStore<MinimalItem> {
   direct = 0;
 
-  override [appendNow](ref: SegmentRef, entries: readonly Entry<MinimalItem>[], options?: WriteOptions) {
+  override [appendNow](
+    ref: SegmentRef,
+    entries: readonly Entry<MinimalItem>[],
+    expectedCount: number | undefined,
+    signal: AbortSignal | undefined,
+  ) {
     this.direct += 1;
-    return super[appendNow](ref, entries, options);
+    return super[appendNow](ref, entries, expectedCount, signal);
   }
 }
 
@@ -50,9 +55,13 @@ describe("observeCommits", () => {
     const log = await SessionLog.create(observed, { systemPrompt: "observed", config: {} });
     await log.append({ kind: "user_input", text: "takes the lock" });
     const before = store.direct;
-    const outcome = appendEither(observed, log.ref, [{ kind: "user_input", ts: 1, text: "held" }], {
-      expectedCount: 2,
-    });
+    const outcome = appendEither(
+      observed,
+      log.ref,
+      [{ kind: "user_input", ts: 1, text: "held" }],
+      2,
+      undefined,
+    );
     // Not a promise: the log resolves its append without a chain of them.
     expect(outcome).toEqual({ status: "appended", count: 3 });
     expect(store.direct).toBe(before + 1);
@@ -64,9 +73,13 @@ describe("observeCommits", () => {
           ? (...args: Parameters<FsStore<MinimalItem>["append"]>) => target.append(...args)
           : Reflect.get(target, property, target),
     });
-    const viaWrapper = appendEither(wrapped, log.ref, [{ kind: "user_input", ts: 2, text: "late" }], {
-      expectedCount: 3,
-    });
+    const viaWrapper = appendEither(
+      wrapped,
+      log.ref,
+      [{ kind: "user_input", ts: 2, text: "late" }],
+      3,
+      undefined,
+    );
     expect(viaWrapper).toBeInstanceOf(Promise);
     await viaWrapper;
     await store.close();

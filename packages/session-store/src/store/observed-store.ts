@@ -1,7 +1,7 @@
 import type { Entry } from "../entry/entry-schema.js";
 import {
   type AppendOutcome,
-  appendEither,
+  type AppendsNow,
   appendNow,
   markAppendNow,
   type SegmentRef,
@@ -33,19 +33,23 @@ export function observeCommits<TItem>(
     if (outcome.status === "appended") onCommit({ ref, count: outcome.count, truncated: false });
     return outcome;
   };
+  const direct = (store.append as { [appendNow]?: true })[appendNow] === true;
   const appendObserved = (
     ref: SegmentRef,
     entries: readonly Entry<TItem>[],
-    options?: WriteOptions,
+    expectedCount: number | undefined,
+    signal: AbortSignal | undefined,
   ): AppendOutcome | Promise<AppendOutcome> => {
-    const outcome = appendEither(store, ref, entries, options ?? {});
+    const outcome = direct
+      ? (store as unknown as AppendsNow<TItem>)[appendNow](ref, entries, expectedCount, signal)
+      : store.append(ref, entries, writeOptions(expectedCount, signal));
     return outcome instanceof Promise
       ? outcome.then((settled) => reportAppend(ref, settled))
       : reportAppend(ref, outcome);
   };
   const append: Store<TItem>["append"] = (ref, entries, options) => {
     try {
-      return Promise.resolve(appendObserved(ref, entries, options));
+      return Promise.resolve(appendObserved(ref, entries, options?.expectedCount, options?.signal));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -78,4 +82,11 @@ export function observeCommits<TItem>(
       return bound;
     },
   });
+}
+
+function writeOptions(expectedCount: number | undefined, signal: AbortSignal | undefined): WriteOptions {
+  return {
+    ...(expectedCount === undefined ? {} : { expectedCount }),
+    ...(signal === undefined ? {} : { signal }),
+  };
 }
