@@ -57,6 +57,8 @@ export type {
   SessionState,
   UsageRecord,
 } from "./replay/session-state.js";
+export type { StoreCommit } from "./store/observed-store.js";
+export { observeCommits } from "./store/observed-store.js";
 export type {
   AppendOutcome,
   ReadOptions,
@@ -68,6 +70,4 @@ export type {
   TruncateOutcome,
   WriteOptions,
 } from "./store/store.js";
-export type { StoreCommit } from "./store/observed-store.js";
-export { observeCommits } from "./store/observed-store.js";
 export { assertReadFrom } from "./store/store.js";
