@@ -32,6 +32,7 @@ describe("the public surface of @podkit/session-store", () => {
       "isPendingApproval",
       "listApprovals",
       "localAnswerer",
+      "observeCommits",
       "replay",
       "restoreSession",
       "sessionsRoot",
@@ -46,6 +47,9 @@ describe("the public surface of @podkit/session-store", () => {
       "ReplayFold",
       "startFold",
       "GroupCommit",
+      "appendNow",
+      "appendsNow",
+      "appendEither",
     ]) {
       expect(Object.keys(api)).not.toContain(internal);
     }

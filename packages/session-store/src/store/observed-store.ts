@@ -3,6 +3,7 @@ import {
   type AppendOutcome,
   type AppendsNow,
   appendNow,
+  appendsNow,
   markAppendNow,
   type SegmentRef,
   type Store,
@@ -33,7 +34,7 @@ export function observeCommits<TItem>(
     if (outcome.status === "appended") onCommit({ ref, count: outcome.count, truncated: false });
     return outcome;
   };
-  const direct = (store.append as { [appendNow]?: true })[appendNow] === true;
+  const direct = appendsNow(store);
   const appendObserved = (
     ref: SegmentRef,
     entries: readonly Entry<TItem>[],
@@ -41,7 +42,7 @@ export function observeCommits<TItem>(
     signal: AbortSignal | undefined,
   ): AppendOutcome | Promise<AppendOutcome> => {
     const outcome = direct
-      ? (store as unknown as AppendsNow<TItem>)[appendNow](ref, entries, expectedCount, signal)
+      ? (store as Store<TItem> & AppendsNow<TItem>)[appendNow](ref, entries, expectedCount, signal)
       : store.append(ref, entries, writeOptions(expectedCount, signal));
     return outcome instanceof Promise
       ? outcome.then((settled) => reportAppend(ref, settled))

@@ -113,6 +113,12 @@ export function markAppendNow(append: Store<never>["append"]): void {
   (append as { [appendNow]?: true })[appendNow] = true;
 }
 
+/** True when `store`'s `append` is marked as the promise form of its `appendNow`. */
+export function appendsNow<TItem>(store: Store<TItem>): store is Store<TItem> & AppendsNow<TItem> {
+  const marked = (store.append as { [appendNow]?: true })[appendNow];
+  return marked === true;
+}
+
 /** `store[appendNow]` when the store's `append` is marked as its promise form, else `append`. */
 export function appendEither<TItem>(
   store: Store<TItem>,
@@ -121,9 +127,8 @@ export function appendEither<TItem>(
   expectedCount: number,
   signal: AbortSignal | undefined,
 ): AppendOutcome | Promise<AppendOutcome> {
-  if ((store.append as { [appendNow]?: true })[appendNow] !== true)
-    return store.append(ref, entries, { expectedCount, signal });
-  return (store as unknown as AppendsNow<TItem>)[appendNow](ref, entries, expectedCount, signal);
+  if (!appendsNow(store)) return store.append(ref, entries, { expectedCount, signal });
+  return store[appendNow](ref, entries, expectedCount, signal);
 }
 
 /** What a store package is opened with: where its data is, and what to validate entries with. */
