@@ -18,7 +18,7 @@ import {
   type TruncateOutcome,
   type WriteOptions,
 } from "../store/store.js";
-import { listDir } from "./list-dir.js";
+import { listSegmentFiles, listSessionDirs } from "./list-dir.js";
 import {
   acquireOrRenewLease,
   type HeldLease,
@@ -371,13 +371,13 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem>, AppendsNow<TI
   }
 
   async listSessions(): Promise<string[]> {
-    return ((await listDir(this.root, true)) ?? []).sort().reverse();
+    return ((await listSessionDirs(this.root)) ?? []).sort().reverse();
   }
 
   async listSegments(sessionId: string): Promise<string[]> {
     assertSafeId(sessionId, "session");
     const dir = join(this.root, sessionId);
-    const names = await listDir(dir, false);
+    const names = listSegmentFiles(dir);
     if (names === undefined) throw new NotFoundError({ what: "session", id: sessionId, where: this.root });
     return names.sort().reverse();
   }
