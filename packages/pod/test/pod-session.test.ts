@@ -1,4 +1,6 @@
-import { AbortedError, type Item } from "@podkit/llm-worker";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { AbortedError, HistoryAppendError, type Item } from "@podkit/llm-worker";
 import { FsStore, SessionLog, sessionsRoot } from "@podkit/session-store";
 import { describe, expect, it } from "vitest";
 import { caught } from "./helpers.js";
@@ -86,8 +88,7 @@ describe("Pod persistence", () => {
     await pod.close();
     await store.close();
     expect(writes).toEqual([
-      ["invoke"],
-      ["user_input"],
+      ["invoke", "user_input"],
       ["llm_usage", "assistant_item", "assistant_item"],
       ["tool_result"],
       ["llm_usage", "assistant_item"],
@@ -99,6 +100,73 @@ describe("Pod persistence", () => {
       "message",
       "tool_call",
     ]);
+  });
+
+  it("writes a user turn's invoke with its message, and reports turn_start once both are durable, before the model is asked", async () => {
+    const w = await world();
+    const pod = await w.pod();
+    w.double.enqueue(text("first answer"), text("second answer"));
+    await pod.run("one");
+    const segment = () =>
+      readFileSync(join(sessionsRoot(w.workspace), `${pod.sessionId}`, `${pod.segmentId}.jsonl`), "utf8");
+    const seen: Record<string, { log: string; requests: number }> = {};
+    pod.subscribe((event) => {
+      if (event.type === "turn_start" || event.type === "turn_end")
+        seen[event.type] = { log: segment(), requests: w.double.requests.length };
+    });
+    await pod.run("two");
+    expect(seen.turn_start?.log).toContain('"text":"two"');
+    expect(seen.turn_start?.requests).toBe(1);
+    // Control: the listener reads the live file (at turn_end the answer is in it, absent at turn_start).
+    expect(seen.turn_start?.log).not.toContain("second answer");
+    expect(seen.turn_end?.log).toContain("second answer");
+    expect(kinds(await sessionEntries(w.workspace)).slice(-6)).toEqual([
+      "invoke",
+      "user_input",
+      "llm_usage",
+      "assistant_item",
+      "turn_end",
+      "run_completed",
+    ]);
+  });
+
+  it("a user turn whose first write fails is closed with its invoke, and the next turn recovers", async () => {
+    const w = await world();
+    const store = new FsStore<Item>({ root: sessionsRoot(w.workspace) });
+    let failUserInput = false;
+    const append = store.append.bind(store);
+    store.append = (ref, entries, options) => {
+      if (failUserInput && entries.some((entry) => entry.kind === "user_input")) {
+        failUserInput = false;
+        return Promise.reject(new Error("disk full"));
+      }
+      return append(ref, entries, options);
+    };
+    const pod = await w.pod({ store });
+    w.double.enqueue(text("first"), text("after"));
+    await pod.run("one");
+    failUserInput = true;
+    const error = await caught(pod.run("two"));
+    expect(HistoryAppendError.isInstance(error)).toBe(true);
+    expect(pod.interrupted).toBe(true);
+    expect(pod.history).toHaveLength(2);
+    expect((await pod.run("three")).text).toBe("after");
+    await pod.close();
+    await store.close();
+    expect(kinds(await sessionEntries(w.workspace)).slice(5)).toEqual([
+      "turn_end",
+      "run_completed",
+      "invoke",
+      "run_errored",
+      "invoke",
+      "system_item",
+      "user_input",
+      "llm_usage",
+      "assistant_item",
+      "turn_end",
+      "run_completed",
+    ]);
+    expect(w.double.requests).toHaveLength(2);
   });
 
   it("a turn cancelled before any model output is rolled back to before its invoke", async () => {
@@ -139,6 +207,26 @@ describe("Pod persistence", () => {
     expect(sent.indexOf(note)).toBeGreaterThan(sent.indexOf(summary));
     expect(sent.indexOf("next")).toBeGreaterThan(sent.indexOf(note));
   });
+  it("a run aborted before it starts leaves the log and the pod as they were, its interrupt closure rolled back too", async () => {
+    const tool = blockingTool();
+    const w = await world({ toolPackages: [testTools({ wait: tool.run })] });
+    const pod = await w.pod();
+    w.double.enqueue(toolCall("wait", {}, "toolu_1"), text("after"));
+    const handle = pod.run("start");
+    await tool.running;
+    pod.interrupt();
+    await caught(handle);
+    const before = await sessionEntries(w.workspace);
+    // The invoke goes out with the closure of the open call, then the abort rolls both back.
+    const error = await caught(pod.run("never sent", { signal: AbortSignal.abort() }));
+    expect(AbortedError.isInstance(error)).toBe(true);
+    expect(await sessionEntries(w.workspace)).toEqual(before);
+    expect(pod.interrupted).toBe(true);
+    await pod.run("next");
+    expectInterruptedThenRecovered(await sessionEntries(w.workspace), pod.catalog, "toolu_1");
+    expect(w.double.requests).toHaveLength(2);
+  });
+
   it("resume() after an abort mid tool call closes the orphan instead of running the tool again", async () => {
     const calls: string[] = [];
     const tool = blockingTool();

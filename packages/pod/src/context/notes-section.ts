@@ -51,18 +51,16 @@ export function createNotesSection(
   // The last read and the stamp of the files it came from: an unchanged stamp means the same
   // outcome, so a request does not re-walk the path, re-open and re-read an unchanged NOTES.md.
   let cached: CachedRead | undefined;
+  let podkitDir = { workspace: "", path: "" };
   return {
     id: "notes",
     async load(state) {
       const readAt = Date.now();
-      const dir = stampOf(join(state.workspace, ".podkit"), lstatSync);
+      if (podkitDir.workspace !== state.workspace)
+        podkitDir = { workspace: state.workspace, path: join(state.workspace, ".podkit") };
+      const dir = stampOf(podkitDir.path, lstatSync);
       let outcome: NotesRead;
-      if (
-        cached?.workspace === state.workspace &&
-        cached.absent &&
-        cached.dir === stampText(dir) &&
-        dir?.isDirectory()
-      ) {
+      if (cached?.workspace === state.workspace && cached.absentFromDir && sameStamp(cached.dir, dir)) {
         // No entry was added to or removed from a real `.podkit` directory: NOTES.md is still absent.
         outcome = cached.outcome;
       } else {
@@ -78,9 +76,9 @@ export function createNotesSection(
             stamp.changedMs < readAt - margin
               ? {
                   workspace: state.workspace,
-                  dir: stampText(dir),
+                  dir,
                   stamp: stamp.text,
-                  absent: stamp.absent,
+                  absentFromDir: stamp.absent && dir?.isDirectory() === true,
                   outcome,
                 }
               : undefined;
@@ -102,11 +100,11 @@ interface NotesRead {
 
 interface CachedRead {
   readonly workspace: string;
-  /** `stampText` of the `.podkit` entry. */
-  readonly dir: string;
+  /** The `.podkit` entry's stats. */
+  readonly dir: BigIntStats | null;
   readonly stamp: string;
-  /** NOTES.md did not exist. */
-  readonly absent: boolean;
+  /** NOTES.md did not exist in a real `.podkit` directory. */
+  readonly absentFromDir: boolean;
   readonly outcome: NotesRead;
 }
 
@@ -130,6 +128,19 @@ function notesStamp(
     changedMs: Math.max(changedMsOf(dir), changedMsOf(entry), changedMsOf(target)),
     coarse: [dir, entry, target].some((s) => s !== null && s.mtimeNs % 1_000_000_000n === 0n),
   };
+}
+
+/** The same stamp as `stampText` gives, compared field by field (no string built before every request). */
+function sameStamp(a: BigIntStats | null, b: BigIntStats | null): boolean {
+  if (a === null || b === null) return a === b;
+  return (
+    a.dev === b.dev &&
+    a.ino === b.ino &&
+    a.mode === b.mode &&
+    a.size === b.size &&
+    a.mtimeNs === b.mtimeNs &&
+    a.ctimeNs === b.ctimeNs
+  );
 }
 
 function stampText(s: BigIntStats | null): string {

@@ -229,13 +229,14 @@ export class PodEngine {
   }
 
   /**
-   * Rolls back a turn cancelled before any model output: the log is cut to before its `invoke`,
-   * the worker, usage, context key and prune boundary follow the log, and the notifications the
-   * turn delivered are queued again (they are no longer in history).
+   * Rolls back a turn cancelled before any model output: the log is cut to before its `invoke`
+   * (`entryIndex`; nothing to cut when the turn wrote nothing), the worker, usage, context key and
+   * prune boundary follow the log, and the notifications the turn delivered are queued again (they
+   * are no longer in history).
    */
   async rollBack(entryIndex: number): Promise<void> {
     const log = this.requireHead();
-    await log.truncate(entryIndex);
+    if (entryIndex < log.entryCount) await log.truncate(entryIndex);
     this.worker.setHistory([...log.state.history]);
     this.worker.setInterrupted(log.state.interrupted);
     this.usage.resetSegment(log.state.usage);

@@ -55,21 +55,31 @@ export class PodRuns {
     const controller = new AbortController();
     const runSignal = anySignal([controller.signal, signal, this.outlets.podSignal]);
     this.controller = controller;
+    // Undefined when nothing can record the run: its events then go to the handle alone.
     const tracing = telemetry.startRun({ trigger, input });
     let turnFinished = false;
     const handle = new RunHandle(async (emitToHandle) => {
       // The trace gets only the events it records (TRACED_*): a text delta costs it nothing.
-      const detach = events.attachRun((event) => {
-        if (TRACED_POD_EVENTS.has(event.type)) tracing.onPodEvent(event);
-        emitToHandle(event);
-      });
-      const unsubscribe = worker.subscribe((event) => {
-        if (TRACED_WORKER_EVENTS.has(event.type)) tracing.onWorkerEvent(event);
-        this.show(event);
-      });
+      const detach = events.attachRun(
+        tracing === undefined
+          ? emitToHandle
+          : (event) => {
+              if (TRACED_POD_EVENTS.has(event.type)) tracing.onPodEvent(event);
+              emitToHandle(event);
+            },
+      );
+      const unsubscribe = worker.subscribe(
+        tracing === undefined
+          ? (event) => this.show(event)
+          : (event) => {
+              if (TRACED_WORKER_EVENTS.has(event.type)) tracing.onWorkerEvent(event);
+              this.show(event);
+            },
+      );
       let ended: { result: PodRunResult } | { error: Error };
       try {
-        const result = await tracing.within(() => this.driver.execute(trigger, input, runSignal));
+        const execute = () => this.driver.execute(trigger, input, runSignal);
+        const result = await (tracing === undefined ? execute() : tracing.within(execute));
         turnFinished = result.status === "finished";
         ended = { result };
       } catch (error) {

@@ -13,17 +13,25 @@ interface SystemMark {
   onCommitted?: () => void;
 }
 
+/** A turn's `invoke` waiting to go out with the turn's first item. */
+interface Opening {
+  entry: EntryInput<Item>;
+  onWritten: () => void;
+}
+
 /**
  * Turns what the worker commits into session-log entries. System items (notifications,
  * the interrupt note) are plain `system` messages to the worker; the pod marks the exact
  * objects it hands over, so the log records their kind while the model sees only `body`. It
- * owns the count of model output in the current turn (what decides a rollback) and feeds the
- * usage ledger from the worker's usage callback.
+ * owns the count of model output in the current turn (what decides a rollback), a user turn's
+ * `invoke` until it is written with the turn's first item, and feeds the usage ledger from the
+ * worker's usage callback.
  */
 export class SessionRecorder {
   private readonly systemKinds = new WeakMap<object, SystemMark>();
   /** Items from the model (or its tools) committed since `startTurn`. */
   private modelOutput = 0;
+  private opening: Opening | undefined;
 
   constructor(
     private readonly logOf: () => SessionLog<Item> | undefined,
@@ -33,6 +41,25 @@ export class SessionRecorder {
   /** The turn's own work starts (after its invoke and any interrupt closure): no model output yet. */
   startTurn(): void {
     this.modelOutput = 0;
+  }
+
+  /**
+   * A user turn's `invoke` goes out in one write with the first item committed through
+   * `onHistoryAppend` — the user's message (the worker's `run()` commits it before any request), or
+   * the interrupt closure before it — instead of a write of its own. The turn starts (`onWritten`:
+   * its `turn_start` is reported) once that write is durable, before the worker uses the item. A
+   * turn without input writes its invoke itself (a resume may claim the session, and its first
+   * entry may be an approval's).
+   */
+  openTurn(invoke: EntryInput<Item>, onWritten: () => void): void {
+    this.opening = { entry: invoke, onWritten };
+  }
+
+  /** The `invoke` of a turn that failed before it wrote anything (undefined once written): taken back. */
+  takeUnwrittenOpening(): EntryInput<Item> | undefined {
+    const opening = this.opening;
+    this.opening = undefined;
+    return opening?.entry;
   }
 
   /** True once the model (or a tool it called) committed anything since `startTurn`. */
@@ -71,7 +98,9 @@ export class SessionRecorder {
 
   /** The worker's `onHistoryAppend`: the item is committed before the worker uses it. */
   readonly onHistoryAppend = async (item: Item): Promise<void> => {
-    await this.require().append(this.entryFor(item));
+    const entry = this.entryFor(item);
+    if (this.opening === undefined) await this.require().append(entry);
+    else await this.writeOpening([entry]);
     this.systemKinds.get(item)?.onCommitted?.();
   };
 
@@ -86,6 +115,20 @@ export class SessionRecorder {
     await this.require().appendMany(entries);
     if (usage !== undefined) this.usage.record(usage);
   };
+
+  /** The turn's `invoke` and `entries` in one write; the turn has started once it is durable. */
+  private async writeOpening(entries: EntryInput<Item>[]): Promise<void> {
+    const opening = this.opening as Opening;
+    this.opening = undefined;
+    try {
+      await this.require().appendMany([opening.entry, ...entries]);
+    } catch (error) {
+      // Not written: the turn's failure is recorded with its invoke (see takeUnwrittenOpening).
+      this.opening = opening;
+      throw error;
+    }
+    opening.onWritten();
+  }
 
   /**
    * Orphan tool calls get the catalog's interrupt summary, then the interrupt note is committed,

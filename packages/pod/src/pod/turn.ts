@@ -21,15 +21,20 @@ export async function runTurn(engine: PodEngine, turn: Turn): Promise<PodRunResu
   const { worker, recorder, turns } = engine;
   const { trigger, input, signal } = turn;
   const emit = (event: PodEvent) => turn.report.emit(event);
-  // The resume of a run awaiting approval claims the session: of two processes resuming at once,
-  // one writes its invoke and runs the approved calls, the other gets SessionBusyError (no fork).
-  const claim = trigger === "resume" && engine.requireHead().state.awaitingApproval;
-  await engine
-    .requireHead()
-    .append({ kind: "invoke", trigger }, { signal, ...(claim ? { ifUnchanged: true } : {}) });
+  const started = () => emit({ type: "turn_start", turn: turns.turns + 1, trigger });
   engine.usage.startRun();
   engine.notifications.startTurn();
-  emit({ type: "turn_start", turn: turns.turns + 1, trigger });
+  const invoke = { kind: "invoke", trigger } as const;
+  if (input === undefined) {
+    // The resume of a run awaiting approval claims the session: of two processes resuming at once,
+    // one writes its invoke and runs the approved calls, the other gets SessionBusyError (no fork).
+    const claim = trigger === "resume" && engine.requireHead().state.awaitingApproval;
+    await engine.requireHead().append(invoke, { signal, ...(claim ? { ifUnchanged: true } : {}) });
+    started();
+  } else {
+    // Written with the turn's first item, the user's message (or the interrupt closure before it).
+    recorder.openTurn(invoke, started);
+  }
   try {
     // Only a paused or yielded turn is continued as it is; after an abort, an error or a crash
     // the open tool calls may have run already, so they are closed instead of run again.
@@ -79,19 +84,23 @@ export async function runTurn(engine: PodEngine, turn: Turn): Promise<PodRunResu
 
 /**
  * A cancelled turn with no model output yet is rolled back (the log cut to before its `invoke`,
- * the pod's state back to that point); any other failure closes the `invoke`.
+ * the pod's state back to that point); any other failure closes the `invoke` (written now with
+ * the failure when the turn wrote nothing yet, so the log tells of the failed turn).
  */
 async function recordFailure(engine: PodEngine, error: unknown): Promise<void> {
   const log = engine.requireHead();
+  // A user turn that failed before its first item wrote nothing, not even its invoke.
+  const unwritten = engine.recorder.takeUnwrittenOpening();
   const inFlight = log.state.inFlight;
   // Nothing is open (an abort during a compaction, after the old segment's turn was closed).
-  if (inFlight == null) return;
+  if (unwritten === undefined && inFlight == null) return;
   const cancelled = AbortedError.isInstance(error) || CancelledError.isInstance(error);
   if (cancelled && !engine.recorder.hasModelOutput) {
-    await engine.rollBack(inFlight.entryIndex);
+    await engine.rollBack(unwritten === undefined && inFlight != null ? inFlight.entryIndex : log.entryCount);
     return;
   }
   engine.turns.failed();
   const message = error instanceof Error ? error.message : String(error);
-  await log.append({ kind: "run_errored", message, interrupted: true });
+  const errored = { kind: "run_errored", message, interrupted: true } as const;
+  await log.appendMany(unwritten === undefined ? [errored] : [unwritten, errored]);
 }

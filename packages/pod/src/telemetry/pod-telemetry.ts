@@ -1,9 +1,11 @@
 import {
   type Attributes,
   type Context,
+  context,
   type Histogram,
   type MeterProvider,
   metrics,
+  ProxyTracerProvider,
   type Tracer,
   type TracerProvider,
   trace,
@@ -14,7 +16,7 @@ import type { PodEvent } from "../pod/events.js";
 import type { ModelOverride } from "../pod/model.js";
 import { ATTR, DURATION_BUCKETS, METRIC, providerNameOf, TOKEN_BUCKETS } from "./gen-ai-attributes.js";
 import { JobSpans } from "./job-spans.js";
-import { RunTrace } from "./run-trace.js";
+import { NOOP_HISTOGRAM, RunTrace } from "./run-trace.js";
 
 /** How a pod reports to OpenTelemetry (`PodOptions.telemetry`). */
 export interface PodTelemetryOptions {
@@ -144,15 +146,25 @@ export class PodTelemetry {
     return this.run?.toolContext(callId);
   }
 
-  /** Starts the `invoke_agent` span of one `run()`/`resume()`; the trace ends with its `run_end`. */
-  startRun(run: { trigger: string; input: string | undefined }): RunTrace {
+  /**
+   * Starts the `invoke_agent` span of one `run()`/`resume()`; the trace ends with its `run_end`.
+   * Undefined when nothing of the run can be recorded (see `unrecordable`): there is no trace to
+   * follow. An SDK registered while the run goes on is seen from the next run on.
+   */
+  startRun(run: { trigger: string; input: string | undefined }): RunTrace | undefined {
+    const parent = this.parent();
+    const instruments = this.instruments();
+    if (this.unrecordable(parent, instruments)) {
+      this.run = undefined;
+      return undefined;
+    }
     const trace = new RunTrace({
       source: this.source,
       tracer: this.tracer,
-      instruments: this.instruments(),
+      instruments,
       identity: this.identity,
       recordContents: this.options.recordContents === true,
-      parent: this.parent(),
+      parent,
       ...run,
       onEnd: () => {
         if (this.run === trace) this.run = undefined;
@@ -160,6 +172,24 @@ export class PodTelemetry {
     });
     this.run = trace;
     return trace;
+  }
+
+  /**
+   * True when no span or metric of a run could be recorded, known without starting one: the
+   * global tracer provider has no SDK behind it, no span is there to continue (a no-op tracer
+   * still hands a parent's context on) and the histograms are the no-op meter's. Starting the
+   * run's span to find that out cost a turn more than the rest of its telemetry; anything else
+   * (a provider passed in, an SDK that samples the run out) gets a `RunTrace`, inert or not.
+   */
+  private unrecordable(parent: Context | undefined, instruments: GenAiInstruments): boolean {
+    const provider = this.options.tracerProvider ?? trace.getTracerProvider();
+    return (
+      provider instanceof ProxyTracerProvider &&
+      provider.getDelegateTracer(TELEMETRY_SCOPE) === undefined &&
+      trace.getSpan(parent ?? context.active()) === undefined &&
+      instruments.tokenUsage === NOOP_HISTOGRAM &&
+      instruments.operationDuration === NOOP_HISTOGRAM
+    );
   }
 }
 

@@ -70,7 +70,7 @@ export const TRACED_POD_EVENTS: ReadonlySet<PodEvent["type"]> = new Set<PodEvent
 ]);
 
 /** What every histogram of a meter that records nothing is (the API's no-op meter hands out one). */
-const NOOP_HISTOGRAM = createNoopMeter().createHistogram("podkit.noop");
+export const NOOP_HISTOGRAM = createNoopMeter().createHistogram("podkit.noop");
 
 /**
  * The spans of one run, driven by the pod's and the worker's events: `invoke_agent <pod>` for the
