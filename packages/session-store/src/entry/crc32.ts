@@ -21,16 +21,37 @@ for (let n = 0; n < 256; n++) {
  */
 const NATIVE_FROM = 512;
 
+/** Whether an `Int32Array` reads bytes little-endian first, as the word loop below assumes. */
+const LITTLE_ENDIAN = new Uint8Array(new Int32Array([1]).buffer)[0] === 1;
+
 /**
  * CRC-32 (zlib's: reflected polynomial 0xEDB88320) of `bytes[start, end)`, as an unsigned
  * number. Short ranges are computed here, eight bytes at a time; long ones go to `zlib.crc32`.
- * Both give the same value.
+ * Both give the same value. `words`, when given, views the same memory as `bytes` from its first
+ * byte (same buffer, `bytes.byteOffset` 0): the loop then reads eight bytes as two aligned words,
+ * not as eight byte loads (a third fewer instructions per line).
  */
-export function crc32(bytes: Uint8Array, start: number, end: number): number {
+export function crc32(bytes: Uint8Array, start: number, end: number, words?: Int32Array): number {
   if (end - start >= NATIVE_FROM) return zlibCrc32(bytes.subarray(start, end));
   const t = TABLES;
   let c = -1;
   let i = start;
+  if (words !== undefined && LITTLE_ENDIAN) {
+    for (; i < end && (i & 3) !== 0; i++) c = (t[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);
+    for (; i + 8 <= end; i += 8) {
+      const low = c ^ (words[i >> 2] as number);
+      const high = words[(i >> 2) + 1] as number;
+      c =
+        (t[1792 + (low & 0xff)] as number) ^
+        (t[1536 + ((low >>> 8) & 0xff)] as number) ^
+        (t[1280 + ((low >>> 16) & 0xff)] as number) ^
+        (t[1024 + (low >>> 24)] as number) ^
+        (t[768 + (high & 0xff)] as number) ^
+        (t[512 + ((high >>> 8) & 0xff)] as number) ^
+        (t[256 + ((high >>> 16) & 0xff)] as number) ^
+        (t[high >>> 24] as number);
+    }
+  }
   for (; i + 8 <= end; i += 8) {
     const low =
       c ^

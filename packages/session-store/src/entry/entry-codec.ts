@@ -144,8 +144,11 @@ export function createEntryCodec<TItem>(schemas: EntrySchemas<TItem> = {}): Entr
     return value as Entry<TItem>;
   };
   const encode = (entry: Entry<TItem>): string => {
-    const reason = problem(entry);
-    if (reason !== undefined) throw new InvalidEntryError({ kind: entry.kind, issues: reason });
+    // The fast check inline: this runs on every append.
+    if (fast === undefined || !fast(entry)) {
+      const reason = problem(entry);
+      if (reason !== undefined) throw new InvalidEntryError({ kind: entry.kind, issues: reason });
+    }
     return serialize(entry);
   };
 

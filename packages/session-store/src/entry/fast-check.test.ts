@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { mulberry32 } from "../../test/helpers/seeded-random.js";
 import { createEntrySchema, EntrySchema, FORMAT_VERSION, SystemItemSchema } from "./entry-schema.js";
@@ -199,5 +199,38 @@ describe("the fast entry check", () => {
     );
     expect(compileFastCheck(z.string().transform((s) => s.length))).toBe(undefined);
     expect(compileFastCheck(SystemItemSchema)).toBeDefined();
+  });
+
+  it("leaves everything to zod where code generation from strings is disabled", () => {
+    // What `--disallow-code-generation-from-strings` makes `new Function` do.
+    vi.stubGlobal(
+      "Function",
+      vi.fn(() => {
+        throw new EvalError("Code generation from strings disallowed for this context");
+      }),
+    );
+    try {
+      expect(compileFastCheck(EntrySchema)).toBe(undefined);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(compileFastCheck(EntrySchema)).toBeDefined();
+  });
+
+  it("reads array holes as zod does: a missing element is undefined", () => {
+    const fast = compileFastCheck(EntrySchema) as (value: unknown) => boolean;
+    // biome-ignore lint/suspicious/noSparseArray: the hole is the point
+    const pod_path = ["root", , "child"];
+    const entry = {
+      kind: "approval_requested",
+      ts: 1,
+      call_id: "c",
+      tool: "t",
+      arguments: "",
+      pod_path,
+      asked_by: "b",
+    };
+    expect(EntrySchema.safeParse(entry).success).toBe(false);
+    expect(fast(entry)).toBe(false);
   });
 });

@@ -13,6 +13,19 @@ describe("v2 line frame", () => {
     }
   });
 
+  it("computes the same CRC-32 reading aligned words, from every start offset", () => {
+    const into = new FrameBuffer();
+    const bytes = into.ensure(600);
+    randomBytes(600).copy(bytes);
+    for (let start = 0; start < 8; start++) {
+      for (const size of [0, 1, 7, 8, 9, 15, 16, 17, 100, 511]) {
+        expect(crc32(bytes, start, start + size, into.words)).toBe(
+          zlibCrc32(bytes.subarray(start, start + size)),
+        );
+      }
+    }
+  });
+
   it("appends seq and crc after the entry's own members and takes them off again", () => {
     const body = '{"kind":"user_input","ts":5,"text":"Grüße 😀"}';
     const line = frameLine(body, 12);

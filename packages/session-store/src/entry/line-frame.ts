@@ -32,11 +32,24 @@ function writeHex8(out: Buffer, at: number, value: number): void {
 
 /** A growable byte buffer reused by every append of a store (appends are synchronous). */
 export class FrameBuffer {
-  bytes = Buffer.allocUnsafe(64 * 1024);
+  bytes: Buffer;
+  /** The same memory as 32-bit words, for the checksum loop (see `crc32`). */
+  words: Int32Array;
+
+  constructor() {
+    [this.bytes, this.words] = FrameBuffer.allocate(64 * 1024);
+  }
 
   ensure(length: number): Buffer {
-    if (this.bytes.length < length) this.bytes = Buffer.allocUnsafe(Math.max(length, this.bytes.length * 2));
+    if (this.bytes.length < length) {
+      [this.bytes, this.words] = FrameBuffer.allocate(Math.max(length, this.bytes.length * 2));
+    }
     return this.bytes;
+  }
+
+  private static allocate(length: number): [Buffer, Int32Array] {
+    const memory = new ArrayBuffer(Math.ceil(length / 4) * 4);
+    return [Buffer.from(memory), new Int32Array(memory)];
   }
 }
 
@@ -59,7 +72,7 @@ export function frameInto(into: FrameBuffer, bodies: readonly string[], firstSeq
     at += out.write(body, at, "utf8") - 1;
     at = putBytes(out, at, SEQ_MEMBER_BYTES);
     at = putDecimal(out, at, firstSeq + i);
-    const crc = crc32(out, start, at);
+    const crc = crc32(out, start, at, into.words);
     at = putBytes(out, at, CRC_OPEN);
     writeHex8(out, at, crc);
     at += 8;
