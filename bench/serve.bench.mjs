@@ -6,10 +6,12 @@
 // (bench/lib/http-turn-client.mjs), as the provider double does, so neither's CPU is counted: a
 // service calling podkit runs its own process, usually on another machine, and what it spends on
 // its HTTP client is its own (serve.overhead.client_cpu_ms reports it). The server's count runs
-// from telling the caller what to send (an IPC message, which an in-process call does not pay: the
-// ratio errs against the server) to the moment its response is handed to the OS (the
-// `http.server.response.finish` diagnostics channel), as a server's CPU for a request does. CPU rather than wall
-// time, as pod.overhead does: on a shared 2-core machine wall time mostly measures the neighbours.
+// from the moment it has handed the caller what to send (an IPC message; the send itself, which
+// wakes the caller's process, is left out, as a server that is simply called never pays it) to the
+// moment its response is handed to the OS (the `http.server.response.finish` diagnostics
+// channel): the wake-up for the request, reading and parsing it, the run, the answer. CPU rather
+// than wall time, as pod.overhead does: on a shared 2-core machine wall time mostly measures the
+// neighbours.
 // Each round runs a new session on each side and alternates them turn by turn (which side goes
 // first alternates too), so both see the same moment of a busy machine; its ratio is the HTTP
 // side's CPU over the in-process side's. Median of 7 rounds of 20 turns, with the spread of the
@@ -29,6 +31,7 @@
 // clients replaying a 2,000-entry log from the start at once.
 
 import { subscribe } from "node:diagnostics_channel";
+
 import { rm } from "node:fs/promises";
 import { request } from "node:http";
 import { Pod } from "../packages/pod/dist/index.js";
@@ -59,10 +62,10 @@ const podOptions = (baseUrl, store) => ({
 
 /** Has the caller POST `body` (node:http, or `viaFetch` the global fetch); must be a finished turn. */
 async function post(client, url, body, viaFetch = false) {
-  const { status, json, clientCpu } = await client.post(url, body, viaFetch);
+  const { status, json, clientCpu, sentCpu } = await client.post(url, body, viaFetch);
   if (status >= 300 || json.status !== "finished")
     throw new Error(`unexpected ${status} ${JSON.stringify(json)}`);
-  return { json, clientCpu };
+  return { json, clientCpu, sentCpu };
 }
 
 /** This process's CPU at the moment the server last handed a response to the OS. */
@@ -77,10 +80,11 @@ subscribe("http.server.response.finish", () => {
  */
 async function measured(turn) {
   responded = undefined;
-  const cpu = process.cpuUsage();
+  const before = process.cpuUsage();
   const start = performance.now();
   const answer = await turn();
   const wall = performance.now() - start;
+  const cpu = answer?.sentCpu ?? before;
   const end = responded ?? process.cpuUsage();
   const counted = { user: end.user - cpu.user, system: end.system - cpu.system };
   return { cpu: (counted.user + counted.system) / 1000, wall, client: answer?.clientCpu ?? 0 };
