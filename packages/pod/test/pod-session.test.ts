@@ -189,7 +189,8 @@ describe("Pod persistence", () => {
     expect(pod.history).toHaveLength(2);
   });
 
-  it("an abort mid tool call closes the invoke; the next run closes the orphan, commits the note, then the input", async () => {
+  /** A pod whose first run was interrupted while its `wait` tool (call `toolu_1`) ran. */
+  async function interruptedMidTool() {
     const tool = blockingTool();
     const w = await world({ toolPackages: [testTools({ wait: tool.run })] });
     const pod = await w.pod();
@@ -197,7 +198,12 @@ describe("Pod persistence", () => {
     const handle = pod.run("start");
     await tool.running;
     pod.interrupt();
-    expect(AbortedError.isInstance(await caught(handle))).toBe(true);
+    return { w, pod, error: await caught(handle) };
+  }
+
+  it("an abort mid tool call closes the invoke; the next run closes the orphan, commits the note, then the input", async () => {
+    const { w, pod, error } = await interruptedMidTool();
+    expect(AbortedError.isInstance(error)).toBe(true);
     expect(pod.interrupted).toBe(true);
     await pod.run("next");
     const entries = await sessionEntries(w.workspace);
@@ -208,14 +214,7 @@ describe("Pod persistence", () => {
     expect(sent.indexOf("next")).toBeGreaterThan(sent.indexOf(note));
   });
   it("a run aborted before it starts leaves the log and the pod as they were, its interrupt closure rolled back too", async () => {
-    const tool = blockingTool();
-    const w = await world({ toolPackages: [testTools({ wait: tool.run })] });
-    const pod = await w.pod();
-    w.double.enqueue(toolCall("wait", {}, "toolu_1"), text("after"));
-    const handle = pod.run("start");
-    await tool.running;
-    pod.interrupt();
-    await caught(handle);
+    const { w, pod } = await interruptedMidTool();
     const before = await sessionEntries(w.workspace);
     // The invoke goes out with the closure of the open call, then the abort rolls both back.
     const error = await caught(pod.run("never sent", { signal: AbortSignal.abort() }));
