@@ -91,12 +91,13 @@ async function recordFailure(engine: PodEngine, error: unknown): Promise<void> {
   const log = engine.requireHead();
   // A user turn that failed before its first item wrote nothing, not even its invoke.
   const unwritten = engine.recorder.takeUnwrittenOpening();
-  const inFlight = log.state.inFlight;
+  // Where the turn's entries begin: its written invoke, or the end of the log when it wrote none.
+  const turnStart = unwritten === undefined ? log.state.inFlight?.entryIndex : log.entryCount;
   // Nothing is open (an abort during a compaction, after the old segment's turn was closed).
-  if (unwritten === undefined && inFlight == null) return;
+  if (turnStart === undefined) return;
   const cancelled = AbortedError.isInstance(error) || CancelledError.isInstance(error);
   if (cancelled && !engine.recorder.hasModelOutput) {
-    await engine.rollBack(unwritten === undefined && inFlight != null ? inFlight.entryIndex : log.entryCount);
+    await engine.rollBack(turnStart);
     return;
   }
   engine.turns.failed();
