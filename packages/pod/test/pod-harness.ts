@@ -92,6 +92,16 @@ export async function sessionEntries(workspace: string): Promise<Entry<Item>[]> 
 
 export const kinds = (entries: readonly Entry<Item>[]) => entries.map((entry) => entry.kind);
 
+/** The entry kinds a user turn answered with text alone writes, in order. */
+export const TEXT_TURN_KINDS = [
+  "invoke",
+  "user_input",
+  "llm_usage",
+  "assistant_item",
+  "turn_end",
+  "run_completed",
+] as const;
+
 /**
  * The log of a turn interrupted during a tool call followed by the next run: the open call is
  * closed with `interrupt_tool_result_summary`, then `interrupt_system_note` is committed, then the

@@ -10,6 +10,7 @@ import {
   kinds,
   sessionEntries,
   systemOf,
+  TEXT_TURN_KINDS,
   testTools,
   text,
   toolCall,
@@ -120,14 +121,7 @@ describe("Pod persistence", () => {
     // Control: the listener reads the live file (at turn_end the answer is in it, absent at turn_start).
     expect(seen.turn_start?.log).not.toContain("second answer");
     expect(seen.turn_end?.log).toContain("second answer");
-    expect(kinds(await sessionEntries(w.workspace)).slice(-6)).toEqual([
-      "invoke",
-      "user_input",
-      "llm_usage",
-      "assistant_item",
-      "turn_end",
-      "run_completed",
-    ]);
+    expect(kinds(await sessionEntries(w.workspace)).slice(-6)).toEqual([...TEXT_TURN_KINDS]);
   });
 
   it("a user turn whose first write fails is closed with its invoke, and the next turn recovers", async () => {
@@ -270,12 +264,7 @@ describe("Pod.startSession", () => {
     expect(kinds(await sessionEntries(w.workspace))).toEqual([
       "segment_start",
       "extension",
-      "invoke",
-      "user_input",
-      "llm_usage",
-      "assistant_item",
-      "turn_end",
-      "run_completed",
+      ...TEXT_TURN_KINDS,
     ]);
   });
 });
