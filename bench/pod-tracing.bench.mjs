@@ -8,7 +8,15 @@
 // turn — the two sides alternate turn by turn, who goes first alternating too — summing each
 // side's CPU over its turns, so a change of load from other processes (a two-core machine shared
 // with other jobs) hits both sides alike instead of one whole session. The median of the
-// per-round ratios, with their spread. Aim ≤ 1.03×.
+// per-round ratios, with their spread, over 21 rounds (one round's ratio spreads 0.9–1.35 and the
+// median of 11 moved 1.01–1.08 between runs, as pod.overhead's does). Aim ≤ 1.03×.
+//
+// pod.tracing.sdk_floor.ratio: what the SDK alone costs a turn. The spans and histogram points of
+// one traced turn (captured from a pod on an SDK of its own) are replayed straight into the same
+// SDK after each turn of an untraced pod, in their cheapest form (every attribute given at span
+// start, bench/lib/otel-floor.mjs), and 1 + replay CPU / turn CPU is reported per round (median of
+// 9, with the spread): the ratio a pod whose instrumentation cost nothing beyond the SDK calls
+// themselves would reach. pod.tracing.ratio minus this is the pod's own share.
 //
 // pod.tracing.context_manager.ratio: the same, with the AsyncLocalStorage context manager that an
 // application's SDK setup registers as well (medians; measured after the others). On Node 20 AsyncLocalStorage runs on async_hooks and
@@ -24,12 +32,14 @@ import {
 } from "@opentelemetry/sdk-metrics";
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { Pod } from "../packages/pod/dist/index.js";
+import { capture, replayer } from "./lib/otel-floor.mjs";
 import { toolPackage, workspaceWithManifest } from "./lib/pod-bench-workspace.mjs";
 import { startToolSessionDouble } from "./lib/tool-session-double.mjs";
 
 const TURNS = 30;
-const ROUNDS = 11;
+const ROUNDS = 21;
 const CONTEXT_ROUNDS = 7;
+const FLOOR_ROUNDS = 9;
 
 /** An in-memory SDK: every span exported, every histogram aggregated. */
 function inMemorySdk() {
@@ -42,7 +52,7 @@ function inMemorySdk() {
     exportIntervalMillis: 3_600_000,
   });
   const meterProvider = new MeterProvider({ readers: [reader] });
-  return { spans, tracerProvider, meterProvider };
+  return { spans, tracerProvider, meterProvider, reader };
 }
 
 function openPod(loaded, baseUrl, telemetry) {
@@ -117,6 +127,55 @@ async function contextSession(loaded, baseUrl, sdk) {
   return (used.user + used.system) / 1000;
 }
 
+/** What one traced turn records, taken from a pod's second turn on an SDK of its own. */
+async function captureTurn(loaded, baseUrl) {
+  const fresh = inMemorySdk();
+  const pod = await openPod(loaded, baseUrl, {
+    tracerProvider: fresh.tracerProvider,
+    meterProvider: fresh.meterProvider,
+  });
+  await runTurn(pod, 0);
+  fresh.spans.reset();
+  await fresh.reader.collect(); // cumulative: keep the first turn's points out by difference
+  const before = await fresh.reader.collect();
+  await runTurn(pod, 1);
+  const after = await fresh.reader.collect();
+  await pod.close();
+  const captured = capture(fresh.spans.getFinishedSpans(), after.resourceMetrics);
+  const counted = capture(fresh.spans.getFinishedSpans(), before.resourceMetrics).points;
+  for (const point of captured.points) {
+    const earlier = counted.find(
+      (p) => p.name === point.name && JSON.stringify(p.attributes) === JSON.stringify(point.attributes),
+    );
+    point.count -= earlier?.count ?? 0;
+  }
+  await fresh.tracerProvider.shutdown();
+  await fresh.meterProvider.shutdown();
+  return captured;
+}
+
+/**
+ * One floor round: an untraced pod's turns, each followed by the SDK calls of a traced turn made
+ * directly (`replay`); the CPU of each.
+ */
+async function floorRound(loaded, baseUrl, replay) {
+  const pod = await openPod(loaded, baseUrl, undefined);
+  globalThis.gc?.();
+  const cpu = { turns: 0, sdk: 0 };
+  for (let turn = 0; turn < TURNS; turn++) {
+    let start = process.cpuUsage();
+    await runTurn(pod, turn);
+    let used = process.cpuUsage(start);
+    cpu.turns += (used.user + used.system) / 1000;
+    start = process.cpuUsage();
+    replay();
+    used = process.cpuUsage(start);
+    cpu.sdk += (used.user + used.system) / 1000;
+  }
+  await pod.close();
+  return cpu;
+}
+
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 const { child, baseUrl } = await startToolSessionDouble("anthropic");
@@ -131,6 +190,15 @@ try {
     plain.push(cpu.plain);
     withSdk.push(cpu.traced);
   }
+  // The SDK's own cost of a traced turn's spans and points, with nothing of the pod around them.
+  const captured = await captureTurn(loaded, baseUrl);
+  const replay = replayer(captured, sdk.tracerProvider, sdk.meterProvider);
+  const floors = [];
+  for (let round = 0; round < FLOOR_ROUNDS; round++) {
+    const cpu = await floorRound(loaded, baseUrl, replay);
+    floors.push(1 + cpu.sdk / cpu.turns);
+  }
+  sdk.spans.reset();
   // Last: once enabled, AsyncLocalStorage's hooks would tax the untraced rounds too.
   const withContext = [];
   for (let round = 0; round < CONTEXT_ROUNDS; round++) {
@@ -140,6 +208,9 @@ try {
   const ratios = withSdk.map((time, round) => time / plain[round]);
   console.log(
     `BENCH pod.tracing.ratio ${paired.toFixed(2)} x (spread ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}, ${ROUNDS} rounds)`,
+  );
+  console.log(
+    `BENCH pod.tracing.sdk_floor.ratio ${median(floors).toFixed(3)} x (spread ${Math.min(...floors).toFixed(3)}–${Math.max(...floors).toFixed(3)}, ${FLOOR_ROUNDS} rounds; ${captured.spans.length + 1} spans and ${captured.points.reduce((n, p) => n + p.count, 0)} histogram values per turn)`,
   );
   console.log(
     `BENCH pod.tracing.context_manager.ratio ${(median(withContext) / median(plain)).toFixed(2)} x`,
