@@ -34,6 +34,9 @@ export interface ChatSpansInit {
   history(): readonly Item[] | undefined;
 }
 
+/** `ChatSpans.metricAttributes` of each pod (its identity), by response model. */
+const METRIC_ATTRIBUTES = new WeakMap<PodIdentity, Map<string | undefined, Attributes>>();
+
 /**
  * The `chat <model>` spans of one worker, driven by its events: one per model request (retries
  * and stream continuations are its events), with usage, finish reason and the GenAI histograms.
@@ -118,6 +121,44 @@ export class ChatSpans {
     if (chat === undefined) return;
     this.chat = undefined;
     const { span, usage } = chat;
+    let metric: Attributes;
+    if (end !== undefined) {
+      // One attribute call for everything the response tells (each call checks the span's limits).
+      const finish = end.stopReason.raw ?? end.stopReason.kind;
+      const attributes: Attributes = usage === undefined ? {} : usageAttributes(usage);
+      attributes[ATTR.responseFinishReasons] = [finish];
+      attributes[ATTR.stopReason] = end.stopReason.kind;
+      if (end.responseModel !== undefined) attributes[ATTR.responseModel] = end.responseModel;
+      if (end.responseId !== undefined) attributes[ATTR.responseId] = end.responseId;
+      if (this.init.contents) attributes[ATTR.outputMessages] = messagesAttribute(chat.output, finish);
+      span.setAttributes(attributes);
+      metric = this.metricAttributes(end.responseModel);
+    } else {
+      if (usage !== undefined) span.setAttributes(usageAttributes(usage));
+      recordError(span, error);
+      metric = { ...this.metricAttributes(undefined), [ATTR.errorType]: errorTypeOf(error) };
+    }
+    span.end();
+    const { tokenUsage, operationDuration } = this.init.instruments;
+    operationDuration.record((performance.now() - chat.started) / 1000, metric);
+    if (usage !== undefined) {
+      tokenUsage.record(usage.inputTokens, { ...metric, [ATTR.tokenType]: "input" });
+      tokenUsage.record(usage.outputTokens, { ...metric, [ATTR.tokenType]: "output" });
+    }
+  }
+
+  /**
+   * The attributes of a chat request's histogram values: operation, provider, model and endpoint,
+   * and the response's model when it named one. Built once per response model (read-only).
+   */
+  private metricAttributes(responseModel: string | undefined): Attributes {
+    let byModel = METRIC_ATTRIBUTES.get(this.init.identity);
+    if (byModel === undefined) {
+      byModel = new Map();
+      METRIC_ATTRIBUTES.set(this.init.identity, byModel);
+    }
+    const cached = byModel.get(responseModel);
+    if (cached !== undefined) return cached;
     const metric: Attributes = {
       [ATTR.operationName]: "chat",
       [ATTR.providerName]: this.init.identity.providerName,
@@ -128,27 +169,10 @@ export class ChatSpans {
       const value = this.init.identity.requestAttributes[key];
       if (value !== undefined) metric[key] = value;
     }
-    if (usage !== undefined) span.setAttributes(usageAttributes(usage));
-    if (end !== undefined) {
-      const finish = end.stopReason.raw ?? end.stopReason.kind;
-      span.setAttributes({ [ATTR.responseFinishReasons]: [finish], [ATTR.stopReason]: end.stopReason.kind });
-      if (end.responseModel !== undefined) {
-        span.setAttribute(ATTR.responseModel, end.responseModel);
-        metric[ATTR.responseModel] = end.responseModel;
-      }
-      if (end.responseId !== undefined) span.setAttribute(ATTR.responseId, end.responseId);
-      if (this.init.contents) span.setAttribute(ATTR.outputMessages, messagesAttribute(chat.output, finish));
-    } else {
-      recordError(span, error);
-      metric[ATTR.errorType] = errorTypeOf(error);
-    }
-    span.end();
-    const { tokenUsage, operationDuration } = this.init.instruments;
-    operationDuration.record((performance.now() - chat.started) / 1000, metric);
-    if (usage !== undefined) {
-      tokenUsage.record(usage.inputTokens, { ...metric, [ATTR.tokenType]: "input" });
-      tokenUsage.record(usage.outputTokens, { ...metric, [ATTR.tokenType]: "output" });
-    }
+    if (responseModel !== undefined) metric[ATTR.responseModel] = responseModel;
+    // A provider answering with a new model name per request must not grow this without bound.
+    if (byModel.size < 8) byModel.set(responseModel, metric);
+    return metric;
   }
 }
 

@@ -280,19 +280,19 @@ export class RunTrace {
 
   private end(result: Extract<PodEvent, { type: "run_end" }>["result"] & object): void {
     this.chats.close(new Error("the run ended while the request was open"));
-    const { span } = this;
-    span.setAttributes({
+    const attributes: Attributes = {
       [ATTR.runStatus]: result.status,
       [ATTR.inputTokens]: this.totals.input,
       [ATTR.outputTokens]: this.totals.output,
       [ATTR.cacheReadTokens]: this.totals.cacheRead,
       [ATTR.cacheCreationTokens]: this.totals.cacheWrite,
-    });
+    };
     const finish =
       result.stopReason === undefined ? undefined : (result.stopReason.raw ?? result.stopReason.kind);
-    if (finish !== undefined) span.setAttribute(ATTR.responseFinishReasons, [finish]);
+    if (finish !== undefined) attributes[ATTR.responseFinishReasons] = [finish];
     if (this.contents)
-      span.setAttribute(ATTR.outputMessages, textMessageAttribute("assistant", result.text, finish));
+      attributes[ATTR.outputMessages] = textMessageAttribute("assistant", result.text, finish);
+    this.span.setAttributes(attributes);
     this.finish(undefined);
   }
 
