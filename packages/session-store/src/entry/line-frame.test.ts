@@ -2,7 +2,15 @@ import { randomBytes } from "node:crypto";
 import { crc32 as zlibCrc32 } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { crc32 } from "./crc32.js";
-import { FrameBuffer, frameInto, frameLine, frameParts, unframeLine } from "./line-frame.js";
+import {
+  FrameBuffer,
+  frameBodyEnd,
+  frameInto,
+  frameLine,
+  frameParts,
+  readFrame,
+  unframeLine,
+} from "./line-frame.js";
 
 describe("v2 line frame", () => {
   it("computes zlib's CRC-32 for short and long ranges", () => {
@@ -72,5 +80,49 @@ describe("v2 line frame", () => {
       ok: false,
       reason: expect.stringMatching(/no `"seq"`/),
     });
+  });
+
+  it("the read path's check accepts exactly the lines readFrame accepts at the expected seq, and says where the entry ends", () => {
+    // What the reader expects of a line: readFrame's verdict and the sequence number it carries.
+    const expected = (bytes: Buffer, seq: number) => {
+      const frame = readFrame(bytes, 0, bytes.length);
+      return frame.ok && frame.seq === seq ? frame.bodyEnd : -1;
+    };
+    const bodies = [
+      '{"kind":"turn_end","ts":1,"turn":1}',
+      '{"kind":"user_input","ts":5,"text":"Grüße 😀 \\u0000 \\"seq\\":1"}',
+      `{"kind":"user_input","ts":2,"text":"${"日".repeat(300)}"}`,
+    ];
+    const into = new FrameBuffer();
+    let checked = 0;
+    for (const body of bodies) {
+      for (const seq of [0, 1, 9, 10, 99, 100, 12345, 2 ** 40]) {
+        const line = Buffer.from(frameLine(body, seq));
+        const aligned = into.ensure(line.length);
+        line.copy(aligned);
+        for (const [bytes, view] of [
+          [line, undefined],
+          [aligned.subarray(0, line.length), into.words],
+        ] as const) {
+          expect(frameBodyEnd(bytes, 0, bytes.length, seq, view)).toBe(Buffer.byteLength(body) - 1);
+          // At another sequence number it is refused (readFrame would give the seq it carries).
+          for (const other of [seq + 1, seq === 0 ? 10 : seq - 1, seq * 10, Math.floor(seq / 10)]) {
+            if (other === seq) continue;
+            expect(frameBodyEnd(bytes, 0, bytes.length, other, view)).toBe(-1);
+          }
+        }
+        // Every single-byte change of the frame and of the bytes next to it, and cuts of its end.
+        for (let at = Math.max(0, line.length - 40); at < line.length; at++) {
+          for (const value of [0x30, 0x31, 0x39, 0x2c, 0x22, 0x41, 0x61, 0x7d, (line[at] as number) ^ 1]) {
+            const changed = Buffer.from(line);
+            changed[at] = value;
+            expect(frameBodyEnd(changed, 0, changed.length, seq)).toBe(expected(changed, seq));
+            checked++;
+          }
+          expect(frameBodyEnd(line, 0, at, seq)).toBe(expected(line.subarray(0, at), seq));
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(5_000);
   });
 });

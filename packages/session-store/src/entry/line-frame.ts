@@ -207,6 +207,41 @@ export function readFrame(buffer: Buffer, start: number, end: number, crc?: numb
   return { ok: true, seq, bodyEnd: memberAt };
 }
 
+/**
+ * The read path's check of a v2 line in bytes `[start, end)` (no newline, valid UTF-8): where
+ * the entry's own JSON ends when the frame is intact and carries sequence number `seq`, else -1
+ * (`readFrame` then says what is wrong). The same checks as `readFrame`, without building a
+ * result per line; `words` is `buffer`'s memory as 32-bit words when it starts 4-byte aligned
+ * (see `crc32`).
+ */
+export function frameBodyEnd(
+  buffer: Buffer,
+  start: number,
+  end: number,
+  seq: number,
+  words?: Int32Array,
+): number {
+  if (!hasFrameTail(buffer, start, end)) return -1;
+  const covered = coveredEnd(end);
+  const stored = readHex8(buffer, crcDigitsAt(end));
+  if (stored === -1 || crc32(buffer, start, covered, words) !== stored) return -1;
+  // `,"seq":<digits>` ends the covered bytes: the digits must spell `seq` exactly.
+  let at = covered - 1;
+  let rest = seq;
+  do {
+    if (at <= start || buffer[at] !== 0x30 + (rest % 10)) return -1;
+    rest = Math.floor(rest / 10);
+    at--;
+  } while (rest > 0);
+  // No digit may come before them: the member's `:` must.
+  const memberAt = at + 1 - SEQ_MEMBER_BYTES.length;
+  if (memberAt <= start) return -1;
+  for (let i = 0; i < SEQ_MEMBER_BYTES.length; i++) {
+    if (buffer[memberAt + i] !== SEQ_MEMBER_BYTES[i]) return -1;
+  }
+  return memberAt;
+}
+
 /** A v2 line taken apart: the entry's JSON as written and the sequence number it carries. */
 export type Unframed = { ok: true; body: string; seq: number } | { ok: false; reason: string };
 

@@ -3,7 +3,7 @@ import { crc32 as zlibCrc32 } from "node:zlib";
 import type { EntryCodec } from "../entry/entry-codec.js";
 import type { Entry, FormatVersion } from "../entry/entry-schema.js";
 import { parseWithHistory, SLICED_LINE_BYTES, SlicedParseError } from "../entry/large-entry.js";
-import { coveredEnd, hasFrameTail, readFrame, unframeLine } from "../entry/line-frame.js";
+import { coveredEnd, frameBodyEnd, hasFrameTail, readFrame, unframeLine } from "../entry/line-frame.js";
 import type { Pause } from "../entry/time-slice.js";
 import { CorruptEntryError } from "../errors.js";
 
@@ -20,6 +20,9 @@ const INVALID_UTF8 =
  */
 export class LineDecoder<TItem> {
   version: FormatVersion | undefined;
+  /** The last buffer decoded from, and its memory as 32-bit words when 4-byte aligned (for `crc32`). */
+  private wordsBuffer: Buffer | undefined;
+  private words: Int32Array | undefined;
 
   constructor(
     private readonly codec: EntryCodec<TItem>,
@@ -31,17 +34,33 @@ export class LineDecoder<TItem> {
     return end - start >= SLICED_LINE_BYTES;
   }
 
-  /** Decodes line `lineNumber` (1-based), held in bytes `[start, end)` without its newline. */
+  /**
+   * Decodes line `lineNumber` (1-based), held in bytes `[start, end)` without its newline. A v2
+   * line's byte at the end of its entry is overwritten while it is decoded, and put back before
+   * this returns: `buffer` must be the caller's own.
+   */
   decode(buffer: Buffer, start: number, end: number, lineNumber: number): Entry<TItem> {
     const version = this.version ?? this.firstLineVersion(buffer, start, end);
     let entry: Entry<TItem>;
     if (version === 1) {
       entry = this.codec.decode(buffer.toString("utf8", start, end), this.file, lineNumber);
     } else {
-      const framed = unframeLine(buffer, start, end);
-      if (!framed.ok) throw this.corrupt(lineNumber, framed.reason);
-      this.checkSeq(framed.seq, lineNumber);
-      entry = this.codec.decode(framed.body, this.file, lineNumber);
+      const bodyEnd = frameBodyEnd(buffer, start, end, lineNumber - 1, this.wordsOf(buffer));
+      if (bodyEnd !== -1) {
+        // The entry's own JSON: everything before `,"seq":`, closed again. The `}` goes over the
+        // member's `,` for the moment of the decode into text (one flat string, no concatenation
+        // for the parser to copy again); the reader's buffer is its own.
+        buffer[bodyEnd] = 0x7d;
+        const body = buffer.toString("utf8", start, bodyEnd + 1);
+        buffer[bodyEnd] = 0x2c;
+        entry = this.codec.decode(body, this.file, lineNumber);
+      } else {
+        // Something is wrong with the frame: find out what, to say so.
+        const framed = unframeLine(buffer, start, end);
+        if (!framed.ok) throw this.corrupt(lineNumber, framed.reason);
+        this.checkSeq(framed.seq, lineNumber);
+        entry = this.codec.decode(framed.body, this.file, lineNumber);
+      }
     }
     return this.version === undefined ? this.checkFirst(entry, version, lineNumber) : entry;
   }
@@ -99,6 +118,17 @@ export class LineDecoder<TItem> {
     const framed = unframeLine(buffer, start, end);
     if (!framed.ok) return null;
     return { entry: this.codec.decode(framed.body, this.file, framed.seq + 1), seq: framed.seq };
+  }
+
+  private wordsOf(buffer: Buffer): Int32Array | undefined {
+    if (buffer !== this.wordsBuffer) {
+      this.wordsBuffer = buffer;
+      this.words =
+        buffer.byteOffset % 4 === 0
+          ? new Int32Array(buffer.buffer, buffer.byteOffset, buffer.length >> 2)
+          : undefined;
+    }
+    return this.words;
   }
 
   private checkSeq(seq: number, lineNumber: number): void {
