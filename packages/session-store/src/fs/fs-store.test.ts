@@ -3,6 +3,7 @@ import { appendFile, mkdir, readdir, readFile, stat, writeFile } from "node:fs/p
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { segmentHead } from "../../test/helpers/segment-head.js";
 import { useTempDirs } from "../../test/helpers/temp-dir.js";
 import type { Entry, MinimalItem } from "../entry/entry-schema.js";
 import { frameLine } from "../entry/line-frame.js";
@@ -21,19 +22,6 @@ import type { SyncFs } from "./sync-fs.js";
 
 const tempDir = useTempDirs();
 
-function head(ref: SegmentRef): Entry {
-  return {
-    kind: "segment_start",
-    ts: 1,
-    v: 2,
-    session_id: ref.sessionId,
-    segment_id: ref.segmentId,
-    system_prompt: "p",
-    config: {},
-    history: [],
-  };
-}
-
 const input = (text: string): Entry => ({ kind: "user_input", ts: 2, text });
 
 async function readAllOf(store: FsStore, ref: SegmentRef): Promise<Entry[]> {
@@ -51,7 +39,7 @@ async function newSegment(options: Partial<FsStoreOptions<MinimalItem>> = {}, fr
   const store = new FsStore<MinimalItem>({ root, ...options });
   const plain = { sessionId: newId(), segmentId: newId() };
   const ref = frozen ? Object.freeze(plain) : plain;
-  await store.createSegment(ref, [head(ref)]);
+  await store.createSegment(ref, [segmentHead(ref)]);
   return { root, store, ref, path: store.segmentPath(ref) };
 }
 
@@ -60,12 +48,12 @@ describe("FsStore layout and listing", () => {
     const workspace = await tempDir();
     const store = new FsStore({ root: sessionsRoot(workspace) });
     const ref = { sessionId: newId(), segmentId: newId() };
-    await store.createSegment(ref, [head(ref)]);
+    await store.createSegment(ref, [segmentHead(ref)]);
     const text = await readFile(
       join(workspace, ".podkit", "sessions", ref.sessionId, `${ref.segmentId}.jsonl`),
       "utf8",
     );
-    expect(text).toBe(`${frameLine(JSON.stringify(head(ref)), 0)}\n`);
+    expect(text).toBe(`${frameLine(JSON.stringify(segmentHead(ref)), 0)}\n`);
     store.close();
   });
 
@@ -79,7 +67,7 @@ describe("FsStore layout and listing", () => {
       { sessionId: s2, segmentId: b },
       { sessionId: s1, segmentId: c },
     ]) {
-      await store.createSegment(ref, [head(ref)]);
+      await store.createSegment(ref, [segmentHead(ref)]);
     }
     await writeFile(join(root, s1, `${a}.jsonl.lock`), "1\n");
     await writeFile(join(root, s1, "notes.txt"), "x");
@@ -94,7 +82,7 @@ describe("FsStore layout and listing", () => {
   it("rejects ids that could escape the store directory", async () => {
     const store = new FsStore({ root: await tempDir() });
     const ref = { sessionId: "..", segmentId: "x" };
-    await expect(store.createSegment(ref, [head(ref)])).rejects.toThrow(SessionStoreUsageError);
+    await expect(store.createSegment(ref, [segmentHead(ref)])).rejects.toThrow(SessionStoreUsageError);
     expect(() => store.segmentPath({ sessionId: "a/b", segmentId: "c" })).toThrow(
       /invalid session id "a\/b"/,
     );
@@ -102,7 +90,7 @@ describe("FsStore layout and listing", () => {
 
   it("creates a segment atomically and never replaces an existing one", async () => {
     const { store, ref, path } = await newSegment();
-    await expect(store.createSegment(ref, [head(ref)])).rejects.toThrow(/already exists/);
+    await expect(store.createSegment(ref, [segmentHead(ref)])).rejects.toThrow(/already exists/);
     expect(await readdir(join(path, ".."))).toEqual([`${ref.segmentId}.jsonl`]);
     const other = { sessionId: ref.sessionId, segmentId: newId() };
     await expect(store.createSegment(other, [input("no head")])).rejects.toThrow(
@@ -270,7 +258,7 @@ describe("FsStore append and read", () => {
     const root = await tempDir();
     const store = new FsStore({ root });
     const refs = Array.from({ length: 20 }, () => ({ sessionId: newId(), segmentId: newId() }));
-    for (const ref of refs) await store.createSegment(ref, [head(ref)]);
+    for (const ref of refs) await store.createSegment(ref, [segmentHead(ref)]);
     for (let round = 0; round < 3; round++) {
       for (const ref of refs) {
         expect((await store.append(ref, [input(`r${round}`)], { expectedCount: 1 + round })).status).toBe(
@@ -431,7 +419,7 @@ describe("FsStore with a custom item schema", () => {
     const itemSchema = z.object({ type: z.literal("message"), role: z.enum(["user", "assistant"]) });
     const store = new FsStore({ root, itemSchema });
     const ref = { sessionId: newId(), segmentId: newId() };
-    await store.createSegment(ref, [head(ref) as Entry<z.infer<typeof itemSchema>>]);
+    await store.createSegment(ref, [segmentHead(ref) as Entry<z.infer<typeof itemSchema>>]);
     await expect(
       store.append(ref, [
         { kind: "assistant_item", ts: 1, item: { type: "message", role: "robot" } as never },

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { readFile, utimes, writeFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
+import { segmentHead } from "../../test/helpers/segment-head.js";
 import { useTempDirs } from "../../test/helpers/temp-dir.js";
 import type { Entry, MinimalItem } from "../entry/entry-schema.js";
 import { LockTimeoutError } from "../errors.js";
@@ -15,18 +16,7 @@ const input = (text: string): Entry => ({ kind: "user_input", ts: 2, text });
 async function segment(options: Partial<FsStoreOptions<MinimalItem>> = {}) {
   const store = new FsStore<MinimalItem>({ root: await tempDir(), ...options });
   const ref = { sessionId: newId(), segmentId: newId() };
-  await store.createSegment(ref, [
-    {
-      kind: "segment_start",
-      ts: 1,
-      v: 2,
-      session_id: ref.sessionId,
-      segment_id: ref.segmentId,
-      system_prompt: null,
-      config: {},
-      history: [],
-    },
-  ]);
+  await store.createSegment(ref, [segmentHead(ref, null)]);
   const path = store.segmentPath(ref);
   return { store, ref, path, lock: `${path}.lock` };
 }

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { describe, expect, it, vi } from "vitest";
+import { segmentHead } from "../../test/helpers/segment-head.js";
 import { useTempDirs } from "../../test/helpers/temp-dir.js";
 import type { Entry, MinimalItem } from "../entry/entry-schema.js";
 import { newId } from "../ids.js";
@@ -29,18 +30,7 @@ describe("FsStore truncate of a long segment", () => {
   it("rewrites it in slices that let timers run, and an append of this process waits for it instead of slipping in", async () => {
     const store = new FsStore<MinimalItem>({ root: await tempDir() });
     const ref = { sessionId: newId(), segmentId: newId() };
-    await store.createSegment(ref, [
-      {
-        kind: "segment_start",
-        ts: 1,
-        v: 2,
-        session_id: ref.sessionId,
-        segment_id: ref.segmentId,
-        system_prompt: "p",
-        config: {},
-        history: [],
-      },
-    ]);
+    await store.createSegment(ref, [segmentHead(ref)]);
     const long = "z".repeat(10_000);
     for (let at = 0; at < 2_000; at += 200) {
       await store.append(
