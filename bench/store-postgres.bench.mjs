@@ -4,7 +4,8 @@
 //                   conditional statement) vs one plain INSERT per pre-serialized row into a table
 //                   of the same shape (primary key (segment_id, seq), text body); the two sides
 //                   alternate in slices of 32 within each round (short slices: a shift of the
-//                   machine's load lands on both sides alike);
+//                   machine's load lands on both sides alike), both on one shared connection (one
+//                   server process answers both sides); 11 rounds of its own, the other figures 5;
 //   append_burst.ratio the same entries fired 16 at a time without awaiting each (group commit)
 //                   vs the same floor;
 //   restore.ratio   restoreSession as a pod opens the store (llm-worker's item and request-config
@@ -38,6 +39,7 @@ const GAP_ENTRIES = 100_000;
 const SESSIONS = 8;
 const APPENDS_PER_SESSION = 500;
 const ROUNDS = 5;
+const APPEND_ROUNDS = 11;
 
 const head = { systemPrompt: "You are a careful reviewer.", config: { max_tokens: 8192 }, history: [] };
 const strict = { itemSchema: ItemSchema, configSchema: RequestConfigSchema };
@@ -58,6 +60,13 @@ const schema = `bench_${randomBytes(4).toString("hex")}`;
 const store = new PostgresStore({ url, schema, maxConnections: 10 });
 const strictStore = new PostgresStore({ url, schema, maxConnections: 10, ...strict });
 const plain = new pg.Pool({ connectionString: url, max: 10 });
+// The sequential append's two sides share one connection, so one server process answers both. With
+// a pool each, each side had its own server process, and on a two-core machine where the scheduler
+// kept each one (on the client's core or the other) moved that side's cost per statement by up to
+// 2× from run to run: the plain INSERT took 94–181 µs between runs, one round's ratio spread
+// 0.54–2.69 and the median moved 1.11–2.03. On one connection rounds spread 1.07–1.30.
+const single = new pg.Pool({ connectionString: url, max: 1 });
+const singleStore = new PostgresStore({ pool: single, schema });
 try {
   await store.listSessions(); // migrates
   await plain.query(
@@ -72,7 +81,8 @@ try {
 
   /** One round of appends: our log and the plain table, alternating slice by slice. */
   async function appendRound(round, burst) {
-    const log = await SessionLog.create(store, head);
+    const sides = burst ? { store, plain } : { store: singleStore, plain: single };
+    const log = await SessionLog.create(sides.store, head);
     const segment = randomBytes(8).toString("hex");
     let ours = 0;
     let floor = 0;
@@ -94,7 +104,7 @@ try {
       };
       const runPlain = async () => {
         const t0 = performance.now();
-        for (let i = at; i < end; i++) await plain.query(insertPlain, [segment, i, appendBodies[i]]);
+        for (let i = at; i < end; i++) await sides.plain.query(insertPlain, [segment, i, appendBodies[i]]);
         floor += performance.now() - t0;
       };
       if ((slice + round) % 2 === 0) {
@@ -187,10 +197,13 @@ try {
     restorePlain: [],
   };
   Object.assign(results, { concurrent: [], gap: [], driftGap: [], forkedGap: [], busy: [] });
-  for (let round = 0; round < ROUNDS; round++) {
+  // The sequential append on its own, in more rounds than the rest.
+  for (let round = 0; round < APPEND_ROUNDS; round++) {
     const plainRound = await appendRound(round, false);
     results.append.push(plainRound.ours);
     results.appendPlain.push(plainRound.floor);
+  }
+  for (let round = 0; round < ROUNDS; round++) {
     const burstRound = await appendRound(round, true);
     results.burst.push(burstRound.ours);
     results.burstPlain.push(burstRound.floor);
@@ -213,7 +226,7 @@ try {
   }
   const mid = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   console.log(
-    `# ${APPENDS} appends, restore of ${RESTORE_ENTRIES} entries, ${ROUNDS} rounds after a warm-up`,
+    `# ${APPENDS} appends (${APPEND_ROUNDS} rounds), restore of ${RESTORE_ENTRIES} entries, ${ROUNDS} rounds after a warm-up`,
   );
   printRatio("store-postgres.append.ratio", results.append, results.appendPlain);
   printRatio("store-postgres.append_burst.ratio", results.burst, results.burstPlain);
@@ -234,5 +247,7 @@ try {
   await plain.end();
   await store.close();
   await strictStore.close();
+  await singleStore.close();
+  await single.end();
   cluster?.stop();
 }
