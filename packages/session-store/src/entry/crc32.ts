@@ -28,7 +28,7 @@ const LITTLE_ENDIAN = new Uint8Array(new Int32Array([1]).buffer)[0] === 1;
  * CRC-32 (zlib's: reflected polynomial 0xEDB88320) of `bytes[start, end)`, as an unsigned
  * number. Short ranges are computed here, eight bytes at a time; long ones go to `zlib.crc32`.
  * Both give the same value. `words`, when given, views the same memory as `bytes` from its first
- * byte (same buffer, `bytes.byteOffset` 0): the loop then reads eight bytes as two aligned words,
+ * byte (`bytes.byteOffset` a multiple of 4): the loop then reads eight bytes as two aligned words,
  * not as eight byte loads (a third fewer instructions per line).
  */
 export function crc32(bytes: Uint8Array, start: number, end: number, words?: Int32Array): number {

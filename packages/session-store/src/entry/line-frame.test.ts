@@ -98,11 +98,17 @@ describe("v2 line frame", () => {
     for (const body of bodies) {
       for (const seq of [0, 1, 9, 10, 99, 100, 12345, 2 ** 40]) {
         const line = Buffer.from(frameLine(body, seq));
-        const aligned = into.ensure(line.length);
+        const innerAt = Math.ceil(line.length / 8) * 8 + 8;
+        const aligned = into.ensure(innerAt + line.length);
         line.copy(aligned);
+        // As the reader views a buffer that starts 4-byte aligned but not at its memory's start.
+        const inner = Buffer.from(aligned.buffer, aligned.byteOffset + innerAt, line.length);
+        line.copy(inner);
+        const innerWords = new Int32Array(inner.buffer, inner.byteOffset, inner.length >> 2);
         for (const [bytes, view] of [
           [line, undefined],
           [aligned.subarray(0, line.length), into.words],
+          [inner, innerWords],
         ] as const) {
           expect(frameBodyEnd(bytes, 0, bytes.length, seq, view)).toBe(Buffer.byteLength(body) - 1);
           // At another sequence number it is refused (readFrame would give the seq it carries).
