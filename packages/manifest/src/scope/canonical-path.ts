@@ -65,11 +65,30 @@ export async function canonicalPath(path: string, hops = 0): Promise<CanonicalPa
  * subtree, a non-recursive one the target and its direct children. Both must be canonical.
  */
 export function isCovered(path: string, target: string, recursive: boolean): boolean {
+  if (isPlainAbsolute(path) && isPlainAbsolute(target)) {
+    // The common case, compared in place (every file a walk lists is checked here).
+    if (!path.startsWith(target)) return false;
+    if (path.length === target.length) return true;
+    if (path.charCodeAt(target.length) !== SLASH) return false;
+    return recursive || path.indexOf("/", target.length + 1) === -1;
+  }
   const pathParts = components(path);
   const targetParts = components(target);
   if (pathParts.length < targetParts.length) return false;
   for (let i = 0; i < targetParts.length; i++) if (pathParts[i] !== targetParts[i]) return false;
   return recursive || pathParts.length - targetParts.length <= 1;
+}
+
+const SLASH = 0x2f;
+
+/** `/a/b` as canonical paths are written: absolute, not the root, no empty component, no trailing `/`. */
+function isPlainAbsolute(path: string): boolean {
+  return (
+    path.length > 1 &&
+    path.charCodeAt(0) === SLASH &&
+    path.charCodeAt(path.length - 1) !== SLASH &&
+    !path.includes("//")
+  );
 }
 
 function components(path: string): string[] {
