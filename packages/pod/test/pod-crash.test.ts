@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { definePodkitToolPackage } from "@podkit/tools";
 import { describe, expect, it } from "vitest";
 import {
+  AFTER_INTERRUPT_TEXT_TURN_KINDS,
   expectInterruptedThenRecovered,
   kinds,
   sessionEntries,
@@ -118,13 +119,7 @@ describe("SIGKILL of a process running a pod, then restore and run", () => {
       "invoke",
       "user_input",
       "run_errored",
-      "invoke",
-      "system_item",
-      "user_input",
-      "llm_usage",
-      "assistant_item",
-      "turn_end",
-      "run_completed",
+      ...AFTER_INTERRUPT_TEXT_TURN_KINDS,
     ]);
     expect(JSON.stringify(entries)).not.toContain("partial answer");
     expect(sent(w.double.requests[1])).toContain(

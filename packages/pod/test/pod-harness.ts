@@ -103,6 +103,16 @@ export const TEXT_TURN_KINDS = [
 ] as const;
 
 /**
+ * The entry kinds of a user turn answered with text alone that follows an interrupted one: the
+ * `interrupt_system_note` is committed after its `invoke`, before the user's input.
+ */
+export const AFTER_INTERRUPT_TEXT_TURN_KINDS = [
+  "invoke",
+  "system_item",
+  ...TEXT_TURN_KINDS.slice(1),
+] as const;
+
+/**
  * The log of a turn interrupted during a tool call followed by the next run: the open call is
  * closed with `interrupt_tool_result_summary`, then `interrupt_system_note` is committed, then the
  * new input — all before the model is asked. Returns the two prompt texts for further checks.
@@ -123,12 +133,7 @@ export function expectInterruptedThenRecovered(
     "run_errored",
     "invoke",
     "tool_result",
-    "system_item",
-    "user_input",
-    "llm_usage",
-    "assistant_item",
-    "turn_end",
-    "run_completed",
+    ...AFTER_INTERRUPT_TEXT_TURN_KINDS.slice(1),
   ]);
   expect(entries[7]).toMatchObject({ item: { call_id: callId, summary, is_error: true } });
   expect(entries[8]).toMatchObject({ item: { kind: "interrupt", body: note } });

@@ -5,6 +5,7 @@ import { FsStore, SessionLog, sessionsRoot } from "@podkit/session-store";
 import { describe, expect, it } from "vitest";
 import { caught } from "./helpers.js";
 import {
+  AFTER_INTERRUPT_TEXT_TURN_KINDS,
   assertLogsSound,
   expectInterruptedThenRecovered,
   kinds,
@@ -152,13 +153,7 @@ describe("Pod persistence", () => {
       "run_completed",
       "invoke",
       "run_errored",
-      "invoke",
-      "system_item",
-      "user_input",
-      "llm_usage",
-      "assistant_item",
-      "turn_end",
-      "run_completed",
+      ...AFTER_INTERRUPT_TEXT_TURN_KINDS,
     ]);
     expect(w.double.requests).toHaveLength(2);
   });
