@@ -149,7 +149,7 @@ export class ChatSpans {
 
   /**
    * The attributes of a chat request's histogram values: operation, provider, model and endpoint,
-   * and the response's model when it named one. Built once per response model (read-only).
+   * and the response's model when it named one. Built once per pod and response model, frozen.
    */
   private metricAttributes(responseModel: string | undefined): Attributes {
     let byModel = METRIC_ATTRIBUTES.get(this.init.identity);
@@ -170,6 +170,8 @@ export class ChatSpans {
       if (value !== undefined) metric[key] = value;
     }
     if (responseModel !== undefined) metric[ATTR.responseModel] = responseModel;
+    // Shared by every request of the pod (and handed to the SDK): nobody may change it.
+    Object.freeze(metric);
     // A provider answering with a new model name per request must not grow this without bound.
     if (byModel.size < 8) byModel.set(responseModel, metric);
     return metric;

@@ -20,10 +20,11 @@ export async function listSessionDirs(root: string): Promise<string[] | undefine
 
 /**
  * Segment ids of the session directory `dir`; undefined when `dir` does not exist. Synchronous,
- * like the store's writes: a session directory holds its segments and their lock files (a few
- * dozen names even after hundreds of compactions), so one `readdir` call is a few microseconds,
- * where the thread-pool round trip of the asynchronous call cost a served turn more CPU than the
- * listing itself (serve checks the listing before every turn of an open pod).
+ * like the store's writes: a session directory holds only its segments (one per compaction or
+ * fork) and their lock files, so one `readdir` call takes microseconds (well under a millisecond
+ * for a few hundred names), where the thread-pool round trip of the asynchronous call cost a
+ * served turn more CPU than the listing itself (serve checks the listing before every turn of an
+ * open pod).
  */
 export function listSegmentFiles(dir: string): string[] | undefined {
   let dirents: Dirent[];
