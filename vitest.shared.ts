@@ -16,7 +16,7 @@ export const SUMMARY_REPORTER = fileURLToPath(
  */
 export function packageTestConfig(
   packageDir: string,
-  test: { passWithNoTests?: boolean } = {},
+  test: { passWithNoTests?: boolean; testTimeout?: number } = {},
 ): ViteUserConfig {
   return defineConfig({
     test: {
