@@ -2,8 +2,14 @@
 //
 // dispatch.failover_s: a worker process holding a run (its model answer stalls) is SIGKILLed;
 // seconds until another worker process starts the run again (its "claimed" event). Default lease
-// settings (heartbeat 10 s, supervisor every 2 s, poll 1 s): the bound docs/dispatch.md states.
+// settings (heartbeat 10 s, supervisor every 2 s, poll 1 s): the idle bound docs/dispatch.md states.
 // Median of 5 rounds.
+//
+// dispatch.failover_s.busy: the same with busy workers — 3 worker processes (concurrency 1), each
+// running a run (about 4 s each) with more queued behind them; one holding a run is SIGKILLed (and
+// replaced), seconds until another starts the run again. The run taken over goes before the queued
+// ones, without retry delay, so it waits for the heartbeat and the first slot that frees: the busy
+// bound of docs/dispatch.md. Median of 5 rounds.
 //
 // dispatch.failover.cache_read_share: one session of 30 turns, one run per turn (the scripted tool
 // session: a `lookup` call, then an answer). The worker running turn 15 is SIGKILLed while the
@@ -53,6 +59,63 @@ try {
   }
   console.log(`BENCH dispatch.failover_s ${median(seconds).toFixed(1)} s`);
   console.log(`# dispatch.failover_s spread ${spread(seconds)} over ${ROUNDS} rounds`);
+
+  // --- failover time with busy workers ---
+  const busyDouble = await startProviderDouble({
+    wire: "anthropic",
+    respond: () => ({
+      parts: [{ type: "text", text: "done" }],
+      fault: { kind: "stall", afterEvents: 1, ms: 4_000 },
+    }),
+  });
+  const busy = await dispatchBench(database.url, busyDouble.baseUrl);
+  const busySeconds = [];
+  try {
+    const workers = await Promise.all([1, 2, 3].map(() => busy.worker(1)));
+    const holding = (worker) => {
+      let held;
+      for (const event of worker.events) {
+        if (event.type === "claimed") held = event.runId;
+        else if (event.runId === held) held = undefined;
+      }
+      return held;
+    };
+    let submitted = 0;
+    const backlog = async () => {
+      const open = await busy.dispatcher.list({ states: ["queued", "retrying"], limit: 100 });
+      for (let i = open.length; i < 6; i++) await busy.submit(`busy run ${submitted++}`);
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      await backlog();
+      // Every worker holds a run, with more queued behind them.
+      while (workers.some((worker) => holding(worker) === undefined)) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 2_000));
+      const victim = workers[Math.floor(Math.random() * workers.length)];
+      const runId = holding(victim);
+      if (runId === undefined) {
+        round--;
+        continue;
+      }
+      const killedAt = performance.now();
+      victim.child.kill("SIGKILL");
+      workers.splice(workers.indexOf(victim), 1);
+      workers.push(await busy.worker(1));
+      await backlog();
+      const taken = await Promise.race(
+        workers.map((worker) => worker.next((event) => event.type === "claimed" && event.runId === runId)),
+      );
+      busySeconds.push((taken.at - killedAt) / 1000);
+    }
+  } finally {
+    await busy.close();
+    await busyDouble.close();
+  }
+  console.log(`BENCH dispatch.failover_s.busy ${median(busySeconds).toFixed(1)} s`);
+  console.log(
+    `# dispatch.failover_s.busy spread ${spread(busySeconds)} over ${ROUNDS} rounds (3 workers, runs of about 4 s queued behind)`,
+  );
 
   // --- the prompt cache across a failover ---
   let request = 0;

@@ -5,6 +5,23 @@ type ErrorClass = (abstract new (...args: never[]) => Error) & { isInstance(valu
 /** One way to get an instance of each exported error class, by class name. */
 export type ErrorSamples = Record<string, () => Error | Promise<Error>>;
 
+/**
+ * The kinds of docs/errors.md ("Kinds"): a copy of `ERROR_KINDS` of @podkit/llm-worker, held to
+ * it and to the other packages' copies by `packages/cli/test/error-kinds.test.ts`.
+ */
+export const ERROR_KINDS = [
+  "usage",
+  "not_found",
+  "conflict",
+  "corrupt",
+  "transient",
+  "unsupported",
+  "internal",
+] as const;
+
+/** One of `ERROR_KINDS`. */
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
 /** A copy of `error` as a second copy of the package would make it: same markers, other prototype. */
 function foreignCopy(error: Error): Record<string | symbol, unknown> {
   const copy: Record<string | symbol, unknown> = { message: error.message };
@@ -16,9 +33,15 @@ function foreignCopy(error: Error): Record<string | symbol, unknown> {
  * The marker test of docs/errors.md for one package: every error class `api` exports has a sample;
  * each `isInstance` accepts exactly its own class and subclasses, also from another copy of the
  * package and under another `name`, and never a look-alike that only copies the name; each class
- * has a `Symbol.for("podkit.<pkg>.error…")` marker of its own.
+ * has a `Symbol.for("podkit.<pkg>.error…")` marker of its own; each sample carries the `errorKind`
+ * `kinds` names for its class, one of the vocabulary.
  */
-export function describeErrorScheme(pkg: string, api: Record<string, unknown>, samples: ErrorSamples): void {
+export function describeErrorScheme(
+  pkg: string,
+  api: Record<string, unknown>,
+  samples: ErrorSamples,
+  kinds: Record<string, ErrorKind>,
+): void {
   const classes = Object.entries(api).filter(
     (entry): entry is [string, ErrorClass] =>
       typeof entry[1] === "function" && (entry[1] as { prototype?: unknown }).prototype instanceof Error,
@@ -32,6 +55,15 @@ export function describeErrorScheme(pkg: string, api: Record<string, unknown>, s
       expect(classes.map(([name]) => name).sort()).toEqual(Object.keys(samples).sort());
       for (const [name, error] of await made()) {
         expect((api[name] as ErrorClass).isInstance(error), name).toBe(true);
+      }
+    });
+
+    it("gives every class the kind it is pinned to, one of the vocabulary", async () => {
+      expect(Object.keys(kinds).sort()).toEqual(Object.keys(samples).sort());
+      for (const [name, error] of await made()) {
+        const kind = (error as { errorKind?: unknown }).errorKind;
+        expect(ERROR_KINDS, name).toContain(kind);
+        expect(kind, name).toBe(kinds[name]);
       }
     });
 

@@ -1,3 +1,5 @@
+import type { ErrorKind } from "@podkit/llm-worker";
+
 const MARKER = Symbol.for("podkit.cli.error");
 const USAGE_MARKER = Symbol.for("podkit.cli.error.usage");
 
@@ -15,13 +17,16 @@ export class PodkitCliError extends Error {
   override name = "PodkitCliError";
   /** What to do about it, one line; printed after the message. */
   readonly hint: string | undefined;
-  /** Process exit code: 1 for a problem with the user's files or environment, 2 for usage. */
-  readonly exitCode: number;
+  /**
+   * How a caller treats it (docs/errors.md, "Kinds"); the exit code follows from it (docs/cli.md).
+   * `usage` unless the thrower says otherwise: most are a command, file or environment to fix.
+   */
+  readonly errorKind: ErrorKind;
 
-  constructor(message: string, options?: { hint?: string; exitCode?: number; cause?: unknown }) {
+  constructor(message: string, options?: { hint?: string; cause?: unknown; errorKind?: ErrorKind }) {
     super(message, { cause: options?.cause });
     this.hint = options?.hint;
-    this.exitCode = options?.exitCode ?? 1;
+    this.errorKind = options?.errorKind ?? "usage";
   }
 
   static isInstance(error: unknown): error is PodkitCliError {
@@ -29,13 +34,16 @@ export class PodkitCliError extends Error {
   }
 }
 
-/** The command line itself is wrong (unknown command or option, missing argument): exit code 2. */
+/**
+ * The command line itself is wrong (unknown command or option, missing argument). Of kind `usage`
+ * like any input to fix; the CLI gives it an exit code of its own, 2.
+ */
 export class UsageError extends PodkitCliError {
   readonly [USAGE_MARKER] = true;
   override name = "UsageError";
 
   constructor(message: string, options: { hint: string; cause?: unknown }) {
-    super(message, { ...options, exitCode: 2 });
+    super(message, options);
   }
 
   static override isInstance(error: unknown): error is UsageError {

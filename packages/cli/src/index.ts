@@ -1,3 +1,4 @@
+export type { ErrorKind } from "@podkit/llm-worker";
 export type { CommandContext, CommandInput, CommandSpec, OptionSpec } from "./commands/index.js";
 export { commands } from "./commands/index.js";
 export { PodkitCliError, UsageError } from "./errors.js";

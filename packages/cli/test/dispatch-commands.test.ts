@@ -140,20 +140,20 @@ describe("podkit submit, worker and runs", { timeout: 120_000 }, () => {
     expect(session.stdout).toContain("alice");
   });
 
-  it("runs cancel interrupts the run on the worker that holds it within 2 s", async () => {
+  it("runs cancel interrupts the run on the worker that holds it", async () => {
     double.enqueue(count(60_000));
     const runId = (await podkit(["submit", "count slowly"])).stdout.trim();
     const w = worker();
     await until(async () => ((await counted()) === "" ? undefined : true));
     const cancelled = await podkit(["runs", "cancel", runId]);
     expect(cancelled.code, cancelled.stderr).toBe(0);
-    const at = Date.now();
     expect(cancelled.stdout).toContain("cancelled");
+    // The holder stopped it (its tool waits 60 s, so nothing else ended it); how soon is a bound
+    // the docs state and the dispatch conformance suite checks on each engine.
     const ended = await until(() =>
       w.events.find((e) => e.event.type === "ended" && e.event.runId === runId),
     );
     expect(ended.event.state).toBe("cancelled");
-    expect(ended.at - at).toBeLessThan(2_000);
     const run = await showJson(runId);
     expect(run.state).toBe("cancelled");
     expect((run.log as string[]).at(-1)).toContain("ended cancelled");

@@ -6,30 +6,36 @@ import { type ProviderDouble, startProviderDouble } from "@podkit/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BIN, runBin } from "./run-bin.js";
 import { PtyScreen } from "./support/pty-screen.js";
+import { type StreamGate, startStreamGate } from "./support/stream-gate.js";
 import { doubleWorkspace, everyInvokeClosed, sessionEntries } from "./support/workspace.js";
 
 let double: ProviderDouble;
 let root: string;
 let screen: PtyScreen | undefined;
+let gate: StreamGate | undefined;
 beforeEach(async () => {
   double = await startProviderDouble({ wire: "anthropic" });
 });
 afterEach(async () => {
   screen?.kill();
+  await gate?.close();
+  gate = undefined;
   await double.close();
   await rm(root, { recursive: true, force: true });
 });
 
 describe("podkit run in a terminal", () => {
   it("streams, asks before bash, survives Ctrl-C, takes another prompt, exits, and resume continues the session", async () => {
-    const ws = await doubleWorkspace(double.baseUrl);
+    // The model is reached through a gate that can hold a response mid-stream for as long as the
+    // test needs (a fixed stall would have to outlast the slowest machine).
+    const through = await startStreamGate(double.baseUrl);
+    gate = through;
+    const ws = await doubleWorkspace(through.url);
     root = ws.root;
+    // Turn 1: the text is held half way, so the first half is on screen before the rest exists.
+    const firstAnswer = through.hold(1, 6);
     double.enqueue(
-      // Turn 1: the text stalls half way, so the first half is on screen before the rest exists.
-      {
-        parts: [{ type: "text", text: "Streaming first half… and then the second half.", chunkSize: 4 }],
-        fault: { kind: "stall", afterEvents: 6, ms: 1500 },
-      },
+      { parts: [{ type: "text", text: "Streaming first half… and then the second half.", chunkSize: 4 }] },
       // Turn 2: a bash call the user approves, then the answer.
       { parts: [{ type: "tool_call", name: "bash", arguments: { command: "echo approved-$((6*7))" } }] },
       { parts: [{ type: "text", text: "bash printed approved-42." }] },
@@ -48,8 +54,10 @@ describe("podkit run in a terminal", () => {
 
     await screen.waitFor("›");
     screen.type("say something long\r");
+    await firstAnswer.held;
     const partial = await screen.waitFor("Streaming first");
     expect(partial).not.toContain("second half.");
+    firstAnswer.release();
     await screen.waitFor("and then the second half.");
 
     screen.type("run the check\r");

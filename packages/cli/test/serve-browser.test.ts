@@ -31,6 +31,18 @@ const ANSWER = "The readme says hello. It is one line long, and that line greets
 
 const DOCS = join(import.meta.dirname, "..", "..", "..", "docs");
 
+/** A read-only reviewer role under a root whose writes ask for approval. */
+const READ_ONLY_REVIEWER = `
+[subpods.reviewer]
+description = "reviews code, read-only"
+max_depth = 1
+[subpods.reviewer.worker]
+system_prompt = "REVIEWER"
+[[subpods.reviewer.scope.allow]]
+target = "../src"
+permission = "read"
+`;
+
 let browser: Browser;
 let double: ProviderDouble;
 let gate: StreamGate;
@@ -84,6 +96,21 @@ async function previewShows(page: Page, prefix: string): Promise<void> {
     if (text.length > 0 && text.startsWith(prefix)) return;
     if (Date.now() > deadline) throw new Error(`the preview never showed "${prefix}…" (it shows "${text}")`);
     await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Waits (bounded, polling the API) until session `sessionId`'s status is `status`. */
+async function rootStatus(url: string, sessionId: string, status: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const rows = (await fetch(`${url}/sessions`).then((r) => r.json())) as {
+      sessionId: string;
+      status: string;
+    }[];
+    const now = rows.find((row) => row.sessionId === sessionId)?.status;
+    if (now === status) return;
+    if (Date.now() > deadline) throw new Error(`session ${sessionId} stayed ${now}, never ${status}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
@@ -216,7 +243,8 @@ describe("the session viewer in a real browser", () => {
       await page.waitForURL(/#\/sessions\/[0-9a-f-]{36}$/);
       const rootId = new URL(page.url()).hash.slice("#/sessions/".length);
 
-      // The run ends once the child waits: the tree, asked again after the last entries, shows it.
+      // The child waits, and so does the root (its spawn_pod call is suspended on the child's
+      // approval): the tree, asked again after the last entries, shows it.
       await page.waitForSelector(".entry-run_completed");
       await page.waitForSelector("#tree-waiting .waiting");
       const nodes = await page.$$eval("#tree .tree-node", (els) =>
@@ -238,7 +266,7 @@ describe("the session viewer in a real browser", () => {
       expect(nodes[0]).toMatchObject({
         id: rootId,
         role: "root",
-        status: "finished",
+        status: "awaiting_approval",
         current: true,
         depth: 0,
       });
@@ -286,9 +314,96 @@ describe("the session viewer in a real browser", () => {
         [child?.id, "1"],
         [grandchild?.id, "2"],
       ]);
+
+      // Allow on the child's page: the one continuation resumes the root (the top of the waiting
+      // chain), whose suspended spawn_pod continues the child: its bash runs once, the tree ends.
+      double.enqueue({ parts: [{ type: "text", text: "root done" }] });
+      await page.goto(`${serve.url}/#/sessions/${child?.id}`);
+      await page.click(`.approval.pending[data-call-id='${CHILD_BASH_CALL}'] button.allow`);
+      await page.waitForSelector(`.approval.allowed[data-call-id='${CHILD_BASH_CALL}']`);
+      await rootStatus(serve.url, rootId, "finished");
+      const childLog = (await fetch(`${serve.url}/sessions/${child?.id}`).then((r) => r.json())) as {
+        segments: unknown;
+      };
+      expect(JSON.stringify(childLog.segments)).toContain("the helper waits for an approval");
       expect(serve.stderr()).not.toContain("internal error");
     } finally {
       expect(await serve.stop()).toBe(0);
     }
   }, 120_000);
+
+  it("Allow on a read-only child's write, from its page: the tree goes on, and the child still cannot write (the root, allowed the same way, does)", async () => {
+    await workspace(READ_ONLY_REVIEWER);
+    // The root's writes (and its children's) ask for approval: nobody is at a terminal to answer.
+    const manifest = join(ws.workspace, ".podkit", "manifest.toml");
+    await writeFile(
+      manifest,
+      (await readFile(manifest, "utf8")).replace("bash = true", "bash = true\nconfirm_writes = true"),
+    );
+    await mkdir(join(ws.workspace, "src"), { recursive: true });
+    const written = () => existsSync(join(ws.workspace, "src", "owned.txt"));
+    double.enqueue(
+      { parts: [{ type: "tool_call", name: "spawn_pod", arguments: { role: "reviewer", task: "fix it" } }] },
+      {
+        parts: [
+          {
+            type: "tool_call",
+            id: "toolu_child_write",
+            name: "write_file",
+            arguments: { path: "src/owned.txt", content: "x\n" },
+          },
+        ],
+      },
+    );
+    const serve = await startServe(ws.workspace, { HOME: ws.home, ANTHROPIC_API_KEY: "test-key" });
+    try {
+      const page = await openPage();
+      await page.goto(`${serve.url}/`);
+      await page.fill("#message", "Fix it.");
+      await page.click("#send");
+      await page.waitForURL(/#\/sessions\/[0-9a-f-]{36}$/);
+      const rootId = new URL(page.url()).hash.slice("#/sessions/".length);
+      await page.waitForSelector("#tree-waiting .waiting a", { timeout: 90_000 });
+      await page.click("#tree-waiting a");
+      double.enqueue(
+        { parts: [{ type: "text", text: "could not write" }] },
+        { parts: [{ type: "text", text: "root done" }] },
+      );
+      await page.click(".approval.pending[data-call-id='toolu_child_write'] button.allow", {
+        timeout: 90_000,
+      });
+      await page.waitForSelector(".approval.allowed[data-call-id='toolu_child_write']", { timeout: 90_000 });
+      await rootStatus(serve.url, rootId, "finished");
+      expect(written()).toBe(false);
+
+      // Positive control: the root's own write, allowed from its page, writes.
+      double.enqueue(
+        {
+          parts: [
+            {
+              type: "tool_call",
+              id: "toolu_root_write",
+              name: "write_file",
+              arguments: { path: "src/owned.txt", content: "x\n" },
+            },
+          ],
+        },
+        { parts: [{ type: "text", text: "wrote it" }] },
+      );
+      await page.goto(`${serve.url}/#/sessions/${rootId}`);
+      // The page has switched to the root's session (a hash change renders it anew) before sending.
+      await page.waitForSelector(`#session[data-session-id='${rootId}']`, { timeout: 90_000 });
+      await page.fill("#message", "Write it yourself.");
+      await page.click("#send");
+      await page.click(".approval.pending[data-call-id='toolu_root_write'] button.allow", {
+        timeout: 90_000,
+      });
+      await page.waitForSelector(".approval.allowed[data-call-id='toolu_root_write']", { timeout: 90_000 });
+      await rootStatus(serve.url, rootId, "finished");
+      expect(written()).toBe(true);
+      expect(serve.stderr()).not.toContain("internal error");
+    } finally {
+      expect(await serve.stop()).toBe(0);
+    }
+  }, 300_000);
 });

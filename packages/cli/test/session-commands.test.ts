@@ -1,4 +1,6 @@
-import { rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { FsStore, SessionLog, sessionsRoot } from "@podkit/session-store";
 import { type ProviderDouble, startProviderDouble } from "@podkit/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -89,6 +91,34 @@ describe("podkit session list", () => {
   });
 });
 
+describe("debris in the store", () => {
+  it("a session directory without a segment is left out of every listing with a warning; session doctor names it and --fix removes it", async () => {
+    const { podkit, turn, workspace: cwd } = await workspace();
+    const real = await turn(["run", "one"], "first answer");
+    // What a crash between creating a session's directory and its first write leaves.
+    const debris = "01900000-0000-7000-8000-00000000beef";
+    await mkdir(join(sessionsRoot(cwd), debris), { recursive: true });
+    const list = await podkit("session", "list", "--json");
+    expect(list.code, list.stderr).toBe(0);
+    expect((JSON.parse(list.stdout) as { sessionId: string }[]).map((row) => row.sessionId)).toEqual([real]);
+    expect(list.stderr).toContain(`warning: session ${debris} left out: it has no segment`);
+    expect((await podkit("approvals")).code).toBe(0);
+
+    const report = await podkit("session", "doctor");
+    expect(report.code).toBe(0);
+    expect(report.stdout).toContain(`session ${debris}: it has no segment`);
+    expect(report.stdout).toContain("podkit session doctor --fix");
+    expect(existsSync(join(sessionsRoot(cwd), debris))).toBe(true);
+    const fixed = await podkit("session", "doctor", "--fix", "--json");
+    expect(JSON.parse(fixed.stdout)).toEqual([
+      { sessionId: debris, problem: "it has no segment", removed: true },
+    ]);
+    expect(existsSync(join(sessionsRoot(cwd), debris))).toBe(false);
+    expect(existsSync(join(sessionsRoot(cwd), real))).toBe(true);
+    expect((await podkit("session", "doctor")).stdout).toContain("no debris");
+  });
+});
+
 describe("podkit session show", () => {
   it("prints the head's turns and usage, and lists another live branch of the session (text and --json)", async () => {
     const { podkit, turn, workspace: cwd } = await workspace();
@@ -114,8 +144,12 @@ describe("podkit session show", () => {
     });
     expect(shown.otherBranches).toHaveLength(1);
     expect(shown.otherBranches[0]).toMatchObject({ segmentId: original, forkedFrom: null });
-    expect(shown.segments).toHaveLength(1);
-    expect(shown.segments[0].info.segmentId).toBe(branch.segmentId);
+    // The line of work runs through the segment the head was forked from, then the head — the
+    // same segments the session's event stream covers.
+    expect(shown.segments.map((s: { info: { segmentId: string } }) => s.info.segmentId)).toEqual([
+      original,
+      branch.segmentId,
+    ]);
 
     const text = await podkit("session", "show", sessionId);
     expect(text.code).toBe(0);
@@ -127,7 +161,8 @@ describe("podkit session show", () => {
     expect(lines).toContain(
       `other live branch ${original} (${shown.otherBranches[0].entryCount} entries, last written ${new Date(shown.otherBranches[0].lastEntryAt).toISOString()})`,
     );
-    expect(lines).toContain('    · "one"');
+    // The original segment shows the turn the head continues, never the other branch's "two".
+    expect(text.stdout).toMatch(/^ {2}1\. "one" → finished$/m);
     expect(text.stdout).not.toContain('"two"');
     expect(lines.at(-2)).toMatch(/^usage: \d+ request\(s\), \d+ input tokens/);
   });

@@ -7,8 +7,9 @@ import { scriptedCall as call, roleToml, scriptedText as text } from "./support/
 import { doubleWorkspace, sessionEntries } from "./support/workspace.js";
 
 // A child's approval without an approver (`--defer-approvals`), end to end through the `podkit`
-// binary: the child's run ends awaiting approval, `podkit approvals` lists its call, `podkit
-// approve` answers it, and the parent's `send_pod` in a later run continues the child.
+// binary: the child's pending call ends the root's run awaiting approval, naming its pod path;
+// `podkit approvals` lists it under the child; `podkit approve` answers it from the root and names
+// the session to resume; `podkit resume <root>` continues the tree once, and the call runs once.
 
 vi.setConfig({ testTimeout: 180_000 });
 
@@ -32,7 +33,7 @@ async function toolResults(workspace: string, sessionId: string) {
 }
 
 describe("sub-pods: a child's approval deferred to the person", () => {
-  it("the child ends awaiting_approval, spawn_pod says so, approvals lists it under the child, approve answers it, send_pod continues the child and the call runs once", async () => {
+  it("the root's run ends awaiting the child's call, approve answers it from the root, resume continues the tree once and the call runs once", async () => {
     const ws = await doubleWorkspace(double.baseUrl, ROLE);
     root = ws.root;
     const podkit = (...args: string[]) =>
@@ -44,71 +45,59 @@ describe("sub-pods: a child's approval deferred to the person", () => {
     double.enqueue(
       call("spawn_pod", { role: "reviewer", task: "count once" }, "call-spawn"),
       call("bash", { command: "echo ran >> count" }, "call-bash"),
-      text("the reviewer waits for an approval"),
     );
     const run = await podkit("run", "--defer-approvals", "get it counted");
-    expect(run.code, run.stderr).toBe(0);
-    const rootId = /session (\S{36})/.exec(run.stdout + run.stderr)?.[1] as string;
+    expect(run.code, run.stderr).toBe(4);
+    const rootId = /session (\S{36})/.exec(run.stderr)?.[1] as string;
     expect(rootId).toBeDefined();
+    expect(run.stderr).toContain("root › reviewer#1: bash(echo ran >> count)");
+    expect(run.stderr).toContain(`podkit approve ${rootId} call-bash --allow`);
     expect(await count()).toBe(0);
+    // The root's spawn_pod call has no result: it is suspended, delegated to the child.
+    expect(await toolResults(ws.workspace, rootId)).toEqual([]);
 
-    // spawn_pod returned the child's stop reason to the parent.
-    const [spawned] = await toolResults(ws.workspace, rootId);
-    const child = JSON.parse(spawned?.summary ?? "{}") as { id: string; answer: null; stop_reason: string };
-    expect(child).toMatchObject({ role: "reviewer", answer: null, stop_reason: "awaiting_approval" });
-
-    // The pending call is listed under the child's session, with its pod path.
+    // The pending call is listed under the child's session, with its pod path (the delegated
+    // request of the root's call is not something a person answers, so it is not listed).
     const listed = await podkit("approvals", "--json");
+    const [pending] = JSON.parse(listed.stdout) as { sessionId: string }[];
     expect(JSON.parse(listed.stdout)).toMatchObject([
-      { sessionId: child.id, callId: "call-bash", tool: "bash", podPath: ["root", "reviewer#1"] },
+      { callId: "call-bash", tool: "bash", podPath: ["root", "reviewer#1"] },
     ]);
+    const childId = pending?.sessionId as string;
+    expect(childId).not.toBe(rootId);
 
-    // Control: before the answer, send_pod does not run the call; it says who must answer.
-    double.enqueue(call("send_pod", { id: child.id, message: "go on" }, "call-early"), text("still waiting"));
-    const early = await podkit("resume", rootId, "ask the reviewer again");
-    expect(early.code, early.stderr).toBe(0);
-    const earlyResult = (await toolResults(ws.workspace, rootId)).find((r) => r.call_id === "call-early");
-    expect(earlyResult).toMatchObject({ is_error: true });
-    expect(earlyResult?.summary).toContain(`podkit approve ${child.id}`);
+    // Control: resumed before the answer, the tree stops again where it was; nothing runs.
+    const early = await podkit("resume", "--defer-approvals", rootId);
+    expect(early.code, early.stderr).toBe(4);
     expect(await count()).toBe(0);
 
-    // The child is not resumed on its own: restored from the workspace's manifest it would get the
-    // root's tools and scope. Refused before anything is written (the root's resume above is the control).
-    const before = await sessionEntries(ws.workspace, child.id);
-    const alone = await podkit("resume", child.id);
-    expect(alone.code).toBe(1);
-    expect(alone.stderr).toContain(
-      `error: session ${child.id} is a sub-pod (reviewer, depth 1) of session ${rootId}`,
-    );
-    expect(alone.stderr).toContain(
-      `hint: continue its tree and let the parent's send_pod continue it: podkit resume ${rootId}`,
-    );
-    expect(await sessionEntries(ws.workspace, child.id)).toEqual(before);
-
-    const approve = await podkit("approve", child.id, "call-bash", "--allow", "--by", "carol");
+    const approve = await podkit("approve", rootId, "call-bash", "--allow", "--by", "carol");
     expect(approve.code, approve.stderr).toBe(0);
-    expect(approve.stdout).toContain(`allowed bash(echo ran >> count) [call-bash] of session ${child.id}`);
-    expect(approve.stdout).toContain(`podkit resume ${rootId}`);
-
-    double.enqueue(
-      call("send_pod", { id: child.id, message: "go on" }, "call-send"),
-      text("counted it"),
-      text("the reviewer counted"),
+    expect(approve.stdout).toContain(
+      `allowed bash(echo ran >> count) [call-bash] of session ${childId}, by carol`,
     );
-    const resumed = await podkit("resume", rootId, "ask the reviewer to go on");
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(await count()).toBe(1);
-    const sent = (await toolResults(ws.workspace, rootId)).find((r) => r.call_id === "call-send");
-    expect(JSON.parse(sent?.summary ?? "{}")).toMatchObject({ id: child.id, answer: "counted it" });
+    expect(approve.stdout).toContain(`continue the run with: podkit resume ${rootId}`);
 
-    // The child's log: the request, carol's answer, the call's one result, the message as a notification.
-    const entries = await sessionEntries(ws.workspace, child.id);
+    double.enqueue(text("counted it"), text("the reviewer counted"));
+    const resumed = await podkit("resume", rootId);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain("the reviewer counted");
+    expect(await count()).toBe(1);
+    const [spawned] = await toolResults(ws.workspace, rootId);
+    expect(spawned?.call_id).toBe("call-spawn");
+    expect(JSON.parse(spawned?.summary ?? "{}")).toMatchObject({ id: childId, answer: "counted it" });
+
+    // The child's log: the request, carol's answer, the call's one result.
+    const entries = await sessionEntries(ws.workspace, childId);
     expect(entries.filter((e) => String(e.kind).startsWith("approval_"))).toMatchObject([
       { kind: "approval_requested", call_id: "call-bash", pod_path: ["root", "reviewer#1"] },
       { kind: "approval_answered", call_id: "call-bash", decision: "allow", by: "carol" },
     ]);
-    expect((await toolResults(ws.workspace, child.id)).map((r) => r.call_id)).toEqual(["call-bash"]);
-    expect(JSON.stringify(double.requests.at(-2)?.body)).toContain("go on");
+    expect((await toolResults(ws.workspace, childId)).map((r) => r.call_id)).toEqual(["call-bash"]);
     expect((await podkit("approvals", "--json")).stdout.trim()).toBe("[]");
+    // Answered and finished: approving again is refused, and nothing continues twice.
+    const twice = await podkit("approve", rootId, "call-bash", "--allow");
+    expect(twice.code).toBe(1);
+    expect(await count()).toBe(1);
   });
 });

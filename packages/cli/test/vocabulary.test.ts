@@ -10,14 +10,17 @@ describe("llm-worker and session-store speak one vocabulary", () => {
     expectTypeOf<worker.UsageRecord>().toEqualTypeOf<store.UsageRecord>();
   });
 
-  it("RunStatus is one union, and the log's schema accepts exactly it", () => {
-    expectTypeOf<worker.RunStatus>().toEqualTypeOf<store.RunStatus>();
-    const statuses: Record<worker.RunStatus, true> = {
+  it("RunStatus is the worker's union plus budget_exhausted, and the log's schema accepts exactly it", () => {
+    // A run's end in the log is the worker's status, or the pod's `budget_exhausted` (a cap
+    // stopped the run before a request: the worker yielded).
+    expectTypeOf<store.RunStatus>().toEqualTypeOf<worker.RunStatus | "budget_exhausted">();
+    const statuses: Record<store.RunStatus, true> = {
       finished: true,
       paused: true,
       limit_reached: true,
       yielded: true,
       awaiting_approval: true,
+      budget_exhausted: true,
     };
     expect([...store.RunStatusSchema.options].sort()).toEqual(Object.keys(statuses).sort());
   });

@@ -17,7 +17,7 @@ import { DispatchEngineError } from "./errors.js";
 import { DEAD_LETTER_QUEUE, type JobData, queueOf, runJobData } from "./job-data.js";
 import { selectRuns } from "./run-rows.js";
 
-/** Options of a `PgDispatcher`; the defaults give a failover bound of about 15 s (docs/dispatch.md). */
+/** Options of a `PgDispatcher`; the defaults give a failover bound of about 13 s to an idle worker (docs/dispatch.md). */
 export interface PgDispatcherOptions {
   /** The connection URL: the session store's database (never written in a manifest). */
   readonly url: string;
@@ -36,7 +36,10 @@ export interface PgDispatcherOptions {
   readonly pollSeconds?: number;
   /** Attempts before a run is dead-lettered, unless its submit says otherwise (default 5). */
   readonly maxAttempts?: number;
-  /** First wait before a retry, doubled (with jitter) per attempt up to 30 s (default 1). */
+  /**
+   * First wait before retrying an attempt that failed, doubled (with jitter) per attempt up to 30 s
+   * (default 1). A run whose worker died or stalled is taken over without it.
+   */
   readonly retryDelaySeconds?: number;
   /** Longest an attempt may run (pg-boss's expireInSeconds; default 24 h). */
   readonly maxRunSeconds?: number;
@@ -53,6 +56,14 @@ export interface PgDispatcherOptions {
 const DAY_SECONDS = 86_400;
 
 /**
+ * The retry settings of every job: none of pg-boss's delay. A run whose lease lapsed (its worker
+ * died or stalled) is retried by pg-boss's supervisor, and must be claimable at once — the takeover
+ * then goes before newer runs, as pg-boss fetches by creation time. The backoff of an attempt that
+ * failed is set by the claim that fails it (`ClaimHandoff`), where the two cases can be told apart.
+ */
+const TAKEOVER_AT_ONCE = { retryDelay: 0, retryBackoff: false } as const;
+
+/**
  * The `Dispatcher` on PostgreSQL through pg-boss 12, in its own schema of the session store's
  * database. pg-boss keeps the leases (a heartbeat per claimed run; its supervisor retries a run
  * whose worker stopped beating), the retries with backoff, the dead-letter queue (`podkit.dead`),
@@ -66,6 +77,7 @@ export class PgDispatcher implements Dispatcher {
   private readonly schema: string;
   private readonly handoff: ClaimHandoff;
   private started: Promise<void> | undefined;
+  private readonly heartbeatSeconds: number;
   private readonly queues = new Map<string, Promise<void>>();
   private readonly working = new Map<string, Promise<void>>();
   private closed = false;
@@ -74,6 +86,7 @@ export class PgDispatcher implements Dispatcher {
 
   constructor(private readonly options: PgDispatcherOptions) {
     this.schema = options.schema ?? "podkit_dispatch";
+    this.heartbeatSeconds = options.heartbeatSeconds ?? 10;
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(this.schema)) {
       throw new DispatchError(`dispatch schema "${this.schema}" is not a plain lower-case PostgreSQL name`);
     }
@@ -91,7 +104,15 @@ export class PgDispatcher implements Dispatcher {
     this.boss.on("error", (error: Error) => options.onWarning?.(`dispatcher: ${error.message}`));
     this.pool = new pg.Pool({ connectionString: options.url, max: 2 });
     this.pool.on("error", () => undefined);
-    this.handoff = new ClaimHandoff(this.boss, { stateOf: (queue, id) => this.stateOf(queue, id) });
+    this.handoff = new ClaimHandoff(
+      this.boss,
+      { stateOf: (queue, id) => this.stateOf(queue, id) },
+      {
+        heartbeatSeconds: this.heartbeatSeconds,
+        refreshSeconds: options.refreshSeconds ?? 1,
+        retryDelaySeconds: options.retryDelaySeconds ?? 1,
+      },
+    );
   }
 
   /** Installs or migrates pg-boss's schema and starts its supervisor; the first call of every method does it. */
@@ -124,6 +145,7 @@ export class PgDispatcher implements Dispatcher {
       id: job.runId,
       group: { id: job.sessionId },
       retryLimit: Math.max(1, options.maxAttempts ?? this.options.maxAttempts ?? 5) - 1,
+      ...TAKEOVER_AT_ONCE,
     });
     const run = await this.show(job.runId);
     if (run === undefined) throw new DispatchError(`run ${job.runId} was submitted but cannot be read back`);
@@ -180,6 +202,7 @@ export class PgDispatcher implements Dispatcher {
         id: runId,
         group: { id: run.sessionId },
         retryLimit: run.maxAttempts - 1,
+        ...TAKEOVER_AT_ONCE,
         db: transaction.db,
       });
       await transaction.commit();
@@ -213,7 +236,7 @@ export class PgDispatcher implements Dispatcher {
     } catch (error) {
       throw new DispatchEngineError(
         `schedule "${spec.name}" of pod "${spec.pod}" (cron "${spec.cron}"${spec.tz === undefined ? "" : `, tz "${spec.tz}"`}) was refused: ${error instanceof Error ? error.message : String(error)}`,
-        { hint: "fix the [[schedule]] entry in the pod's manifest", cause: error },
+        { hint: "fix the [[schedule]] entry in the pod's manifest", cause: error, errorKind: "usage" },
       );
     }
   }
@@ -238,6 +261,7 @@ export class PgDispatcher implements Dispatcher {
         [...this.working.keys()].map((queue) => this.boss.offWork(queue, { wait: false })),
       );
       this.handoff.releaseUnclaimed();
+      this.handoff.stopHeartbeats();
       await this.boss.stop({ graceful: false, timeout: 1_000 }).catch(() => undefined);
     }
     await this.pool.end();
@@ -247,12 +271,10 @@ export class PgDispatcher implements Dispatcher {
     const queue = queueOf(pod);
     const days = this.options.retentionDays ?? 30;
     await this.ensureQueue(queue, {
-      heartbeatSeconds: this.options.heartbeatSeconds ?? 10,
+      heartbeatSeconds: this.heartbeatSeconds,
       expireInSeconds: this.options.maxRunSeconds ?? DAY_SECONDS,
       retryLimit: Math.max(1, this.options.maxAttempts ?? 5) - 1,
-      retryDelay: this.options.retryDelaySeconds ?? 1,
-      retryBackoff: true,
-      retryDelayMax: 30,
+      ...TAKEOVER_AT_ONCE,
       deadLetter: DEAD_LETTER_QUEUE,
       notify: true,
       // A queued run is never dropped for waiting; finished ones are kept `retentionDays`.
@@ -288,7 +310,9 @@ export class PgDispatcher implements Dispatcher {
             localConcurrency: Math.max(1, this.options.concurrency ?? 1),
             groupConcurrency: 1,
             perJobResults: true,
-            heartbeatRefreshSeconds: this.options.refreshSeconds ?? 1,
+            // Each claim refreshes its own lease every refreshSeconds (ClaimHandoff); pg-boss's
+            // heartbeat is the backstop that aborts a job's signal when its claim is gone.
+            heartbeatRefreshSeconds: Math.max(this.options.refreshSeconds ?? 1, this.heartbeatSeconds / 2),
             pollingIntervalSeconds: poll,
             notifyPollingIntervalSeconds: poll,
           },

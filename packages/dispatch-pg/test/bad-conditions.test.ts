@@ -73,13 +73,15 @@ describe("PgDispatcher under bad conditions", { timeout: 180_000 }, () => {
   });
 
   it("a pod that fails on every attempt is retried a bounded number of times, then dead-lettered with the reason", async () => {
+    // An overloaded provider: a transient failure, so retried (a refused request would not be).
     const w = await world({
       double: {
         respond: () => ({
           fault: {
             kind: "status",
-            status: 400,
-            body: '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is malformed"}}',
+            status: 529,
+            retryAfter: 0,
+            body: '{"type":"error","error":{"type":"overloaded_error","message":"provider is overloaded"}}',
           },
         }),
       },
@@ -88,7 +90,7 @@ describe("PgDispatcher under bad conditions", { timeout: 180_000 }, () => {
     w.worker();
     const dead = await w.settled(run.runId, 120_000);
     expect(dead).toMatchObject({ state: "dead", attempts: 3 });
-    expect(dead.error?.message).toContain("prompt is malformed");
+    expect(dead.error?.message).toContain("provider is overloaded");
     // pg-boss copied it to the dead-letter queue, with the reason.
     const { rows } = await w
       .admin()
@@ -97,7 +99,7 @@ describe("PgDispatcher under bad conditions", { timeout: 180_000 }, () => {
       );
     expect(rows).toHaveLength(1);
     expect(rows[0].source_id).toBe(run.runId);
-    expect(JSON.stringify(rows[0].source_output)).toContain("prompt is malformed");
+    expect(JSON.stringify(rows[0].source_output)).toContain("provider is overloaded");
   });
 
   it("fires a [[schedule]] through pg-boss's cron as an ordinary run of a new session", async () => {

@@ -7,6 +7,7 @@ import {
   useAdminPool,
 } from "../../store-postgres/test/helpers/database.js";
 import { PgDispatcher } from "../src/index.js";
+import { loseLease } from "./helpers/lose-lease.js";
 
 const admin = useAdminPool();
 
@@ -27,6 +28,10 @@ describeDispatcherConformance(
       async crash(dispatcher) {
         // A killed process: its connections drop, nothing is settled, its heartbeats stop.
         await (dispatcher as PgDispatcher).close();
+      },
+      async loseLease(_dispatcher, claim) {
+        if (claim.work.kind !== "run") throw new Error("loseLease is for run claims");
+        await loseLease(databaseUrl(), schema, claim.work.run.pod, claim.work.run.runId);
       },
       // pg-boss's minimum heartbeat (10 s), the supervisor's pass (1 s) and a poll (1 s), with room.
       leaseBoundMs: 16_000,

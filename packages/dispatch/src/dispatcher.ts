@@ -87,8 +87,11 @@ export type ClaimOutcome =
 
 /**
  * A leased unit of work: a run's attempt, or a schedule firing. The adapter keeps the lease alive
- * while the claim is open (the engine's heartbeat). Settling a claim whose run was cancelled or
- * whose lease was lost does nothing: the engine has settled it already.
+ * while the claim is open (the engine's heartbeat). Every claim is settled exactly once — by
+ * `complete`, `fail` or `release` — whatever happened to it: settling is what frees the worker's
+ * slot for the next claim. Settling a claim whose run was cancelled or whose lease was lost changes
+ * nothing in the engine (it has settled the run already, or another attempt holds it) and only
+ * frees that slot.
  */
 export interface Claim {
   readonly work:
@@ -106,6 +109,18 @@ export interface Claim {
    * the run now — and the holder must not write to the session any more.
    */
   readonly leaseLost: AbortSignal;
+  /**
+   * When the engine last confirmed this lease (epoch ms on this machine's clock, read before the
+   * confirming request went out, so never later than the engine's own record): the claim itself,
+   * then every heartbeat or `renew` that found the lease held. It stops advancing once the lease
+   * is gone (cancelled or lost). With `leaseMs`, the holder's synchronous fence: docs/dispatch.md.
+   */
+  readonly leaseConfirmedAt: number;
+  /**
+   * How long a confirmed lease holds (ms): once `leaseConfirmedAt + leaseMs` has passed, the engine
+   * may have given the run to another worker, so the holder writes and starts nothing more.
+   */
+  readonly leaseMs: number;
   /** Refreshes the lease now; false when it is no longer held (then `signal` has aborted too). */
   renew(): Promise<boolean>;
   /** Ends the claim: the run completed, or stopped awaiting approval. */
@@ -117,7 +132,8 @@ export interface Claim {
   fail(error: RunError, options: { retry: boolean }): Promise<void>;
   /**
    * Gives the claim back (a worker stopping before or during the attempt): the run is claimable
-   * again. An engine that cannot unclaim counts it as a failed attempt.
+   * again. An engine that cannot unclaim counts it as a failed attempt. Also how a holder settles
+   * a claim whose run was cancelled (nothing is given back then; the slot is freed).
    */
   release(): Promise<void>;
 }
@@ -150,7 +166,9 @@ export interface Dispatcher {
   submit(job: RunJob, options?: { maxAttempts?: number }): Promise<SubmitOutcome>;
   /**
    * Waits for work of one of `pods` and leases it; undefined once `signal` aborts. At most one run
-   * per session is leased at a time, across all workers.
+   * per session is leased at a time, across all workers. A run whose lease lapsed (its holder died
+   * or stalled) is claimable again at once — no retry delay, which is for failed attempts — and goes
+   * before runs submitted after it.
    */
   claim(options: {
     readonly pods: readonly string[];

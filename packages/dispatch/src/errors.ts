@@ -1,3 +1,5 @@
+import type { ErrorKind } from "@podkit/llm-worker";
+
 const BASE_MARKER = Symbol.for("podkit.dispatch.error");
 
 function hasMarker(value: unknown, marker: symbol): boolean {
@@ -12,11 +14,19 @@ export class DispatchError extends Error {
   readonly [BASE_MARKER] = true;
   /** What to do about it, one line. */
   readonly hint: string | undefined;
+  /**
+   * How a caller treats it (docs/errors.md, "Kinds"). Each class sets its own; a bare
+   * `DispatchError` is mostly a run's lease or session changing under it (and the reason a
+   * stopping worker aborts its runs with, which hands them back), so `conflict` unless the thrower
+   * says otherwise.
+   */
+  readonly errorKind: ErrorKind;
 
-  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+  constructor(message: string, options?: { hint?: string; cause?: unknown; errorKind?: ErrorKind }) {
     super(message, { cause: options?.cause });
     this.name = "DispatchError";
     this.hint = options?.hint;
+    this.errorKind = options?.errorKind ?? "conflict";
   }
 
   static isInstance(value: unknown): value is DispatchError {
@@ -32,6 +42,7 @@ const RUNNING_MARKER = Symbol.for("podkit.dispatch.error.session-running");
  */
 export class SessionRunningError extends DispatchError {
   readonly [RUNNING_MARKER] = true;
+  override readonly errorKind: ErrorKind = "conflict";
   readonly sessionId: string;
   readonly runningRunId: string;
 
@@ -57,6 +68,7 @@ const INPUT_MARKER = Symbol.for("podkit.dispatch.error.run-input");
  */
 export class RunInputError extends DispatchError {
   readonly [INPUT_MARKER] = true;
+  override readonly errorKind: ErrorKind = "corrupt";
   readonly runId: string;
   /** `<session>/<segment>:<index>` of the entry the job named. */
   readonly at: string;
@@ -80,6 +92,7 @@ const UNKNOWN_RUN_MARKER = Symbol.for("podkit.dispatch.error.unknown-run");
 /** A run id the dispatcher does not know. */
 export class UnknownRunError extends DispatchError {
   readonly [UNKNOWN_RUN_MARKER] = true;
+  override readonly errorKind: ErrorKind = "not_found";
   readonly runId: string;
 
   constructor(runId: string) {
@@ -98,6 +111,7 @@ const STATE_MARKER = Symbol.for("podkit.dispatch.error.run-state");
 /** An operation the run's state does not allow (requeue of a run that is not awaiting approval). */
 export class RunStateError extends DispatchError {
   readonly [STATE_MARKER] = true;
+  override readonly errorKind: ErrorKind = "conflict";
   readonly runId: string;
   readonly state: string;
 
@@ -121,6 +135,7 @@ const LEASE_MARKER = Symbol.for("podkit.dispatch.error.lease-lost");
  */
 export class LeaseLostError extends DispatchError {
   readonly [LEASE_MARKER] = true;
+  override readonly errorKind: ErrorKind = "conflict";
   readonly runId: string;
 
   constructor(runId: string, reason: unknown) {
@@ -139,6 +154,8 @@ const POD_MARKER = Symbol.for("podkit.dispatch.error.unknown-pod");
 /** A run names a pod this worker has no manifest for. */
 export class UnknownPodError extends DispatchError {
   readonly [POD_MARKER] = true;
+  /** The worker's configuration lacks the pod: no retry on this worker can run it. */
+  override readonly errorKind: ErrorKind = "usage";
   readonly pod: string;
 
   constructor(pod: string, known: readonly string[]) {
@@ -162,6 +179,7 @@ const CANCELLED_MARKER = Symbol.for("podkit.dispatch.error.run-cancelled");
 /** The reason a claim's `signal` aborts with when its run was cancelled (`podkit runs cancel`). */
 export class RunCancelledError extends DispatchError {
   readonly [CANCELLED_MARKER] = true;
+  override readonly errorKind: ErrorKind = "conflict";
   readonly runId: string;
 
   constructor(runId: string) {

@@ -1,3 +1,5 @@
+export type { ErrorKind } from "@podkit/llm-worker";
+export { awaitingRunOf, type Continuation, continueAfterAnswer } from "./continue/continue-after-answer.js";
 export type {
   Claim,
   ClaimOutcome,
@@ -35,6 +37,7 @@ export {
   RunEntrySchema,
   type SubmittedEntry,
 } from "./run-entries.js";
+export { type RunJournalEntry, readRunJournal } from "./run-journal.js";
 export { type RunRequest, runIdForKey, submitRun } from "./submit/submit-run.js";
 export { outcomeOf, type RunWorkerEvent } from "./worker/execute-run.js";
 export { type RunProgress, readRunProgress } from "./worker/run-progress.js";

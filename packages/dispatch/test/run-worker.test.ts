@@ -1,4 +1,5 @@
-import { readFile } from "node:fs/promises";
+import { appendFile, readFile } from "node:fs/promises";
+import { crc32 } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { RunCancelledError, SessionRunningError, submitRun } from "../src/index.js";
 import { assertSessionSound, until, useWorlds, type World } from "./helpers/world.js";
@@ -42,6 +43,12 @@ const stateOf = (w: World, runId: string) => async () => {
 };
 
 const kinds = (entries: readonly { kind: string }[]) => entries.map((entry) => entry.kind);
+
+/** `body` framed as line `seq` of a v2/v3 segment file (FsStore's `seq` and CRC-32 members). */
+const framed = (body: string, seq: number) => {
+  const covered = `${body.slice(0, -1)},"seq":${seq}`;
+  return `${covered},"crc":"${crc32(covered).toString(16).padStart(8, "0")}"}`;
+};
 
 describe("a run submitted and run by a worker", () => {
   it("commits the input to the session before enqueueing; the worker restores it and records each step", async () => {
@@ -199,7 +206,68 @@ describe("failover, cancellation and failures", () => {
     expect(dead.error?.message).toContain(ghost.sessionId);
   });
 
+  it("retries a run whose session holds an entry kind from a newer podkit, recording UnsupportedFormatError; a corrupt one is dead-lettered", async () => {
+    const w = await world({ queue: { retryDelayMs: 60_000 } });
+    const plant = async (line: (seq: number) => string) => {
+      const { run } = await submitNew(w, "hello", { maxAttempts: 5 });
+      const [[segmentId, entries]] = [...(await w.segments(run.sessionId)).entries()] as [
+        [string, unknown[]],
+      ];
+      await w.store.close(); // its lease on the segment, so the line goes in after its last entry
+      const file = w.store.segmentPath({ sessionId: run.sessionId, segmentId });
+      await appendFile(file, `${line(entries.length)}\n`);
+      return run;
+    };
+    // An intact (framed) line of a kind this podkit does not know: written by a newer podkit.
+    const future = await plant((seq) => framed('{"kind":"checkpoint","ts":1}', seq));
+    // The same line with its checksum broken: damage.
+    const damaged = await plant((seq) =>
+      framed('{"kind":"checkpoint","ts":1}', seq).replace(/"crc":"./, '"crc":"x'),
+    );
+    w.worker();
+
+    const retrying = await until(async () => {
+      const run = await w.queue.connect().show(future.runId);
+      return run?.state === "retrying" ? run : undefined;
+    });
+    expect(retrying).toMatchObject({ attempts: 1, error: { type: "UnsupportedFormatError" } });
+    expect(retrying.error?.message).toMatch(
+      /written by a newer podkit: entry kind "checkpoint" is not in format \d+/,
+    );
+    expect(w.events).toContainEqual({
+      type: "failed",
+      runId: future.runId,
+      error: retrying.error,
+      retry: true,
+    });
+    // Control: a corrupt log is still no retry's to fix.
+    const dead = await until(stateOf(w, damaged.runId));
+    expect(dead).toMatchObject({ state: "dead", attempts: 1, error: { type: "CorruptEntryError" } });
+  });
+
   it("retries a pod that fails on every attempt a bounded number of times, then dead-letters it with the reason", async () => {
+    // An overloaded provider: transient, so retried (each attempt's requests without a wait).
+    const w = await world({
+      double: {
+        respond: () => ({
+          fault: {
+            kind: "status",
+            status: 529,
+            retryAfter: 0,
+            body: '{"type":"error","error":{"type":"overloaded_error","message":"overloaded"}}',
+          },
+        }),
+      },
+    });
+    const { run } = await submitNew(w, "hello", { maxAttempts: 3 });
+    w.worker();
+    const dead = await until(stateOf(w, run.runId), 20_000);
+    expect(dead).toMatchObject({ state: "dead", attempts: 3, error: { type: "ProviderError" } });
+    expect(dead.error?.message).toContain("overloaded");
+    assertSessionSound(await w.segments(run.sessionId));
+  });
+
+  it("dead-letters at once a run the provider refuses as a bad request: the same request fails the same way", async () => {
     const w = await world({
       double: {
         respond: () => ({
@@ -214,8 +282,9 @@ describe("failover, cancellation and failures", () => {
     const { run } = await submitNew(w, "hello", { maxAttempts: 3 });
     w.worker();
     const dead = await until(stateOf(w, run.runId), 20_000);
-    expect(dead).toMatchObject({ state: "dead", attempts: 3 });
+    expect(dead).toMatchObject({ state: "dead", attempts: 1, error: { type: "ProviderError" } });
     expect(dead.error?.message).toContain("bad request");
+    expect(w.double.requests).toHaveLength(1);
     assertSessionSound(await w.segments(run.sessionId));
   });
 

@@ -1,10 +1,7 @@
+import { type ErrorKind, errorKindOf, hasMarker } from "./error-kinds.js";
 import type { StopReason } from "./stream/stop-reason.js";
 
 const BASE_MARKER = Symbol.for("podkit.llm-worker.error");
-
-function hasMarker(value: unknown, marker: symbol): boolean {
-  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[marker] === true;
-}
 
 /**
  * Base class of every error thrown by `@podkit/llm-worker`. `isInstance()` recognises errors
@@ -15,11 +12,18 @@ export class LlmWorkerError extends Error {
   readonly [BASE_MARKER] = true;
   /** What the user can do about it, one line; the CLI prints it after the message. */
   readonly hint: string | undefined;
+  /**
+   * How a caller treats it (docs/errors.md, "Kinds"). A class whose failures are all of one kind
+   * fixes it; one whose kind depends on the failure (a provider's status, a cause) passes it
+   * here. Otherwise `usage`: most of this package's failures are a setup to fix.
+   */
+  readonly errorKind: ErrorKind;
 
-  constructor(message: string, options?: { cause?: unknown; hint?: string }) {
+  constructor(message: string, options?: { cause?: unknown; hint?: string; errorKind?: ErrorKind }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "LlmWorkerError";
     this.hint = options?.hint;
+    this.errorKind = options?.errorKind ?? "usage";
   }
 
   /** True for any error thrown by this package, whichever copy of it threw. */
@@ -44,6 +48,8 @@ const PROVIDER_MARKER = Symbol.for("podkit.llm-worker.error.provider");
  * A model request failed. `status` is the HTTP status when there was one; `isRetryable` is
  * derived from the status (408/409/425/429/5xx/529) or the failure kind, and says whether
  * trying again later could succeed (it has already been retried as far as the policy allows).
+ * Its `errorKind` follows: `transient` when retryable, else `usage` (a refused key, an unknown
+ * model, a request the provider rejects: the same request fails the same way).
  */
 export class ProviderError extends LlmWorkerError {
   readonly [PROVIDER_MARKER] = true;
@@ -63,7 +69,11 @@ export class ProviderError extends LlmWorkerError {
       hint?: string;
     },
   ) {
-    super(message, { cause: options.cause, hint: options.hint ?? providerHint(options) });
+    super(message, {
+      cause: options.cause,
+      hint: options.hint ?? providerHint(options),
+      errorKind: options.isRetryable ? "transient" : "usage",
+    });
     this.name = "ProviderError";
     this.status = options.status;
     this.isRetryable = options.isRetryable;
@@ -153,6 +163,8 @@ const ABORTED_MARKER = Symbol.for("podkit.llm-worker.error.aborted");
 /** The caller's `AbortSignal` fired; the run stopped and committed no partial output. */
 export class AbortedError extends LlmWorkerError {
   readonly [ABORTED_MARKER] = true;
+  /** Stopped from outside, not failed: run again, it may finish (a stopping worker hands it back). */
+  override readonly errorKind: ErrorKind = "transient";
 
   constructor(message = "the run was aborted", options?: { cause?: unknown }) {
     super(message, options);
@@ -184,14 +196,17 @@ export class CancelledError extends LlmWorkerError {
 
 const HISTORY_APPEND_MARKER = Symbol.for("podkit.llm-worker.error.history-append");
 
-/** `onHistoryAppend` rejected: the item was not used and the turn stopped. */
+/**
+ * `onHistoryAppend` rejected: the item was not used and the turn stopped. Its `errorKind` is its
+ * cause's (a store's busy session, damaged log, failed write), else `transient`.
+ */
 export class HistoryAppendError extends LlmWorkerError {
   readonly [HISTORY_APPEND_MARKER] = true;
 
   constructor(itemType: string, cause: unknown) {
     super(
       `could not persist a ${itemType} item (onHistoryAppend failed: ${cause instanceof Error ? cause.message : String(cause)}); the turn stopped before using it`,
-      { cause },
+      { cause, errorKind: errorKindOf(cause) ?? "transient" },
     );
     this.name = "HistoryAppendError";
   }
@@ -226,6 +241,7 @@ const BUSY_MARKER = Symbol.for("podkit.llm-worker.error.worker-busy");
 /** A method that changes what a run works with was called while a run was in progress. */
 export class WorkerBusyError extends LlmWorkerError {
   readonly [BUSY_MARKER] = true;
+  override readonly errorKind: ErrorKind = "conflict";
   readonly method: string;
 
   constructor(method: string) {

@@ -201,6 +201,56 @@ describe("cancellation", () => {
     expect(double.requests).toHaveLength(2);
   });
 
+  it("a tool answering awaiting_approval leaves its call without a result: the batch's other results are committed, the run ends awaiting_approval, and resume() runs only that call again", async () => {
+    const double = await startDouble("anthropic");
+    const echo = recordingTool("echo");
+    let delegateRuns = 0;
+    let waits = true;
+    const delegate: Tool<{ text: string }> = {
+      name: "delegate",
+      description: "Waits on an approval made elsewhere (a sub-pod's).",
+      inputSchema: z.object({ text: z.string() }),
+      execute: (args) => {
+        delegateRuns += 1;
+        return waits
+          ? { summary: "waiting on the child", awaiting_approval: true }
+          : { summary: `done ${args.text}` };
+      },
+    };
+    double.enqueue(
+      {
+        parts: [
+          { type: "tool_call", id: "toolu_echo", name: "echo", arguments: { text: "now" } },
+          { type: "tool_call", id: "toolu_child", name: "delegate", arguments: { text: "later" } },
+        ],
+      },
+      { parts: [{ type: "text", text: "both answered" }] },
+    );
+    const { worker, persisted } = workerFor(double, { tools: toolServer(echo.tool, delegate) });
+
+    const first = await worker.run("go");
+    expect(first.status).toBe("awaiting_approval");
+    expect(worker.lastRunInterrupted).toBe(true);
+    const results = () =>
+      persisted
+        .filter((item) => item.type === "tool_result")
+        .map((item) => (item as { call_id: string }).call_id);
+    expect(results()).toEqual(["toolu_echo"]);
+    expect(double.requests).toHaveLength(1);
+
+    // Still waiting: resume runs the suspended call alone, and stops again without a request.
+    expect((await worker.resume()).status).toBe("awaiting_approval");
+    expect(echo.executions.get("toolu_echo")).toBe(1);
+    expect(double.requests).toHaveLength(1);
+
+    waits = false;
+    expect(await worker.resume()).toMatchObject({ status: "finished", text: "both answered" });
+    expect(results()).toEqual(["toolu_echo", "toolu_child"]);
+    expect(echo.executions.get("toolu_echo")).toBe(1);
+    expect(delegateRuns).toBe(3);
+    expect(double.requests).toHaveLength(2);
+  });
+
   it("a postToolCall abort keeps the results of the tools that already ran, then stops the run", async () => {
     const double = await startDouble("anthropic");
     const write = recordingTool("write");

@@ -17,7 +17,66 @@ const samples: Record<string, () => api.LlmWorkerError> = {
   WorkerBusyError: () => new api.WorkerBusyError("setConfig"),
 };
 
-describeErrorScheme("llm-worker", api, samples);
+describeErrorScheme("llm-worker", api, samples, {
+  LlmWorkerError: "usage",
+  ProviderError: "transient",
+  MalformedResponseError: "usage",
+  EmptyResponseError: "usage",
+  ToolError: "usage",
+  AbortedError: "transient",
+  CancelledError: "usage",
+  HistoryAppendError: "transient",
+  ConfigurationError: "usage",
+  WorkerBusyError: "conflict",
+});
+
+describe("the kind of a failure that depends on it is read off its data", () => {
+  const provider = (status: number | undefined, kind: api.ProviderErrorKind, isRetryable: boolean) =>
+    new api.ProviderError("failed", { ...(status === undefined ? {} : { status }), kind, isRetryable });
+
+  it("a provider failure that may pass on another try is transient; a refusal is the setup's", () => {
+    expect(provider(503, "http", true).errorKind).toBe("transient");
+    expect(provider(429, "http", true).errorKind).toBe("transient");
+    expect(provider(undefined, "connection", true).errorKind).toBe("transient");
+    expect(provider(401, "http", false).errorKind).toBe("usage");
+    expect(provider(400, "http", false).errorKind).toBe("usage");
+    expect(new api.EmptyResponseError("anthropic", { kind: "error", raw: "error" }).errorKind).toBe(
+      "transient",
+    );
+    expect(new api.EmptyResponseError("anthropic", { kind: "length", raw: "max_tokens" }).errorKind).toBe(
+      "usage",
+    );
+  });
+
+  it("a history append that failed has its cause's kind: a store's busy session, a damaged log", () => {
+    const fromStore = (errorKind: string) =>
+      Object.assign(new Error("from a store"), {
+        [Symbol.for("podkit.session-store.error")]: true,
+        errorKind,
+      });
+    expect(new api.HistoryAppendError("message", fromStore("conflict")).errorKind).toBe("conflict");
+    expect(new api.HistoryAppendError("message", fromStore("corrupt")).errorKind).toBe("corrupt");
+    // A cause that is not podkit's says nothing, whatever it claims: the append may work later.
+    const claims = Object.assign(new Error("disk full"), { errorKind: "corrupt" });
+    expect(new api.HistoryAppendError("message", claims).errorKind).toBe("transient");
+    expect(new api.HistoryAppendError("message", fromStore("fatal")).errorKind).toBe("transient");
+  });
+
+  it("errorKindOf reads the kind of a podkit error of any package, and nothing else's", () => {
+    expect(api.errorKindOf(provider(503, "http", true))).toBe("transient");
+    expect(
+      api.errorKindOf(
+        Object.assign(new Error("x"), { [Symbol.for("podkit.pod.error")]: true, errorKind: "conflict" }),
+      ),
+    ).toBe("conflict");
+    expect(api.errorKindOf(Object.assign(new TypeError("x"), { errorKind: "usage" }))).toBeUndefined();
+    expect(
+      api.errorKindOf(Object.assign(new Error("x"), { [Symbol.for("podkit.pod.error")]: true })),
+    ).toBeUndefined();
+    expect(api.errorKindOf(undefined)).toBeUndefined();
+    expect(api.errorKindOf("usage")).toBeUndefined();
+  });
+});
 
 describe("the hints llm-worker errors carry for the person who sees them", () => {
   const provider = (status: number | undefined, kind: api.ProviderErrorKind, isRetryable: boolean) =>

@@ -118,10 +118,12 @@ describe("retry before the first event", () => {
   it.each(WIRES)("%s: a stall before the first event is abandoned and retried", async (wire: Wire) => {
     const double = await startDouble(wire);
     double.enqueue(
-      { parts: [{ type: "text", text: "never sent" }], fault: { kind: "stall", afterEvents: 0, ms: 20_000 } },
+      { parts: [{ type: "text", text: "never sent" }], fault: { kind: "stall", afterEvents: 0, ms: 60_000 } },
       { parts: [{ type: "text", text: "second try" }] },
     );
-    const { worker, events } = workerFor(double, { retry: { ...FAST_RETRY, firstEventTimeoutMs: 300 } });
+    // The timeout also covers the retry, whose first event must come within it even on a busy
+    // machine: long enough for that, far shorter than the stall.
+    const { worker, events } = workerFor(double, { retry: { ...FAST_RETRY, firstEventTimeoutMs: 2_000 } });
 
     const result = await worker.run("hi");
 
@@ -167,11 +169,15 @@ describe("broken and malformed streams", () => {
     double.enqueue(
       {
         parts: [{ type: "text", text: "Stalling answer here", chunkSize: 4 }],
-        fault: { kind: "stall", afterEvents: 5, ms: 20_000 },
+        fault: { kind: "stall", afterEvents: 5, ms: 60_000 },
       },
       { parts: [{ type: "text", text: " resumed." }] },
     );
-    const { worker, persisted, events } = workerFor(double, { retry: { ...FAST_RETRY, idleTimeoutMs: 200 } });
+    // Every gap between events, the continuation's too, must stay under the idle timeout even on a
+    // busy machine: long enough for that, far shorter than the stall.
+    const { worker, persisted, events } = workerFor(double, {
+      retry: { ...FAST_RETRY, idleTimeoutMs: 2_000 },
+    });
 
     const result = await worker.run("go");
 

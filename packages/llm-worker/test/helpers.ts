@@ -23,14 +23,19 @@ export const REFS: Record<Wire, string> = {
 
 export const WIRES: Wire[] = ["anthropic", "openai-responses", "openai-chat", "google"];
 
-/** Retries fast so fault tests take milliseconds, still through real timers. */
+/**
+ * Retries fast so fault tests take milliseconds, still through real timers. The first-event and
+ * idle timeouts stay generous: on a busy machine a healthy stream from the double can go quiet
+ * for longer than a few hundred milliseconds, and a timeout that fires then retries a request
+ * whose scripted answer is gone. Tests of those timeouts set their own.
+ */
 export const FAST_RETRY: Partial<RetryPolicy> = {
   maxAttempts: 3,
   baseDelayMs: 5,
   maxDelayMs: 20,
   totalBudgetMs: 10_000,
-  firstEventTimeoutMs: 400,
-  idleTimeoutMs: 400,
+  firstEventTimeoutMs: 20_000,
+  idleTimeoutMs: 20_000,
   maxContinuations: 2,
 };
 
@@ -110,8 +115,8 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Waits until `predicate` holds, polling. */
-export async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
+/** Waits until `predicate` holds, polling (bounded generously: the machine may be busy). */
+export async function waitFor(predicate: () => boolean, timeoutMs = 20_000): Promise<void> {
   const start = Date.now();
   while (!predicate()) {
     if (Date.now() - start > timeoutMs) throw new Error("waitFor: condition not met in time");

@@ -1,3 +1,5 @@
+import type { ErrorKind } from "./error-kinds.js";
+
 const MARKER = Symbol.for("podkit.manifest.error");
 const MANIFEST_MARKER = Symbol.for("podkit.manifest.error.manifest");
 const SCOPE_MARKER = Symbol.for("podkit.manifest.error.scope");
@@ -15,6 +17,8 @@ export class PodkitManifestError extends Error {
   override name = "PodkitManifestError";
   /** What the user can do about it, one line; the CLI prints it after the message. */
   readonly hint: string | undefined;
+  /** How a caller treats it (docs/errors.md, "Kinds"): a manifest to fix, for every class here. */
+  readonly errorKind: ErrorKind = "usage";
 
   constructor(message: string, options?: { cause?: unknown; hint?: string }) {
     super(message, { cause: options?.cause });

@@ -9,6 +9,7 @@ export {
   TOOLS_DEFAULTS,
 } from "./defaults.js";
 export { findWorkspace, type PodkitEnv, userConfigDir, workspaceManifestPath } from "./env.js";
+export { ERROR_KINDS, type ErrorKind } from "./error-kinds.js";
 export {
   ManifestError,
   type ManifestErrorKind,

@@ -8,6 +8,7 @@ import { makeTempRoot, type TempRoot } from "./temp-root.js";
 
 // Issue 10: locating keys spent memory quadratic in the depth of a dotted key (6,000 segments:
 // 1 GB and 8 s; 14,000: out of memory). Key location is now linear and key depth is bounded.
+// Time is bounded in CPU time, which a busy machine does not stretch the way it stretches wall time.
 const CHILD = fileURLToPath(new URL("./deep-key-child.mjs", import.meta.url));
 
 let t: TempRoot;
@@ -21,6 +22,9 @@ afterEach(async () => {
 const dotted = (segments: number) => `${Array.from({ length: segments }, () => "a").join(".")} = 1\n`;
 
 interface ChildOutcome {
+  /** CPU time of the load (user + system), the bound's measure. */
+  cpuMs: number;
+  /** Wall time of the load, for information. */
   ms: number;
   peakExtraMb: number;
   loaded?: boolean;
@@ -49,14 +53,14 @@ async function loadInChild(source: string): Promise<ChildOutcome> {
 }
 
 describe("deeply dotted manifest keys", () => {
-  it("a dotted key of 20,000 segments is a clear error naming file and line, well under a second", async () => {
+  it("a dotted key of 20,000 segments is a clear error naming file and line, well under a second of CPU", async () => {
     const outcome = await loadInChild(dotted(20_000));
     expect(outcome.manifestError).toBe(true);
     expect(outcome.kind).toBe("syntax");
     expect(outcome.line).toBe(1);
     expect(outcome.message).toContain("manifest.toml:1:1");
     expect(outcome.message).toContain(`a key nests more than ${MAX_KEY_DEPTH} levels deep`);
-    expect(outcome.ms).toBeLessThan(1000);
+    expect(outcome.cpuMs).toBeLessThan(1000);
     expect(outcome.peakExtraMb).toBeLessThan(64);
   });
 
@@ -65,7 +69,7 @@ describe("deeply dotted manifest keys", () => {
     const outcome = await loadInChild(`[pod]\nname = "x"\n${header}`);
     expect(outcome.kind).toBe("syntax");
     expect(outcome.line).toBe(3);
-    expect(outcome.ms).toBeLessThan(1000);
+    expect(outcome.cpuMs).toBeLessThan(1000);
   });
 
   it("a dotted key of 1,000 segments errors clearly too", async () => {

@@ -6,6 +6,7 @@ describe("the public surface of @podkit/manifest", () => {
     expect(Object.keys(api).sort()).toEqual([
       "BUILTIN_TOOL_NAMES",
       "COMPACTION_DEFAULTS",
+      "ERROR_KINDS",
       "MEMORY_DEFAULTS",
       "ManifestError",
       "PROMPT_PREFIXES",

@@ -1,3 +1,4 @@
+import { type ErrorKind, errorKindOf } from "@podkit/llm-worker";
 import type { LintDiagnostic } from "./lint/diagnostics.js";
 
 const BASE_MARKER = Symbol.for("podkit.memory.error");
@@ -12,10 +13,16 @@ function hasMarker(value: unknown, marker: symbol): boolean {
  */
 export class MemoryError extends Error {
   readonly [BASE_MARKER] = true;
+  /**
+   * How a caller treats it (docs/errors.md, "Kinds"): a write or call to fix, unless a class says
+   * otherwise or passes the kind its failure has.
+   */
+  readonly errorKind: ErrorKind;
 
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(message: string, options?: { cause?: unknown; errorKind?: ErrorKind }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "MemoryError";
+    this.errorKind = options?.errorKind ?? "usage";
   }
 
   static isInstance(value: unknown): value is MemoryError {
@@ -53,6 +60,7 @@ const NOT_FOUND_MARKER = Symbol.for("podkit.memory.error.record-not-found");
 /** A memory record addressed by kind and slug does not exist. */
 export class MemoryRecordNotFoundError extends MemoryError {
   readonly [NOT_FOUND_MARKER] = true;
+  override readonly errorKind: ErrorKind = "not_found";
   readonly kind: string;
   readonly slug: string;
 
@@ -88,14 +96,16 @@ const WORKER_MARKER = Symbol.for("podkit.memory.error.worker-failed");
 
 /**
  * The extract or consolidation worker failed (provider error, no `write_extracted` call, run
- * limit). Extract leaves its pointer unchanged; consolidation keeps the staging files.
+ * limit). Extract leaves its pointer unchanged; consolidation keeps the staging files. Its
+ * `errorKind` is its cause's (a provider's refusal, a busy session), else `transient`: the job
+ * may well go through on another try.
  */
 export class MemoryWorkerError extends MemoryError {
   readonly [WORKER_MARKER] = true;
   readonly job: "extract" | "consolidate";
 
   constructor(job: "extract" | "consolidate", message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(message, { ...options, errorKind: errorKindOf(options?.cause) ?? "transient" });
     this.name = "MemoryWorkerError";
     this.job = job;
   }

@@ -2,6 +2,7 @@
 // (`attachMemory`), the jobs, the workspace linter and query, the pure linter — and the errors.
 // Record formats, the store, the tools, the lock and the input builders stay inside.
 
+export type { ErrorKind } from "@podkit/llm-worker";
 export type { KnowledgeCandidate } from "./consolidate/candidate-report.js";
 export type { LockInfo } from "./consolidate/consolidation-lock.js";
 export type { GitCommitOutcome } from "./consolidate/git-commit.js";

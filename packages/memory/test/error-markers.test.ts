@@ -1,3 +1,4 @@
+import { ERROR_KINDS } from "@podkit/llm-worker";
 import { describe, expect, it } from "vitest";
 import {
   MemoryEditError,
@@ -10,16 +11,17 @@ import {
 } from "../src/errors.js";
 
 const cases = [
-  ["lint-rejected", MemoryLintError, () => new MemoryLintError([])],
+  ["lint-rejected", MemoryLintError, () => new MemoryLintError([]), "usage"],
   [
     "record-not-found",
     MemoryRecordNotFoundError,
     () => new MemoryRecordNotFoundError("decision", "x", "hint"),
+    "not_found",
   ],
-  ["edit-mismatch", MemoryEditError, () => new MemoryEditError("m")],
-  ["worker-failed", MemoryWorkerError, () => new MemoryWorkerError("extract", "m")],
-  ["usage", MemoryUsageError, () => new MemoryUsageError("m")],
-  ["file-refused", MemoryFileRefusedError, () => new MemoryFileRefusedError("m")],
+  ["edit-mismatch", MemoryEditError, () => new MemoryEditError("m"), "usage"],
+  ["worker-failed", MemoryWorkerError, () => new MemoryWorkerError("extract", "m"), "transient"],
+  ["usage", MemoryUsageError, () => new MemoryUsageError("m"), "usage"],
+  ["file-refused", MemoryFileRefusedError, () => new MemoryFileRefusedError("m"), "usage"],
 ] as const;
 
 describe("memory errors carry their own Symbol.for markers", () => {
@@ -41,4 +43,21 @@ describe("memory errors carry their own Symbol.for markers", () => {
         if (otherKind !== kind) expect(Other.isInstance(error)).toBe(false);
     });
   }
+
+  it("each is of the kind pinned here, one of the vocabulary", () => {
+    for (const [kind, , make, errorKind] of cases) {
+      expect(ERROR_KINDS, kind).toContain(errorKind);
+      expect(make().errorKind, kind).toBe(errorKind);
+    }
+    expect(new MemoryError("m").errorKind).toBe("usage");
+  });
+
+  it("a failed memory job has its cause's kind: a provider's refusal is the setup's, else it may pass later", () => {
+    const refused = Object.assign(new Error("HTTP 401"), {
+      [Symbol.for("podkit.llm-worker.error")]: true,
+      errorKind: "usage",
+    });
+    expect(new MemoryWorkerError("extract", "m", { cause: refused }).errorKind).toBe("usage");
+    expect(new MemoryWorkerError("extract", "m", { cause: new Error("boom") }).errorKind).toBe("transient");
+  });
 });

@@ -14,12 +14,19 @@ import { clock, record, say, stagingFiles, useMemoryWorlds, useTempDirs, writeFi
 // A cloned repository can ship any record file. Each file of this corpus must come back as a lint
 // error naming the file and line, or a refusal — within a second, without an exception of a
 // foreign kind, without changing a prototype, and without taking the rest of memory down. Each is
-// tried on disk and through memory_write.
+// tried on disk and through memory_write. "Within a second" is CPU time: that is what a hostile
+// file can make the parser spend, and unlike wall time a busy machine does not stretch it.
 const tempDir = useTempDirs();
 const world = useMemoryWorlds();
 
 const FIELDS = "created_at: 2026-04-01T10:00:00Z\nupdated_at: 2026-04-01T10:00:00Z\nstatus: open";
 const SOURCES = "sources: [{segment_id: seg-0, range: [1, 2]}]";
+/** The CPU milliseconds (user + system) this process spent since `since` (a `process.cpuUsage()`). */
+const cpuMsSince = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
 const hostile = (frontmatter: string, body = "Body.") => `---\n${frontmatter}\n---\n\n${body}\n`;
 
 const aliasBomb = [
@@ -162,15 +169,14 @@ describe("the stock parser falls to these files (positive controls)", () => {
 
 describe("hostile record files on disk", () => {
   for (const c of CORPUS) {
-    it(`${c.name}: reported within a second, the rest of memory intact`, async () => {
+    it(`${c.name}: reported within a second of CPU, the rest of memory intact`, async () => {
       const workspace = await tempDir("hostile");
       await writeFiles(workspace, { ".podkit/memory/decisions/use-pnpm.md": GOOD });
       await writeFile(join(workspace, ".podkit/memory/decisions/hostile.md"), c.bytes);
-      const started = performance.now();
+      const started = process.cpuUsage();
       const store = await MemoryStore.open(workspace, { clock });
       const report = await lintWorkspaceMemory(workspace);
-      const elapsed = performance.now() - started;
-      expect(elapsed).toBeLessThan(1000);
+      expect(cpuMsSince(started)).toBeLessThan(1000);
 
       const found = [...report.errors, ...report.warnings].filter(
         (d) => d.record === ".podkit/memory/decisions/hostile.md",
@@ -252,7 +258,7 @@ describe("hostile record files on disk", () => {
 
 describe("hostile record files through memory_write", () => {
   for (const c of CORPUS) {
-    it(`${c.name}: refused (or written canonically) within a second, nothing else changed`, async () => {
+    it(`${c.name}: refused (or written canonically) within a second of CPU, nothing else changed`, async () => {
       const workspace = await tempDir("hostile-write");
       await writeFiles(workspace, { ".podkit/memory/decisions/use-pnpm.md": GOOD });
       const store = await MemoryStore.open(workspace, { clock });
@@ -262,9 +268,9 @@ describe("hostile record files through memory_write", () => {
         c.expect.code === "encoding" && !c.readable
           ? hostile(`${FIELDS}\n${SOURCES}`, "broken \uD800 here")
           : c.bytes.toString("utf8");
-      const started = performance.now();
+      const started = process.cpuUsage();
       const out = await call(write, { kind: "decision", slug: "hostile", content, reason: "r" });
-      expect(performance.now() - started).toBeLessThan(1000);
+      expect(cpuMsSince(started)).toBeLessThan(1000);
       const file = join(workspace, ".podkit/memory/decisions/hostile.md");
       if (c.readable === true) {
         expect(out.is_error).toBeUndefined();

@@ -1,3 +1,5 @@
+import type { ErrorKind } from "@podkit/llm-worker";
+
 const MARKER = Symbol.for("podkit.pod.error");
 
 /**
@@ -10,6 +12,11 @@ export class PodkitPodError extends Error {
   override name = "PodkitPodError";
   /** What the user can do about it, one line; the CLI prints it after the message. */
   readonly hint: string | undefined;
+  /**
+   * How a caller treats it (docs/errors.md, "Kinds"): a manifest, template or call to fix, unless
+   * a class says otherwise.
+   */
+  readonly errorKind: ErrorKind = "usage";
 
   constructor(message: string, options?: { cause?: unknown; hint?: string }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });

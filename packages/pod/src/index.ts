@@ -4,6 +4,7 @@
 // recognise. The engine, the template engine, the prompt loader's internals, the builtin context
 // sections and the pod's internal constants stay inside the package.
 
+export type { ErrorKind } from "@podkit/llm-worker";
 export { builtinPromptsDir } from "./builtin-resources.js";
 export {
   type ContextSectionText,
@@ -51,6 +52,7 @@ export { type LanguageModel, type ModelOverride, podModelAdapter } from "./pod/m
 export { Pod } from "./pod/pod.js";
 export { NOTIFICATION_CAPACITY, type PodOptions } from "./pod/pod-options.js";
 export { RunHandle } from "./pod/run-handle.js";
+export type { InterruptCause } from "./pod/session-recorder.js";
 export { type OpenSessionStoreOptions, openSessionStore } from "./pod/store-selection.js";
 export {
   MemoryPackageInvalidError,
@@ -71,26 +73,11 @@ export {
 } from "./prompt-ref/index.js";
 export * from "./resources/index.js";
 export {
-  type ApprovalSummary,
-  entriesBeforeCorruption,
-  intactView,
-  listSessionRows,
-  readSessionLine,
-  readSessionView,
-  type SegmentSummaryText,
-  type SessionRow,
-  type SessionTreeNode,
-  type SessionView,
-  type ShownSegment,
-  segmentOfFile,
-  sessionForest,
-  sessionRow,
-  summarizeEntries,
-  type TurnSummary,
-  treeOf,
-  type UsageTotals,
-} from "./session-view/index.js";
-export { type ChildPodInfo, type SubpodPlacement, SubpodRoleError } from "./subpods/index.js";
+  type ChildPodInfo,
+  type SubpodPlacement,
+  SubpodRoleError,
+  SubpodSessionError,
+} from "./subpods/index.js";
 export {
   buildSystemPromptContext,
   InvalidSystemPromptTemplateError,
@@ -111,6 +98,8 @@ export {
   type TemplateLocation,
   TemplateRenderError,
   TemplateSyntaxError,
+  TemplateUnprintableValueError,
+  type UnprintableType,
 } from "./template/index.js";
 export { type EstimateMethod, estimateTokens, type TokenEstimate } from "./usage/index.js";
 export type { PodWarning, WarningSink } from "./warnings.js";

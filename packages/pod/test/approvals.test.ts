@@ -49,6 +49,21 @@ describe("approvals inside one process", () => {
     expect(pod.approvals).toMatchObject([{ callId: "toolu_1", answer: { by: "ops@desk" }, closed: true }]);
   });
 
+  it("a pod without the tool never asks about it: the call fails as unknown and the run goes on", async () => {
+    const w = await world({ toolPackages: [testTools({ ping: () => "pong" })] });
+    const pod = await w.pod();
+    w.double.enqueue(toolCall("bash", { command: "ls" }, "toolu_x"), text("no bash here"));
+    expect(await pod.run("list")).toMatchObject({ status: "finished", text: "no bash here" });
+    const entries = await sessionEntries(w.workspace);
+    expect(kinds(entries)).not.toContain("approval_requested");
+    expect(sent(w.double.requests[1])).toContain('unknown tool \\"bash\\"');
+    // Control: a pod that has bash asks about the same call, and without an approver it waits.
+    const { w: withBash } = await bashWorld();
+    const asking = await withBash.pod();
+    withBash.double.enqueue(toolCall("bash", { command: "ls" }, "toolu_y"));
+    expect(await asking.run("list")).toMatchObject({ status: "awaiting_approval" });
+  });
+
   it("a deny from the approver reaches the model as the call's error result, with who and why", async () => {
     const { w, calls } = await bashWorld();
     const pod = await w.pod({ approver: () => ({ decision: "deny", reason: "not on prod", by: "ops" }) });

@@ -46,7 +46,7 @@ describe("[budget]", () => {
     for (let i = 0; i < 10; i++) w.double.enqueue(toolCall("look"));
     const pod = await w.pod();
     const result = await pod.run("look around").result;
-    expect(result.status).toBe("yielded");
+    expect(result.status).toBe("budget_exhausted");
     expect(result.stopReason).toEqual({ kind: "budget_exhausted", raw: undefined });
     expect(result.budget).toMatchObject({ cap: "run_tokens", limit: 1500 });
     const spent = (await recordedRequests(w.workspace)).reduce((a, b) => a + b, 0);
@@ -55,33 +55,36 @@ describe("[budget]", () => {
     // Never a half-sent request: every request the double saw is recorded.
     expect(w.double.requests).toHaveLength(result.usage.length);
     const [entries] = (await entriesBySession(w.workspace)).values();
-    expect(entries?.at(-1)).toMatchObject({
+    // The cap and the run's end, in one write: the log's own status says what stopped it.
+    expect(entries?.at(-2)).toMatchObject({
       kind: "extension",
       domain: "budget",
       payload: { cap: "run_tokens" },
     });
-    expect(entries?.at(-2)).toMatchObject({ kind: "run_completed", result: "yielded" });
+    expect(entries?.at(-1)).toMatchObject({ kind: "run_completed", result: "budget_exhausted" });
   });
 
   it("wall time: a run past run_wall_ms stops before its next request; a session past session_wall_ms before its first", async () => {
-    const slow = (part: ScriptedPart) => ({
+    // Each answer takes `ms`; the caps leave seconds of room for the rest of a run's work, so a
+    // busy machine cannot push a run over a cap it should stay under.
+    const slow = (part: ScriptedPart, ms: number) => ({
       parts: [part],
-      fault: { kind: "stall" as const, afterEvents: 1, ms: 1500 },
+      fault: { kind: "stall" as const, afterEvents: 1, ms },
     });
     const w = await world({
-      manifestExtra: "[budget]\nrun_wall_ms = 1000\nsession_wall_ms = 2500",
+      manifestExtra: "[budget]\nrun_wall_ms = 2000\nsession_wall_ms = 6000",
       toolPackages: [testTools({ look: () => "seen" })],
     });
     const pod = await w.pod();
-    w.double.enqueue(slow({ type: "tool_call", name: "look", arguments: {} }));
+    w.double.enqueue(slow({ type: "tool_call", name: "look", arguments: {} }, 2500));
     const first = await pod.run("look slowly").result;
-    expect(first.budget).toMatchObject({ cap: "run_wall_ms", limit: 1000 });
+    expect(first.budget).toMatchObject({ cap: "run_wall_ms", limit: 2000 });
     expect(w.double.requests).toHaveLength(1);
-    w.double.enqueue(slow({ type: "text", text: "slow answer" }));
-    // Control: a new run starts its run clock again and is served (the session has spent ~1.5 s of 2.5).
+    w.double.enqueue(slow({ type: "text", text: "slow answer" }, 4000));
+    // Control: a new run starts its run clock again and is served (the session has spent ~2.5 s of 6).
     expect((await pod.run("answer slowly").result).text).toBe("slow answer");
     const third = await pod.run("and now?").result;
-    expect(third.budget).toMatchObject({ cap: "session_wall_ms", limit: 2500 });
+    expect(third.budget).toMatchObject({ cap: "session_wall_ms", limit: 6000 });
     expect(w.double.requests).toHaveLength(2);
   });
 
@@ -138,7 +141,7 @@ system_prompt = "WORKER"
     const before = w.double.requests.length;
     const resumed = await runInNewProcess(w, rootId);
     expect(resumed).toMatchObject({
-      status: "yielded",
+      status: "budget_exhausted",
       stopReason: { kind: "budget_exhausted" },
       budget: { cap: "tree_tokens" },
     });

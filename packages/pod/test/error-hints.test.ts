@@ -10,7 +10,11 @@ import {
 } from "../src/prompt-ref/errors.js";
 import { loadPodResources } from "../src/resources/load-pod-resources.js";
 import { InvalidSystemPromptTemplateError, SystemPromptRenderError } from "../src/system-prompt/errors.js";
-import { TemplateRenderError, TemplateSyntaxError } from "../src/template/errors.js";
+import {
+  TemplateRenderError,
+  TemplateSyntaxError,
+  TemplateUnprintableValueError,
+} from "../src/template/errors.js";
 import { caught, useTempDirs, writeFiles } from "./helpers.js";
 
 // Each error class that has something to tell a person sets its own `hint` (the CLI prints it
@@ -54,6 +58,9 @@ describe("the hints pod errors carry", () => {
   it("template errors always carry a hint", () => {
     expect(new TemplateSyntaxError("unexpected end", at).hint).toMatch(/Fix the template source/);
     expect(new TemplateRenderError("bad", at).hint).toMatch(/Fix the template/);
+    expect(new TemplateUnprintableValueError("cannot print", "list", at).hint).toMatch(
+      /join\(", "\)`.*`tojson`/,
+    );
     expect(new InvalidSystemPromptTemplateError("bad", at, undefined).hint).toMatch(
       /\[worker\]\.system_prompt/,
     );

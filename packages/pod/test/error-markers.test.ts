@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { ERROR_KINDS } from "@podkit/llm-worker";
 import { describe, expect, it } from "vitest";
 import { PromptCatalogError, PromptRenderError, UnknownPromptKeyError } from "../src/catalog/errors.js";
 import {
@@ -25,12 +26,14 @@ import {
   UnconfiguredPromptPrefixError,
   UnknownPromptPrefixError,
 } from "../src/prompt-ref/errors.js";
+import { SubpodRoleError, SubpodSessionError } from "../src/subpods/errors.js";
 import { InvalidSystemPromptTemplateError, SystemPromptRenderError } from "../src/system-prompt/errors.js";
 import {
   TemplateEngineVersionError,
   TemplateLimitError,
   TemplateRenderError,
   TemplateSyntaxError,
+  TemplateUnprintableValueError,
 } from "../src/template/errors.js";
 
 // Issue 11: every error class has its own `Symbol.for("podkit.pod.error.<kind>")` marker and an
@@ -40,113 +43,190 @@ const at = { template: "t", file: undefined, line: 1, column: 1 };
 const breach = { link: "/ws/.podkit", target: "/elsewhere", owner: "/ws" };
 
 const CASES = [
-  { kind: "template-syntax", make: () => new TemplateSyntaxError("p", at), is: TemplateSyntaxError },
-  { kind: "template-render", make: () => new TemplateRenderError("p", at), is: TemplateRenderError },
-  { kind: "template-limit", make: () => new TemplateLimitError("p", "steps", at), is: TemplateLimitError },
+  {
+    kind: "template-syntax",
+    errorKind: "usage",
+    make: () => new TemplateSyntaxError("p", at),
+    is: TemplateSyntaxError,
+  },
+  {
+    kind: "template-render",
+    errorKind: "usage",
+    make: () => new TemplateRenderError("p", at),
+    is: TemplateRenderError,
+  },
+  {
+    kind: "template-limit",
+    errorKind: "usage",
+    make: () => new TemplateLimitError("p", "steps", at),
+    is: TemplateLimitError,
+  },
+  {
+    kind: "template-unprintable-value",
+    errorKind: "usage",
+    make: () => new TemplateUnprintableValueError("p", "mapping", at),
+    is: TemplateUnprintableValueError,
+  },
   {
     kind: "template-engine-version",
+    errorKind: "unsupported",
     make: () => new TemplateEngineVersionError("3.2.4", "9.9.9"),
     is: TemplateEngineVersionError,
   },
-  { kind: "prompt-ref", make: () => new PromptRefError("p", "$x/y", undefined), is: PromptRefError },
+  {
+    kind: "prompt-ref",
+    errorKind: "usage",
+    make: () => new PromptRefError("p", "$x/y", undefined),
+    is: PromptRefError,
+  },
   {
     kind: "invalid-prompt-ref",
+    errorKind: "usage",
     make: () => new InvalidPromptRefError("p", "$x/y", undefined),
     is: InvalidPromptRefError,
   },
   {
     kind: "unknown-prompt-prefix",
+    errorKind: "usage",
     make: () => new UnknownPromptPrefixError("p", "$x/y", undefined),
     is: UnknownPromptPrefixError,
   },
   {
     kind: "unconfigured-prompt-prefix",
+    errorKind: "usage",
     make: () => new UnconfiguredPromptPrefixError("p", "$x/y", undefined),
     is: UnconfiguredPromptPrefixError,
   },
   {
     kind: "prompt-not-found",
+    errorKind: "usage",
     make: () => new PromptNotFoundError("$x/y", "/f", undefined),
     is: PromptNotFoundError,
   },
-  { kind: "prompt-io", make: () => new PromptIoError("$x/y", "/f", "p", undefined), is: PromptIoError },
+  {
+    kind: "prompt-io",
+    errorKind: "usage",
+    make: () => new PromptIoError("$x/y", "/f", "p", undefined),
+    is: PromptIoError,
+  },
   {
     kind: "prompt-root-escape",
+    errorKind: "usage",
     make: () => new PromptRootEscapeError("$workspace/y", "workspace", breach, undefined),
     is: PromptRootEscapeError,
   },
-  { kind: "usage", make: () => new PodUsageError("wrong call"), is: PodUsageError },
+  { kind: "usage", errorKind: "usage", make: () => new PodUsageError("wrong call"), is: PodUsageError },
   {
     kind: "prompt-catalog",
+    errorKind: "usage",
     make: () => new PromptCatalogError("p", { layer: "user", file: "/p.toml" }),
     is: PromptCatalogError,
   },
   {
     kind: "prompt-render",
+    errorKind: "usage",
     make: () => new PromptRenderError("notify_wrapper", "user", "/p.toml", new Error("x")),
     is: PromptRenderError,
   },
   {
     kind: "unknown-prompt-key",
+    errorKind: "usage",
     make: () => new UnknownPromptKeyError("x", ["a"]),
     is: UnknownPromptKeyError,
   },
   {
     kind: "invalid-system-prompt-template",
+    errorKind: "usage",
     make: () => new InvalidSystemPromptTemplateError("m", { template: "t", line: 1, column: 1 }, undefined),
     is: InvalidSystemPromptTemplateError,
   },
   {
     kind: "system-prompt-render",
+    errorKind: "usage",
     make: () => new SystemPromptRenderError("t", new Error("x")),
     is: SystemPromptRenderError,
   },
-  { kind: "busy", make: () => new PodBusyError("busy"), is: PodBusyError },
-  { kind: "hooks-frozen", make: () => new HooksFrozenError("frozen"), is: HooksFrozenError },
-  { kind: "prompt-cancelled", make: () => new PromptCancelledError("no"), is: PromptCancelledError },
-  { kind: "closed", make: () => new PodClosedError("closed"), is: PodClosedError },
+  {
+    kind: "subpod-role",
+    errorKind: "usage",
+    make: () => new SubpodRoleError({ role: "r", file: "m.toml", line: 3 }, "bad"),
+    is: SubpodRoleError,
+  },
+  {
+    kind: "subpod-session",
+    errorKind: "usage",
+    make: () => new SubpodSessionError("s", "is odd"),
+    is: SubpodSessionError,
+  },
+  { kind: "busy", errorKind: "conflict", make: () => new PodBusyError("busy"), is: PodBusyError },
+  {
+    kind: "hooks-frozen",
+    errorKind: "usage",
+    make: () => new HooksFrozenError("frozen"),
+    is: HooksFrozenError,
+  },
+  {
+    kind: "prompt-cancelled",
+    errorKind: "usage",
+    make: () => new PromptCancelledError("no"),
+    is: PromptCancelledError,
+  },
+  { kind: "closed", errorKind: "conflict", make: () => new PodClosedError("closed"), is: PodClosedError },
   {
     kind: "session-store-url-unset",
+    errorKind: "usage",
     make: () => new SessionStoreUrlUnsetError("unset", { variable: "V", hint: "h" }),
     is: SessionStoreUrlUnsetError,
   },
   {
     kind: "session-store-package-missing",
+    errorKind: "usage",
     make: () =>
       new SessionStorePackageMissingError("missing", { packageName: "p", hint: "h", cause: undefined }),
     is: SessionStorePackageMissingError,
   },
   {
     kind: "session-store-package-invalid",
+    errorKind: "usage",
     make: () => new SessionStorePackageInvalidError("invalid", { packageName: "p", hint: "h" }),
     is: SessionStorePackageInvalidError,
   },
   {
     kind: "memory-package-missing",
+    errorKind: "usage",
     make: () => new MemoryPackageMissingError("missing", { packageName: "p", hint: "h", cause: undefined }),
     is: MemoryPackageMissingError,
   },
   {
     kind: "memory-package-invalid",
+    errorKind: "usage",
     make: () => new MemoryPackageInvalidError("invalid", { packageName: "p", hint: "h" }),
     is: MemoryPackageInvalidError,
   },
   {
     kind: "compact-summary-missing",
+    errorKind: "transient",
     make: () => new CompactSummaryMissingError(2),
     is: CompactSummaryMissingError,
   },
   {
     kind: "compact-summary-oversize",
+    errorKind: "usage",
     make: () => new CompactSummaryOversizeError(5000, 4000),
     is: CompactSummaryOversizeError,
   },
   {
     kind: "compaction-over-threshold",
+    errorKind: "usage",
     make: () => new CompactionOverThresholdError(9000, 8000, 6000, "threshold"),
     is: CompactionOverThresholdError,
   },
-  { kind: "nothing-to-compact", make: () => new NothingToCompactError(3, 8000), is: NothingToCompactError },
+  {
+    kind: "nothing-to-compact",
+    errorKind: "conflict",
+    make: () => new NothingToCompactError(3, 8000),
+    is: NothingToCompactError,
+  },
 ] as const;
 
 describe("every pod error class carries its own marker", () => {
@@ -157,6 +237,11 @@ describe("every pod error class carries its own marker", () => {
     expect((error as unknown as Record<symbol, unknown>)[Symbol.for(`podkit.pod.error.${kind}`)]).toBe(true);
     error.name = "SomethingElse";
     expect(is.isInstance(error)).toBe(true);
+  });
+
+  it.each(CASES)("$kind: is of kind $errorKind, one of the vocabulary", ({ make, errorKind }) => {
+    expect(ERROR_KINDS).toContain(errorKind);
+    expect(make().errorKind).toBe(errorKind);
   });
 
   it.each(CASES)("$kind: a copy from another instance of the package is recognised", ({ kind, is }) => {
@@ -179,6 +264,7 @@ describe("every pod error class carries its own marker", () => {
   it("a limit error is a render error; every ref error is a PromptRefError", () => {
     expect(TemplateRenderError.isInstance(new TemplateLimitError("p", "output", at))).toBe(true);
     expect(TemplateLimitError.isInstance(new TemplateRenderError("p", at))).toBe(false);
+    expect(TemplateRenderError.isInstance(new TemplateUnprintableValueError("p", "list", at))).toBe(true);
     expect(PromptRefError.isInstance(new PromptRootEscapeError("$w/y", "workspace", breach, undefined))).toBe(
       true,
     );
@@ -193,6 +279,7 @@ describe("every pod error class carries its own marker", () => {
       "../src/pod/errors.ts",
       "../src/pod/store-selection-errors.ts",
       "../src/compaction/errors.ts",
+      "../src/subpods/errors.ts",
     ]) {
       const source = await readFile(new URL(file, import.meta.url), "utf8");
       expect(source, file).not.toContain("isPodErrorNamed");

@@ -6,9 +6,12 @@ import { CORPUS, PLACEMENTS } from "./exhaustion/corpus.mjs";
 
 // Issue 10: hostile templates end in a typed error in bounded time and memory, never a dead
 // process. Each placement runs the whole corpus in one child process (so a crash fails the test,
-// not the runner); the child measures time and peak memory itself and reports them.
+// not the runner); the child measures time and peak memory itself and reports them. The time
+// bound is on CPU time: the limits count work, and a busy machine stretches the wall time of the
+// same work several-fold (2.2 s of wall time for 0.6 s of CPU under load), which says nothing about
+// the budget. A hang still fails: the child is killed after `timeoutMs`.
 const RUNNER = fileURLToPath(new URL("./exhaustion/run-corpus.mjs", import.meta.url));
-const MAX_MS = 2000;
+const MAX_CPU_MS = 2000;
 const MAX_EXTRA_MB = 256;
 // Heap headroom above the memory limit: an unbounded case runs out of heap and crashes the child.
 const HEAP_MB = 512;
@@ -21,6 +24,9 @@ interface CaseResult {
   readonly template?: string;
   readonly line?: number;
   readonly message?: string;
+  /** CPU time of the case (user + system), the bound's measure. */
+  readonly cpuMs: number;
+  /** Wall time of the case, reported for information only. */
   readonly ms: number;
   readonly peakExtraMb: number;
 }
@@ -72,7 +78,7 @@ describe("resource-exhaustion templates fail with a typed error in bounded time 
   });
 
   it.each(PLACEMENTS)(
-    "in a %s: every template fails with a typed template error naming template and line, under 2 s and 256 MB",
+    "in a %s: every template fails with a typed template error naming template and line, under 2 s of CPU and 256 MB",
     async (placement) => {
       const run = await runCorpus([placement], { heapMb: HEAP_MB, timeoutMs: 100_000 });
       expect(run.stderr).toBe("");
@@ -92,7 +98,7 @@ describe("resource-exhaustion templates fail with a typed error in bounded time 
         const where = placement === "pack value" ? "context_update_section" : String(result.template);
         expect(result.message, summary).toContain(where);
         expect(result.message, summary).toMatch(/line \d+/);
-        expect(result.ms, summary).toBeLessThan(MAX_MS);
+        expect(result.cpuMs, summary).toBeLessThan(MAX_CPU_MS);
         expect(result.peakExtraMb, summary).toBeLessThan(MAX_EXTRA_MB);
       }
     },
@@ -101,8 +107,8 @@ describe("resource-exhaustion templates fail with a typed error in bounded time 
 });
 
 describe("positive controls: without the budget the attacks do blow up", () => {
-  // With every render limit lifted, each of these runs past 2 s, or past the heap and crashes
-  // the child: the budget, not the shape of the test, is what stops them.
+  // With every render limit lifted, each of these runs past 2 s of CPU, or past the heap and
+  // crashes the child: the budget, not the shape of the test, is what stops them.
   const attacks = [
     "exponential macro recursion",
     "nested empty loops",
@@ -119,7 +125,7 @@ describe("positive controls: without the budget the attacks do blow up", () => {
         run.code === 0 &&
         result !== undefined &&
         result.kind !== "rendered" &&
-        result.ms < MAX_MS &&
+        result.cpuMs < MAX_CPU_MS &&
         result.peakExtraMb < MAX_EXTRA_MB;
       expect(
         contained,

@@ -1,4 +1,6 @@
-import { NotFoundError } from "@podkit/session-store";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { CorruptEntryError, NotFoundError, sessionsRoot } from "@podkit/session-store";
 import { definePodkitToolPackage } from "@podkit/tools";
 import { describe, expect, it } from "vitest";
 import type { AfterTurnJobContext } from "../src/pod/after-turn-jobs.js";
@@ -140,8 +142,31 @@ describe("Pod.restore closes what it opened when the session cannot be opened", 
     await pod.close();
     expect([opened, closed]).toEqual([1, 1]);
 
+    // A missing session fails before any tool package is loaded (its place in a tree is read first).
     const error = await caught(Pod.restore(w.loaded, "no-such-session", w.options()));
     expect(NotFoundError.isInstance(error)).toBe(true);
-    expect([opened, closed]).toEqual([2, 2]);
+    expect([opened, closed]).toEqual([1, 1]);
+
+    // A session whose log breaks after its first and last lines: the tools were loaded, and closed.
+    w.double.enqueue(text("one"), text("two"));
+    const writer = await w.pod();
+    await writer.run("first").result;
+    await writer.run("second").result;
+    const sessionId = writer.sessionId as string;
+    await writer.close();
+    const [file] = (await readdir(join(sessionsRoot(w.workspace), sessionId))).filter((n) =>
+      n.endsWith(".jsonl"),
+    );
+    const path = join(sessionsRoot(w.workspace), sessionId, file as string);
+    const intact = await readFile(path, "utf8");
+    const lines = intact.split("\n");
+    lines[3] = "{ not json";
+    await writeFile(path, lines.join("\n"));
+    const [before] = [opened];
+    const corrupt = await caught(Pod.restore(w.loaded, sessionId, w.options()));
+    expect(CorruptEntryError.isInstance(corrupt)).toBe(true);
+    expect(opened).toBe(before + 1);
+    expect(closed).toBe(opened);
+    await writeFile(path, intact); // the harness checks every log it leaves
   });
 });

@@ -82,7 +82,7 @@ describe("SIGKILL of a process running a pod, then restore and run", () => {
     expect((await pod.run("again")).text).toBe("recovered");
 
     const entries = await sessionEntries(w.workspace);
-    expectInterruptedThenRecovered(entries, pod.catalog, "toolu_killed");
+    expectInterruptedThenRecovered(entries, pod.catalog, "toolu_killed", true);
     expect(calls).toEqual([]);
     expect((await readFile(join(w.root, "slow-ran"), "utf8")).split("\n").filter(Boolean)).toHaveLength(1);
     expect(sent(w.double.requests[1])).toContain("toolu_killed");
@@ -100,6 +100,36 @@ describe("SIGKILL of a process running a pod, then restore and run", () => {
     const entries = await sessionEntries(w.workspace);
     expect(kinds(entries).slice(5, 9)).toEqual(["run_errored", "invoke", "tool_result", "system_item"]);
     expect(entries[6]).toMatchObject({ trigger: "resume" });
+    // The notes say the process ended — not that someone stopped the turn.
+    const summary = pod.catalog.render("interrupt_tool_result_summary_process_ended", {});
+    const note = pod.catalog.render("interrupt_system_note_process_ended", { trigger: "resume" });
+    expect(entries[7]).toMatchObject({ item: { call_id: "toolu_killed", summary } });
+    expect(entries[8]).toMatchObject({ item: { kind: "interrupt", body: note } });
+    for (const body of [summary, note]) {
+      expect(body).toContain("process running");
+      expect(body).not.toMatch(/the user stopped|interrupted by the user/);
+    }
+  });
+
+  it("a run that moved to another worker: resume({ interruptCause: 'moved' }) writes the notes of that cause", async () => {
+    const w = await world();
+    w.double.enqueue(toolCall("slow", {}, "toolu_moved"));
+    const sessionId = await runAndKill(w, "TOOL_STARTED");
+    const pod = await w.restore(sessionId, { toolPackages: [countingSlow([])] });
+    w.double.enqueue(text("taken over"));
+    expect((await pod.resume({ interruptCause: "moved" })).text).toBe("taken over");
+    const entries = await sessionEntries(w.workspace);
+    const summary = pod.catalog.render("interrupt_tool_result_summary_moved", {});
+    const note = pod.catalog.render("interrupt_system_note_moved", { trigger: "resume" });
+    expect(entries[7]).toMatchObject({ item: { call_id: "toolu_moved", summary } });
+    expect(entries[8]).toMatchObject({ item: { kind: "interrupt", body: note } });
+    expect(note).toContain("moved to another worker");
+    const summaries = [
+      "interrupt_tool_result_summary",
+      "interrupt_tool_result_summary_process_ended",
+      "interrupt_tool_result_summary_moved",
+    ] as const;
+    expect(new Set(summaries.map((key) => pod.catalog.render(key, {}))).size).toBe(3);
   });
 
   it("mid stream: nothing of the partial response is kept, the note is present, the log replays", async () => {
@@ -123,7 +153,10 @@ describe("SIGKILL of a process running a pod, then restore and run", () => {
     ]);
     expect(JSON.stringify(entries)).not.toContain("partial answer");
     expect(sent(w.double.requests[1])).toContain(
-      JSON.stringify(pod.catalog.render("interrupt_system_note", { trigger: "user" })).slice(1, -1),
+      JSON.stringify(pod.catalog.render("interrupt_system_note_process_ended", { trigger: "user" })).slice(
+        1,
+        -1,
+      ),
     );
   });
 });

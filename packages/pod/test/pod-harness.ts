@@ -55,13 +55,16 @@ export async function assertLogsSound(workspace: string, root = sessionsRoot(wor
 
 /**
  * The approvals layer's invariants: an answer follows its request, a call is answered at most
- * once, and a call that asked runs (has a successful result) only after an `allow`.
+ * once, and a call that asked runs (has a successful result) only after an `allow` — except a
+ * delegated request (a sub-pod call waiting on its child's approvals), which is never answered
+ * itself and runs once the child's calls are.
  */
 function assertApprovalsSound(segment: string, entries: readonly Entry<Item>[]): void {
   const requested = new Set<string>();
   const answers = new Map<string, string>();
   for (const entry of entries) {
-    if (entry.kind === "approval_requested") requested.add(entry.call_id);
+    if (entry.kind === "approval_requested" && entry.child_session_id === undefined)
+      requested.add(entry.call_id);
     if (entry.kind === "approval_answered") {
       expect(requested.has(entry.call_id), `${segment}: answer to ${entry.call_id} before its request`).toBe(
         true,
@@ -115,15 +118,21 @@ export const AFTER_INTERRUPT_TEXT_TURN_KINDS = [
 /**
  * The log of a turn interrupted during a tool call followed by the next run: the open call is
  * closed with `interrupt_tool_result_summary`, then `interrupt_system_note` is committed, then the
- * new input — all before the model is asked. Returns the two prompt texts for further checks.
+ * new input — all before the model is asked; in their `_process_ended` variants when the process
+ * running the turn ended (`crashed`). Returns the two prompt texts for further checks.
  */
 export function expectInterruptedThenRecovered(
   entries: readonly Entry<Item>[],
   catalog: PromptCatalog,
   callId: string,
+  crashed = false,
 ): { summary: string; note: string } {
-  const summary = catalog.render("interrupt_tool_result_summary", {});
-  const note = catalog.render("interrupt_system_note", { trigger: "user" });
+  const summary = crashed
+    ? catalog.render("interrupt_tool_result_summary_process_ended", {})
+    : catalog.render("interrupt_tool_result_summary", {});
+  const note = crashed
+    ? catalog.render("interrupt_system_note_process_ended", { trigger: "user" })
+    : catalog.render("interrupt_system_note", { trigger: "user" });
   expect(kinds(entries)).toEqual([
     "segment_start",
     "invoke",

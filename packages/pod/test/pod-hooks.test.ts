@@ -31,12 +31,17 @@ describe("hooks: decisions only, frozen after the first run", () => {
     expect(kinds(await sessionEntries(w.workspace))).toEqual(["segment_start"]);
   });
 
-  it("preRequest cancel before any output: CancelledError, the turn rolled back, no request sent", async () => {
+  it("preRequest cancel before any output: CancelledError, no request sent, the user's message kept", async () => {
     const { w, pod } = await podWithPing();
     pod.addHooks({ preRequest: () => ({ action: "cancel", reason: "budget" }) });
     expect(CancelledError.isInstance(await caught(pod.run("hi")))).toBe(true);
     expect(w.double.requests).toHaveLength(0);
-    expect(kinds(await sessionEntries(w.workspace))).toEqual(["segment_start"]);
+    expect(kinds(await sessionEntries(w.workspace))).toEqual([
+      "segment_start",
+      "invoke",
+      "user_input",
+      "run_errored",
+    ]);
   });
 
   it("preRequest cancel after output: the invoke is closed with run_errored", async () => {

@@ -59,11 +59,22 @@ describe("Pod options", () => {
     const pod = await w.pod({ signal: controller.signal });
     w.double.enqueue({
       parts: [{ type: "text", text: "late" }],
-      fault: { kind: "stall", afterEvents: 0, ms: 3000 },
+      fault: { kind: "stall", afterEvents: 0, ms: 60_000 },
     });
-    const handle = pod.run("hi");
-    setTimeout(() => controller.abort(), 100);
-    expect(AbortedError.isInstance(await caught(handle))).toBe(true);
-    expect(kinds(await sessionEntries(w.workspace))).toEqual(["segment_start"]);
+    const outcome = caught(pod.run("hi"));
+    // Aborted while the request is held: once the double has it (bounded at 20 s), not after a
+    // fixed delay that a busy machine could overrun.
+    for (let i = 0; i < 2_000 && w.double.requests.length === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(w.double.requests).toHaveLength(1);
+    controller.abort();
+    expect(AbortedError.isInstance(await outcome)).toBe(true);
+    // The person's message stays; only the answer that never committed is gone.
+    expect(kinds(await sessionEntries(w.workspace))).toEqual([
+      "segment_start",
+      "invoke",
+      "user_input",
+      "run_errored",
+    ]);
   });
 });

@@ -8,8 +8,8 @@ const world = usePodWorlds();
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON of the Anthropic request body.
 const sent = (request: any): string => JSON.stringify(request.body.messages);
 
-describe("nothing is dropped by a rollback", () => {
-  it("notifications committed in a turn cancelled before any model output are queued again, in order, before newer ones", async () => {
+describe("nothing is dropped when a turn is cancelled", () => {
+  it("notifications committed in a user turn cancelled before any model output stay in the log with the message; the next request has each once, in order", async () => {
     const w = await world();
     const pod = await w.pod();
     let cancelNext = true;
@@ -24,8 +24,15 @@ describe("nothing is dropped by a rollback", () => {
     pod.notify("build #2 failed");
     const error = await caught(pod.run("status?"));
     expect(CancelledError.isInstance(error)).toBe(true);
-    // The turn is gone from the log, and with it the committed notifications.
-    expect(kinds(await sessionEntries(w.workspace))).toEqual(["segment_start"]);
+    // The turn stays in the log: the person's message, the notifications it committed, its failure.
+    expect(kinds(await sessionEntries(w.workspace))).toEqual([
+      "segment_start",
+      "invoke",
+      "user_input",
+      "system_item",
+      "system_item",
+      "run_errored",
+    ]);
     expect(w.double.requests).toHaveLength(0);
 
     pod.notify("build #3 passed");
@@ -36,6 +43,7 @@ describe("nothing is dropped by a rollback", () => {
     expect(at("build #1 passed")).toBeGreaterThan(-1);
     expect(at("build #1 passed")).toBeLessThan(at("build #2 failed"));
     expect(at("build #2 failed")).toBeLessThan(at("build #3 passed"));
+    expect(request.split("build #1 passed")).toHaveLength(2);
     const bodies = (await sessionEntries(w.workspace)).flatMap((entry) =>
       entry.kind === "system_item" && entry.item.kind === "notification" ? [String(entry.item.body)] : [],
     );

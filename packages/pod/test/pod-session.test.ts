@@ -158,7 +158,7 @@ describe("Pod persistence", () => {
     expect(w.double.requests).toHaveLength(2);
   });
 
-  it("a turn cancelled before any model output is rolled back to before its invoke", async () => {
+  it("a turn cancelled while its first answer streams keeps the user's message; only the uncommitted output is gone", async () => {
     const w = await world();
     const pod = await w.pod();
     w.double.enqueue(text("first"));
@@ -167,15 +167,29 @@ describe("Pod persistence", () => {
     const controller = new AbortController();
     w.double.enqueue({
       parts: [{ type: "text", text: "late" }],
-      fault: { kind: "stall", afterEvents: 0, ms: 2000 },
+      fault: { kind: "stall", afterEvents: 0, ms: 60_000 },
     });
     const handle = pod.run("two", { signal: controller.signal });
-    setTimeout(() => controller.abort(), 100);
+    // Aborted while the answer is held: once the double has the request, not after a fixed delay.
+    for (let i = 0; i < 2_000 && w.double.requests.length < 2; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(w.double.requests).toHaveLength(2);
+    controller.abort();
     const error = await caught(handle);
     expect(AbortedError.isInstance(error)).toBe(true);
-    expect(await sessionEntries(w.workspace)).toEqual(before);
-    expect(pod.interrupted).toBe(false);
-    expect(pod.history).toHaveLength(2);
+    const after = await sessionEntries(w.workspace);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(kinds(after.slice(before.length))).toEqual(["invoke", "user_input", "run_errored"]);
+    expect(after[before.length + 1]).toMatchObject({ text: "two" });
+    expect(JSON.stringify(after)).not.toContain("late");
+    expect(pod.interrupted).toBe(true);
+    expect(pod.history).toHaveLength(3);
+    // The next turn tells the model the last one was interrupted, then sends both messages.
+    w.double.enqueue(text("third"));
+    await pod.run("three");
+    const sent = lastMessages(w.double.requests.at(-1));
+    expect(sent.indexOf("two")).toBeGreaterThan(-1);
+    expect(sent.indexOf("three")).toBeGreaterThan(sent.indexOf("two"));
   });
 
   /** A pod whose first run was interrupted while its `wait` tool (call `toolu_1`) ran. */
@@ -202,16 +216,26 @@ describe("Pod persistence", () => {
     expect(sent.indexOf(note)).toBeGreaterThan(sent.indexOf(summary));
     expect(sent.indexOf("next")).toBeGreaterThan(sent.indexOf(note));
   });
-  it("a run aborted before it starts leaves the log and the pod as they were, its interrupt closure rolled back too", async () => {
+  it("a run aborted before it starts still keeps what the person wrote, after the interrupt closure", async () => {
     const { w, pod } = await interruptedMidTool();
     const before = await sessionEntries(w.workspace);
-    // The invoke goes out with the closure of the open call, then the abort rolls both back.
+    // The invoke goes out with the closure of the open call; the abort keeps both, and the message.
     const error = await caught(pod.run("never sent", { signal: AbortSignal.abort() }));
     expect(AbortedError.isInstance(error)).toBe(true);
-    expect(await sessionEntries(w.workspace)).toEqual(before);
+    const after = await sessionEntries(w.workspace);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(kinds(after.slice(before.length))).toEqual([
+      "invoke",
+      "tool_result",
+      "system_item",
+      "user_input",
+      "run_errored",
+    ]);
+    expect(after.at(-2)).toMatchObject({ text: "never sent" });
     expect(pod.interrupted).toBe(true);
+    w.double.enqueue(text("after"));
     await pod.run("next");
-    expectInterruptedThenRecovered(await sessionEntries(w.workspace), pod.catalog, "toolu_1");
+    expect(lastMessages(w.double.requests.at(-1))).toContain("never sent");
     expect(w.double.requests).toHaveLength(2);
   });
 

@@ -1,5 +1,9 @@
+import { join } from "node:path";
+import { loadManifest } from "@podkit/manifest";
 import type { CapturedRequest } from "@podkit/testkit";
 import { describe, expect, it } from "vitest";
+import { loadSubpodRoles } from "../src/subpods/roles.js";
+import { useTempDirs, writeFiles } from "./helpers.js";
 import { text, toolCall, usePodWorlds } from "./pod-harness.js";
 import { routeBySystemPrompt } from "./subpods-harness.js";
 
@@ -71,5 +75,54 @@ describe("sub-pods: what a child is built with", () => {
     });
     await (await w2.pod()).run("get a review").result;
     expect(toolsOf(deeper.requests.REVIEWER?.[0])).toContain("spawn_pod");
+  });
+});
+
+describe("sub-pods: a role with its own manifest gets the root's overlays", () => {
+  const tempDir = useTempDirs();
+
+  async function rolesWith(roleFile: string, roleTable: string, overlays: string[]) {
+    const root = await tempDir("overlays");
+    await writeFiles(root, {
+      "project/.podkit/manifest.toml": [
+        '[pod]\nname = "root"',
+        '[model]\nref = "anthropic/claude-sonnet-4-5"',
+        '[[scope.allow]]\ntarget = ".."\npermission = "read"',
+        `[subpods.ext]\ndescription = "external"\nmanifest = "ext.toml"\n${roleTable}`,
+      ].join("\n"),
+      "project/.podkit/ext.toml": roleFile,
+    });
+    const loaded = await loadManifest({
+      overlays,
+      env: { cwd: join(root, "project"), home: join(root, "home"), env: {} },
+    });
+    return (await loadSubpodRoles(loaded)).get("ext")?.loaded.manifest.model;
+  }
+
+  it("--set on the model reaches a role whose file does not set it; a role's file and its [subpods.<role>.model] still decide", async () => {
+    const set = ['model.ref="openai-chat/gpt-local"', 'model.base_url="http://127.0.0.1:9/v1"'];
+    // The role's file names no model: it goes where the root goes, with --set.
+    expect(await rolesWith('[worker]\nsystem_prompt = "EXT"\n', "", set)).toMatchObject({
+      ref: "openai-chat/gpt-local",
+      base_url: "http://127.0.0.1:9/v1",
+    });
+    // Control (the bug): without --set the role keeps the workspace's model, as before.
+    expect(await rolesWith('[worker]\nsystem_prompt = "EXT"\n', "", [])).toMatchObject({
+      ref: "anthropic/claude-sonnet-4-5",
+    });
+    // The role's own file picks its model; --set of the base URL still applies on top.
+    expect(
+      await rolesWith('[model]\nref = "google/gemini-2.5-flash"\n', "", [
+        'model.base_url="http://127.0.0.1:9/v1"',
+      ]),
+    ).toMatchObject({ ref: "google/gemini-2.5-flash", base_url: "http://127.0.0.1:9/v1" });
+    // The role's table overrides the root's --set.
+    expect(
+      await rolesWith(
+        '[worker]\nsystem_prompt = "EXT"\n',
+        '[subpods.ext.model]\nref = "anthropic/claude-haiku-4-5"',
+        set,
+      ),
+    ).toMatchObject({ ref: "anthropic/claude-haiku-4-5" });
   });
 });

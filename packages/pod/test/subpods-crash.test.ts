@@ -20,7 +20,7 @@ function runRootAndKill(w: World): Promise<{ rootId: string; childId: string }> 
     const timer = setTimeout(() => {
       proc.kill("SIGKILL");
       reject(new Error(`the root never reached its child's stream: ${stdout}\n${stderr}`));
-    }, 20000);
+    }, 60_000);
     proc.stderr.on("data", (chunk) => {
       stderr += chunk;
     });
@@ -78,7 +78,7 @@ describe("SIGKILL of the root while its child is mid-turn", () => {
     expect(after.size).toBe(2);
     const rootResults = toolResults(after.get(rootId) ?? []);
     expect(rootResults[0]).toEqual({
-      summary: root.catalog.render("interrupt_tool_result_summary", {}),
+      summary: root.catalog.render("interrupt_tool_result_summary_process_ended", {}),
       isError: true,
     });
     expect(JSON.parse(rootResults[1]?.summary ?? "{}")).toMatchObject({
@@ -93,5 +93,5 @@ describe("SIGKILL of the root while its child is mid-turn", () => {
     ).toEqual(["review the change", "please finish the review"]);
     // The reviewer was asked twice in all: once before the kill, once by send_pod.
     expect(route.requests.REVIEWER).toHaveLength(2);
-  });
+  }, 120_000);
 });

@@ -119,7 +119,11 @@ describe("sub-pods: escape attempts are refused, each beside an allowed control"
         text("seen the result"),
       ],
       SLOW: [
-        { parts: [{ type: "text", text: "slow result" }], fault: { kind: "stall", afterEvents: 1, ms: 800 } },
+        // Long enough that the root's next request (and the refused spawn) comes first on a busy machine.
+        {
+          parts: [{ type: "text", text: "slow result" }],
+          fault: { kind: "stall", afterEvents: 1, ms: 8_000 },
+        },
       ],
     });
     const w = await world({
@@ -152,6 +156,51 @@ describe("sub-pods: escape attempts are refused, each beside an allowed control"
     const lastRequest = JSON.stringify(route.requests.ROOT?.at(-1)?.body.messages);
     expect(lastRequest).toContain("slow result");
   });
+
+  it.each([false, true])(
+    "three spawn_pod calls of a max_concurrent = 1 role in one response: one runs, two are refused (background %s)",
+    async (background) => {
+      const spawn = (id: string) => ({
+        type: "tool_call" as const,
+        name: "spawn_pod",
+        arguments: { role: "slow", task: `task ${id}`, background },
+        id,
+      });
+      const route = routeBySystemPrompt({
+        ROOT: [{ parts: [spawn("c1"), spawn("c2"), spawn("c3")] }, text("spawned"), text("noted")],
+        SLOW: [
+          {
+            parts: [{ type: "text", text: "one result" }],
+            fault: { kind: "stall", afterEvents: 1, ms: 3_000 },
+          },
+          text("a second child ran"),
+          text("a third child ran"),
+        ],
+      });
+      const w = await world({
+        systemPrompt: "ROOT",
+        manifestExtra: `${ROOT_SCOPE}${role("slow", "max_concurrent = 1")}`,
+        double: { respond: route.respond },
+      });
+      const root = await w.pod();
+      const ended = new Promise<void>((resolve) =>
+        root.subscribe((e) => {
+          if (e.type === "subpod" && e.event.type === "run_end") resolve();
+        }),
+      );
+      await root.run("go").result;
+      await ended;
+      await root.whenIdle();
+      const rootId = root.sessionId as string;
+      const results = toolResults((await entriesBySession(w.workspace)).get(rootId) ?? []).slice(0, 3);
+      expect(results.filter((r) => r.isError)).toHaveLength(2);
+      for (const refused of results.filter((r) => r.isError))
+        expect(refused.summary).toContain("max_concurrent 1");
+      expect(await root.children()).toHaveLength(1);
+      // Control: the double had answers for three children; only one child ever asked.
+      expect(route.requests.SLOW).toHaveLength(1);
+    },
+  );
 
   it("send_pod continues the pod's own child with a byte-identical prefix, and refuses another tree's child", async () => {
     const route = routeBySystemPrompt({

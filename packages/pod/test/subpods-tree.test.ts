@@ -140,9 +140,14 @@ describe("sub-pods: a tree of three levels", () => {
     await expect(first.result).rejects.toThrow();
     const [foreground] = await root.children();
     expect(foreground?.status).toBe("failed");
-    // Interrupted before any output was committed: the child's turn was rolled back, nothing left open.
+    // Interrupted before any output was committed: the child's task stays, its turn closed.
     const entries = await entriesBySession(w.workspace);
-    expect(entries.get(foreground?.sessionId as string)?.map((e) => e.kind)).toEqual(["segment_start"]);
+    expect(entries.get(foreground?.sessionId as string)?.map((e) => e.kind)).toEqual([
+      "segment_start",
+      "invoke",
+      "user_input",
+      "run_errored",
+    ]);
 
     await root.run("now in the background").result;
     await streaming[1];
@@ -151,6 +156,11 @@ describe("sub-pods: a tree of three levels", () => {
     // Its response stalls for a minute, beyond the test's timeout: close returns only because it stopped the child.
     await root.close();
     const closed = await entriesBySession(w.workspace);
-    expect(closed.get(background?.sessionId as string)?.map((e) => e.kind)).toEqual(["segment_start"]);
+    expect(closed.get(background?.sessionId as string)?.map((e) => e.kind)).toEqual([
+      "segment_start",
+      "invoke",
+      "user_input",
+      "run_errored",
+    ]);
   });
 });

@@ -26,6 +26,7 @@ export interface AppOptions {
   /** The port the server listens on (known after it started), for the Host check. */
   port: () => number;
   onUnexpectedError: (error: unknown) => void;
+  onWarning: (message: string) => void;
 }
 
 /**
@@ -58,6 +59,7 @@ export function createApp(options: AppOptions): Hono {
     hub: options.hub,
     streams: { open: 0, max: options.maxStreams },
     keepaliveMs: options.keepaliveMs,
+    warn: options.onWarning,
   };
   sessionRoutes(app, ctx);
   eventRoutes(app, ctx);

@@ -1,3 +1,5 @@
+import type { ErrorKind } from "@podkit/llm-worker";
+
 const BASE_MARKER = Symbol.for("podkit.serve.error");
 const TOKEN_MARKER = Symbol.for("podkit.serve.error.token-required");
 const USAGE_MARKER = Symbol.for("podkit.serve.error.usage");
@@ -15,11 +17,14 @@ export class ServeError extends Error {
   readonly [BASE_MARKER] = true;
   /** What to do about it, one line. */
   readonly hint: string | undefined;
+  /** How a caller treats it (docs/errors.md, "Kinds"): a server set up wrongly, unless a class says otherwise. */
+  readonly errorKind: ErrorKind;
 
-  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+  constructor(message: string, options?: { hint?: string; cause?: unknown; errorKind?: ErrorKind }) {
     super(message, { cause: options?.cause });
     this.name = "ServeError";
     this.hint = options?.hint;
+    this.errorKind = options?.errorKind ?? "usage";
   }
 
   static isInstance(value: unknown): value is ServeError {

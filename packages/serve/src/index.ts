@@ -1,4 +1,5 @@
 // The public surface of @podkit/serve: start the server, give it pods, recognise its errors.
+export type { ErrorKind } from "@podkit/llm-worker";
 export { ServeError, ServeTokenRequiredError, ServeUsageError } from "./errors.js";
 export type { AppendNotifications, PollIntervals } from "./feed/append-wakers.js";
 export type { PodSource } from "./runs/pod-source.js";

@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
+import type { Dispatcher } from "@podkit/dispatch";
 import type { Item } from "@podkit/llm-worker";
 import { observeCommits, type Store } from "@podkit/session-store";
 import { createApp } from "./app.js";
@@ -34,9 +35,18 @@ export interface ServeOptions {
   /** How feeds poll the log (see `PollIntervals`). */
   pollIntervals?: PollIntervals;
   /** How long idle pods stay open, and how many. */
-  runs?: SessionRunsOptions;
+  runs?: Omit<SessionRunsOptions, "dispatcher">;
+  /**
+   * Opens the dispatcher of the store's dispatched runs (`@podkit/dispatch`), when an approval
+   * answered here completes what such a run waits for: the run is requeued for a worker instead of
+   * continued by this server. Without one, answering the last call of a dispatched run fails with
+   * a 409 saying where to answer it.
+   */
+  dispatcher?: () => Promise<Dispatcher>;
   /** Errors no route could explain (answered with a bare 500): log them. Default: stderr. */
   onUnexpectedError?: (error: unknown) => void;
+  /** Warnings for the person running the server (debris left out of a listing). Default: stderr. */
+  onWarning?: (message: string) => void;
 }
 
 /** A running server. */
@@ -74,7 +84,10 @@ export async function startServer(options: ServeOptions): Promise<PodkitServer> 
     if (committed.size > 4096) committed.delete(committed.keys().next().value as string);
     hub.wake(ref);
   });
-  const runs = new SessionRuns(options.pods, podStore, drafts, (id) => committed.get(id), options.runs);
+  const runs = new SessionRuns(options.pods, podStore, drafts, (id) => committed.get(id), {
+    ...options.runs,
+    ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+  });
   await hub.start();
   let listening = port;
   const app = createApp({
@@ -87,6 +100,8 @@ export async function startServer(options: ServeOptions): Promise<PodkitServer> 
     maxStreams: options.maxStreams ?? 1024,
     keepaliveMs: options.keepaliveMs ?? 15_000,
     port: () => listening,
+    onWarning:
+      options.onWarning ?? ((message) => process.stderr.write(`podkit serve: warning: ${message}\n`)),
     onUnexpectedError:
       options.onUnexpectedError ??
       ((error) => process.stderr.write(`podkit serve: ${(error as Error).stack ?? error}\n`)),

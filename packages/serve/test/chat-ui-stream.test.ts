@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { listSessionRows } from "@podkit/pod";
+import { listSessionRows } from "@podkit/session-store";
 import {
   AbstractChat,
   type ChatState,
@@ -112,6 +112,38 @@ describe("POST /chat speaks the AI SDK's UI message stream", () => {
     // The pod saw the log's conversation, not a history the client sent.
     const second = w.double.requests[1]?.body as { messages: { role: string }[] };
     expect(second.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+  });
+
+  it("stop() while the first answer streams keeps the user's message in the log, as in the CLI and over HTTP", async () => {
+    const w = await world();
+    w.double.enqueue({
+      parts: [{ type: "text", text: "never committed" }],
+      fault: { kind: "stall", afterEvents: 1, ms: 60_000 },
+    });
+    const abort = new AbortController();
+    const transport = new DefaultChatTransport<UIMessage>({ api: w.url("/chat") });
+    const stream = await transport.sendMessages({
+      chatId: "chat-stop",
+      messages: [{ id: "m1", role: "user", parts: [{ type: "text", text: "keep me" }] }],
+      trigger: "submit-message",
+      messageId: undefined,
+      abortSignal: abort.signal,
+    });
+    const reader = stream.getReader();
+    void (async () => {
+      while (!(await reader.read().catch(() => ({ done: true }))).done);
+    })();
+    // The answer has begun streaming (the double holds it after its first event). Then `stop()`.
+    for (let i = 0; i < 2_000 && w.double.requests.length === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(w.double.requests).toHaveLength(1);
+    abort.abort();
+    let rows = await listSessionRows(w.store);
+    for (let i = 0; i < 1_500 && rows[0]?.status !== "errored"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      rows = await listSessionRows(w.store);
+    }
+    expect(rows).toMatchObject([{ firstInput: "keep me", status: "errored", turns: 0 }]);
   });
 
   it("refuses what it cannot do with a 400 and a message", async () => {

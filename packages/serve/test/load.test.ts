@@ -9,7 +9,7 @@ const world = useServeWorlds();
 const openDescriptors = () => readdirSync("/proc/self/fd").length;
 
 /** Waits (bounded) until `check` holds. */
-async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+async function eventually(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -1,3 +1,4 @@
+import { SessionLog } from "@podkit/session-store";
 import type { CapturedRequest } from "@podkit/testkit";
 import { describe, expect, it } from "vitest";
 import { useServeWorlds } from "./support/serve-world.js";
@@ -30,12 +31,10 @@ async function replayIds(url: string): Promise<string[]> {
 }
 
 describe("the stream follows what happens to the log", () => {
-  it("a turn cut from the log (cancelled before any output) is cut from every client, live or resuming", async () => {
+  it("a turn cut from the log (a notification's turn cancelled before any output) is cut from every client, live or resuming", async () => {
     const w = await world();
     w.double.enqueue(
       { parts: [{ type: "text", text: "one" }] },
-      // Nothing comes back: the turn is interrupted before any model output and rolled back.
-      { parts: [{ type: "text", text: "never" }], fault: { kind: "stall", afterEvents: 0, ms: 20_000 } },
       { parts: [{ type: "text", text: "three" }] },
     );
     const { sessionId } = (await http(w.url("/sessions"), { json: { message: "one", wait: true } })).body as {
@@ -44,12 +43,17 @@ describe("the stream follows what happens to the log", () => {
     const url = w.url(`/sessions/${sessionId}/events`);
     const live = await openSse(url);
     await live.waitFor((e) => e.event === "live");
-    await http(w.url(`/sessions/${sessionId}/messages`), { json: { message: "two" } });
-    await live.waitFor((e) => e.event === "entry" && e.data.includes('"text":"two"'));
+    // Another process's pod starts a turn for a notification and is cancelled before the model
+    // said anything: that turn (no input of a person's) is rolled back — the log cut to before its
+    // invoke, as `Pod` does it.
+    const other = await SessionLog.open(w.store, sessionId);
+    await other.appendMany([
+      { kind: "invoke", trigger: "notify" },
+      { kind: "system_item", item: { kind: "notification", body: "two" } },
+    ]);
+    await live.waitFor((e) => e.event === "entry" && e.data.includes('"body":"two"'));
     const staleId = entriesOf(live.events).at(-1)?.id as string; // a client that leaves now holds this
-    // The request reached the model (and takes the stalled response) before the interrupt.
-    for (let i = 0; i < 200 && w.double.requests.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
-    expect((await http(w.url(`/sessions/${sessionId}/interrupt`), { json: {} })).status).toBe(202);
+    await other.truncate(7);
     const cut = await live.waitFor((e) => e.event === "truncate");
     const truncate = cut.find((e) => e.event === "truncate") as SseEvent;
     expect(JSON.parse(truncate.data)).toMatchObject({ count: 7 }); // back to the end of turn 1
@@ -69,6 +73,33 @@ describe("the stream follows what happens to the log", () => {
     expect(
       heldLog([...live.events.filter((e) => e.event === "entry").slice(0, 9), ...resumed.events]),
     ).toEqual(log);
+  });
+
+  it("an interrupt while the first answer streams keeps the user's message (over HTTP as in the CLI)", async () => {
+    const w = await world();
+    w.double.enqueue({
+      parts: [{ type: "text", text: "never committed" }],
+      fault: { kind: "stall", afterEvents: 1, ms: 20_000 },
+    });
+    const { sessionId } = (await http(w.url("/sessions"), { json: { message: "keep me" } })).body as {
+      sessionId: string;
+    };
+    const stream = await openSse(w.url(`/sessions/${sessionId}/events`));
+    // The answer has begun streaming (its preview reached the client) when the person interrupts.
+    await stream.waitFor((e) => e.event === "draft" || e.event === "delta");
+    expect((await http(w.url(`/sessions/${sessionId}/interrupt`), { json: {} })).status).toBe(202);
+    await stream.waitFor((e) => e.event === "entry" && e.data.includes('"run_errored"'));
+    stream.close();
+    const kinds = entriesOf(stream.events).map((e) => e.entry.kind);
+    expect(kinds).toEqual(["segment_start", "invoke", "user_input", "run_errored"]);
+    expect(JSON.stringify(entriesOf(stream.events)[2]?.entry)).toContain("keep me");
+    expect(JSON.stringify(entriesOf(stream.events))).not.toContain("never committed");
+    const listed = (await http(w.url("/sessions"))).body as {
+      sessionId: string;
+      firstInput: string;
+      status: string;
+    }[];
+    expect(listed).toMatchObject([{ sessionId, firstInput: "keep me", status: "errored" }]);
   });
 
   it("follows a compaction into the new segment, and resumes across it", async () => {

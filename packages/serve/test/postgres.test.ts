@@ -1,6 +1,6 @@
 import type { Item } from "@podkit/llm-worker";
-import { listSessionRows } from "@podkit/pod";
 import type { Store } from "@podkit/session-store";
+import { listSessionRows } from "@podkit/session-store";
 import { PostgresStore } from "@podkit/store-postgres";
 import { describe, expect, it } from "vitest";
 // The PostgreSQL test harness lives with the store (it resolves `pg` from there).
@@ -73,7 +73,8 @@ describe("serve on PostgreSQL", () => {
       const done = (_: unknown, all: Parameters<typeof entriesOf>[0]) =>
         entriesOf(all).filter((e) => e.entry.kind === "run_completed").length === 2;
       await local.waitFor(done);
-      await other.stream.waitFor(done, 5_000);
+      // Bounded well below the 600 s poll: only the notification can have woken it.
+      await other.stream.waitFor(done, 20_000);
       local.close();
       const rawOf = (events: Parameters<typeof entriesOf>[0]) => entriesOf(events).map((e) => e.id);
       expect(entriesOf(other.stream.events).map((e) => e.id)).toEqual(rawOf(local.events));

@@ -72,6 +72,21 @@ describe("who may call the server", () => {
     expect(await getWithHost(url, "127.0.0.1:1")).toBe(403);
   });
 
+  it("any loopback address is loopback: --host 127.0.0.2 starts without a token and answers requests to it", async () => {
+    const w = await world({ server: { host: "127.0.0.2" } });
+    const url = `http://127.0.0.2:${w.server.port}/sessions`;
+    expect(await getWithHost(url, `127.0.0.2:${w.server.port}`)).toBe(200);
+    expect(await getWithHost(url, `127.9.8.7:${w.server.port}`)).toBe(200);
+    expect(await getWithHost(url, `[::1]:${w.server.port}`)).toBe(200);
+    expect((await http(url)).status).toBe(200);
+    // The rebinding guard still holds: a foreign name, another port, a bare or malformed host.
+    expect(await getWithHost(url, `evil.example:${w.server.port}`)).toBe(403);
+    expect(await getWithHost(url, "127.0.0.2:1")).toBe(403);
+    expect(await getWithHost(url, "127.0.0.2")).toBe(403);
+    expect(await getWithHost(url, `127.0.0.2.evil.example:${w.server.port}`)).toBe(403);
+    expect(await getWithHost(url, `[::2]:${w.server.port}`)).toBe(403);
+  });
+
   it("sends no CORS headers unless origins are listed, then only for those", async () => {
     const preflight = (url: string, origin: string) =>
       fetch(url, {

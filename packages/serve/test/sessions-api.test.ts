@@ -1,4 +1,6 @@
-import { listSessionRows, readSessionView } from "@podkit/pod";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { listSessionRows, readSessionView, sessionsRoot } from "@podkit/session-store";
 import { describe, expect, it } from "vitest";
 import { useServeWorlds } from "./support/serve-world.js";
 import { entriesOf, http, openSse } from "./support/sse-client.js";
@@ -24,6 +26,22 @@ describe("the session API over real HTTP (filesystem store)", () => {
     expect(show.body).toMatchObject({
       tree: { sessionId: body.sessionId, status: "finished", pendingApprovals: [], children: [] },
     });
+  });
+
+  it("a session directory without a segment (a crash's debris) is left out of GET /sessions with a warning, never a 404 for everyone", async () => {
+    const warnings: string[] = [];
+    const w = await world({ server: { onWarning: (message) => warnings.push(message) } });
+    w.double.enqueue({ parts: [{ type: "text", text: "hi" }] });
+    const started = await http(w.url("/sessions"), { json: { message: "hello", wait: true } });
+    const { sessionId } = started.body as { sessionId: string };
+    const debris = "01900000-0000-7000-8000-00000000beef";
+    await mkdir(join(sessionsRoot(w.workspace), debris), { recursive: true });
+    const list = await http(w.url("/sessions"));
+    expect(list.status, list.text).toBe(200);
+    expect((list.body as { sessionId: string }[]).map((row) => row.sessionId)).toEqual([sessionId]);
+    expect(warnings).toEqual([`session ${debris} left out of the listing: it has no segment`]);
+    // The viewer's home page lists from the same route.
+    expect((await http(w.url("/"))).status).toBe(200);
   });
 
   it("continues a session with a new message and streams both turns as committed entries in order", async () => {

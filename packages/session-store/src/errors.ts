@@ -1,3 +1,6 @@
+import { FORMAT_VERSION } from "./entry/entry-schema.js";
+import type { ErrorKind } from "./error-kinds.js";
+
 const BASE_MARKER = Symbol.for("podkit.session-store.error");
 
 /** True when `value` carries `marker` (every error class of this package has its own). */
@@ -13,11 +16,18 @@ export class SessionStoreError extends Error {
   readonly [BASE_MARKER] = true;
   /** What the user can do about it, one line; the CLI prints it after the message. */
   readonly hint: string | undefined;
+  /**
+   * How a caller treats it (docs/errors.md, "Kinds"). Each class sets its own; a store throws a
+   * bare `SessionStoreError` when another writer changed the session under it, so `conflict`
+   * unless the thrower says otherwise.
+   */
+  readonly errorKind: ErrorKind;
 
-  constructor(message: string, options?: { cause?: unknown; hint?: string }) {
+  constructor(message: string, options?: { cause?: unknown; hint?: string; errorKind?: ErrorKind }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "SessionStoreError";
     this.hint = options?.hint;
+    this.errorKind = options?.errorKind ?? "conflict";
   }
 
   /** True for any session-store error, whichever copy of the package created it. */
@@ -34,6 +44,7 @@ const CORRUPT_MARKER = Symbol.for("podkit.session-store.error.corrupt-entry");
  */
 export class CorruptEntryError extends SessionStoreError {
   readonly [CORRUPT_MARKER] = true;
+  override readonly errorKind: ErrorKind = "corrupt";
   readonly file: string;
   /** 1-based line number inside `file`. */
   readonly line: number;
@@ -61,23 +72,35 @@ export class CorruptEntryError extends SessionStoreError {
 
 const FORMAT_MARKER = Symbol.for("podkit.session-store.error.unsupported-format");
 
-/** A segment written in a format version this package does not know (written by a newer podkit). */
+/**
+ * A log written by a newer podkit: a segment whose format version this package does not know, or
+ * an intact line (its frame verified) of a known version whose entry `kind` this package does
+ * not know. Never `CorruptEntryError`: nothing is damaged, this podkit is too old to read it.
+ */
 export class UnsupportedFormatError extends SessionStoreError {
   readonly [FORMAT_MARKER] = true;
+  override readonly errorKind: ErrorKind = "unsupported";
   readonly file: string;
   readonly line: number;
+  /** The segment's `v` this package does not read; undefined when the entry kind is what it lacks. */
   readonly version: unknown;
+  /** The entry kind this package does not know; undefined when the segment's version is what it lacks. */
+  readonly kind: string | undefined;
 
-  constructor(args: { file: string; line: number; version: unknown }) {
-    super(
-      `${args.file}:${args.line}: session log format version ${JSON.stringify(args.version)} is not supported ` +
-        "by this @podkit/session-store; upgrade podkit to read it.",
-      { hint: "this log was written by a newer podkit; upgrade @podkit/cli to read it" },
-    );
+  constructor(args: { file: string; line: number; version?: unknown; kind?: string }) {
+    const newest = FORMAT_VERSION;
+    const what =
+      args.kind === undefined
+        ? `written by a newer podkit (format ${JSON.stringify(args.version)}); this @podkit/session-store reads formats 1 to ${newest}`
+        : `written by a newer podkit: entry kind ${JSON.stringify(args.kind)} is not in format ${newest}, the newest this @podkit/session-store reads`;
+    super(`${args.file}:${args.line}: this session log was ${what}. Upgrade podkit to read it.`, {
+      hint: "this log was written by a newer podkit; upgrade @podkit/cli (or the podkit packages of your application) to read it",
+    });
     this.name = "UnsupportedFormatError";
     this.file = args.file;
     this.line = args.line;
     this.version = args.version;
+    this.kind = args.kind;
   }
 
   static override isInstance(value: unknown): value is UnsupportedFormatError {
@@ -87,9 +110,13 @@ export class UnsupportedFormatError extends SessionStoreError {
 
 const INVALID_ENTRY_MARKER = Symbol.for("podkit.session-store.error.invalid-entry");
 
-/** An entry handed to the writer that does not match the entry schema; nothing was written. */
+/**
+ * An entry handed to the writer that does not match the entry schema; nothing was written. The
+ * writers are podkit's own (the pod, the dispatcher): an entry they build wrongly is a bug.
+ */
 export class InvalidEntryError extends SessionStoreError {
   readonly [INVALID_ENTRY_MARKER] = true;
+  override readonly errorKind: ErrorKind = "internal";
   readonly kind: unknown;
   readonly issues: string;
 
@@ -110,6 +137,8 @@ const APPEND_MARKER = Symbol.for("podkit.session-store.error.append-failed");
 /** A write to a segment failed; the file was rolled back to its length before the write. */
 export class AppendFailedError extends SessionStoreError {
   readonly [APPEND_MARKER] = true;
+  /** A full disk, an I/O error: nothing was written, and the same append may work later. */
+  override readonly errorKind: ErrorKind = "transient";
   readonly file: string;
 
   constructor(args: { file: string; detail: string; cause?: unknown }) {
@@ -130,6 +159,8 @@ const LOCK_MARKER = Symbol.for("podkit.session-store.error.lock-timeout");
 /** The append lock of a segment stayed held by a live process for longer than the wait bound. */
 export class LockTimeoutError extends SessionStoreError {
   readonly [LOCK_MARKER] = true;
+  /** Another process holds the session: busy, not broken. */
+  override readonly errorKind: ErrorKind = "conflict";
   readonly lockFile: string;
   readonly holderPid: number | undefined;
   readonly waitedMs: number;
@@ -159,6 +190,7 @@ const NOT_FOUND_MARKER = Symbol.for("podkit.session-store.error.not-found");
 /** A session or segment that does not exist in the store. */
 export class NotFoundError extends SessionStoreError {
   readonly [NOT_FOUND_MARKER] = true;
+  override readonly errorKind: ErrorKind = "not_found";
   readonly what: "session" | "segment";
   readonly id: string;
 
@@ -184,6 +216,7 @@ const USAGE_MARKER = Symbol.for("podkit.session-store.error.usage");
  */
 export class SessionStoreUsageError extends SessionStoreError {
   readonly [USAGE_MARKER] = true;
+  override readonly errorKind: ErrorKind = "usage";
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -197,9 +230,13 @@ export class SessionStoreUsageError extends SessionStoreError {
 
 const REPLAY_MARKER = Symbol.for("podkit.session-store.error.replay");
 
-/** A sequence of entries that is not a segment (no leading `segment_start`, or a second one). */
+/**
+ * A sequence of entries that is not a segment (no leading `segment_start`, or a second one): read
+ * from a store, the segment is damaged.
+ */
 export class ReplayError extends SessionStoreError {
   readonly [REPLAY_MARKER] = true;
+  override readonly errorKind: ErrorKind = "corrupt";
   /** 0-based index of the offending entry. */
   readonly entryIndex: number;
 
@@ -223,6 +260,7 @@ const BUSY_MARKER = Symbol.for("podkit.session-store.error.session-busy");
  */
 export class SessionBusyError extends SessionStoreError {
   readonly [BUSY_MARKER] = true;
+  override readonly errorKind: ErrorKind = "conflict";
   readonly sessionId: string;
   readonly segmentId: string;
 

@@ -8,6 +8,11 @@ export function newId(): string {
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
+/** True for an id `assertSafeId` accepts (a name read from the store's own directory, say). */
+export function isSafeId(id: string): boolean {
+  return SAFE_ID.test(id);
+}
+
 /** Rejects ids that could escape the store directory or collide with its own files. */
 export function assertSafeId(id: string, what: "session" | "segment"): void {
   if (!SAFE_ID.test(id)) {

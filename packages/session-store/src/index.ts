@@ -22,6 +22,7 @@ export {
   MinimalItemSchema,
   RunStatusSchema,
 } from "./entry/entry-schema.js";
+export { ERROR_KINDS, type ErrorKind } from "./error-kinds.js";
 export {
   AppendFailedError,
   CorruptEntryError,
@@ -36,6 +37,7 @@ export {
 } from "./errors.js";
 export type { FsStoreOptions } from "./fs/fs-store.js";
 export { FsStore, sessionsRoot } from "./fs/fs-store.js";
+export { appendAsGuest } from "./log/guest-append.js";
 export type { SegmentInfo, SessionOverview } from "./log/session-head.js";
 export { describeSession } from "./log/session-head.js";
 export type {
@@ -46,6 +48,7 @@ export type {
   WriteCallOptions,
 } from "./log/session-log.js";
 export { restoreSession, SessionLog } from "./log/session-log.js";
+export * from "./read/index.js";
 export type { ExtensionFold, ReplayOptions } from "./replay/replay.js";
 export { replay } from "./replay/replay.js";
 export type {

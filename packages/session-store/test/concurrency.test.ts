@@ -63,8 +63,9 @@ describe("concurrent writers in separate processes", () => {
       expect(await busy.next()).toBe("ready");
       busy.child.stdin?.write("go\n");
       expect(await busy.next()).toBe("appending");
-      // Without the hand-over this would time out: the busy writer's lease never goes idle.
-      const store = new FsStore({ root, lockTimeoutMs: 2_000 });
+      // Without the hand-over this would time out: the busy writer's lease never goes idle. (The
+      // hand-over takes milliseconds; the bound is generous for a busy machine.)
+      const store = new FsStore({ root, lockTimeoutMs: 10_000 });
       const entry: Entry = { kind: "extension", ts: 1, domain: "waiter", payload: "got in" };
       expect((await store.append(log.ref, [entry])).status).toBe("appended");
       store.close();

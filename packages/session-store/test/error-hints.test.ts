@@ -1,5 +1,6 @@
 import { appendFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
+import { frameLine } from "../src/entry/line-frame.js";
 import {
   AppendFailedError,
   CorruptEntryError,
@@ -33,6 +34,11 @@ describe("the hints session-store errors carry", () => {
       /written by a newer podkit; upgrade @podkit\/cli/,
     ],
     [
+      "an entry kind of a newer format",
+      new UnsupportedFormatError({ file: "/s/a.jsonl", line: 4, kind: "checkpoint" }),
+      /written by a newer podkit; upgrade @podkit\/cli/,
+    ],
+    [
       "a held lock",
       new LockTimeoutError({ lockFile: "/s/a.lock", holderPid: 42, waitedMs: 5000 }),
       /another podkit process is writing this session; wait for it/,
@@ -58,12 +64,17 @@ describe("the hints session-store errors carry", () => {
     }
   });
 
-  it("the errors a real store throws carry them: a corrupt committed line, an unknown session", async () => {
+  it("the errors a real store throws carry them: a corrupt committed line, a newer writer's entry, an unknown session", async () => {
     const store = new FsStore({ root: await tempDir() });
     const log = await SessionLog.create(store, { systemPrompt: "p", config: {} });
     await appendFile(store.segmentPath(log.ref), '{"kind":"turn_end","ts":2\n');
     const corrupt = await SessionLog.open(store, log.ref.sessionId).catch((error: unknown) => error);
     expect(CorruptEntryError.isInstance(corrupt) && corrupt.hint).toMatch(/podkit session fork/);
+    const other = await SessionLog.create(store, { systemPrompt: "p", config: {} });
+    await appendFile(store.segmentPath(other.ref), `${frameLine('{"kind":"checkpoint","ts":2}', 1)}\n`);
+    const newer = await SessionLog.open(store, other.ref.sessionId).catch((error: unknown) => error);
+    expect(UnsupportedFormatError.isInstance(newer) && newer.hint).toMatch(/written by a newer podkit/);
+    expect((newer as Error).message).toMatch(/:2: .*entry kind "checkpoint" is not in format 3/);
     const missing = await SessionLog.open(store, newId()).catch((error: unknown) => error);
     expect(NotFoundError.isInstance(missing) && missing.hint).toMatch(/podkit session list/);
     await store.close();

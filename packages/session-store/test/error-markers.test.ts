@@ -4,9 +4,11 @@ import { describe, expect, it } from "vitest";
 import {
   AppendFailedError,
   ApprovalAlreadyAnsweredError,
+  ApprovalDelegatedError,
   ApprovalNotFoundError,
   ApprovalNotPendingError,
   CorruptEntryError,
+  ERROR_KINDS,
   InvalidApprovalAnswerError,
   InvalidEntryError,
   LockTimeoutError,
@@ -24,52 +26,67 @@ import {
 const CASES = [
   {
     kind: "corrupt-entry",
+    errorKind: "corrupt",
     make: () => new CorruptEntryError({ file: "/s/g.jsonl", line: 3, reason: "not valid JSON" }),
     is: CorruptEntryError,
   },
   {
     kind: "unsupported-format",
+    errorKind: "unsupported",
     make: () => new UnsupportedFormatError({ file: "/s/g.jsonl", line: 1, version: 9 }),
     is: UnsupportedFormatError,
   },
   {
     kind: "invalid-entry",
+    errorKind: "internal",
     make: () => new InvalidEntryError({ kind: "turn_end", issues: "turn: expected number" }),
     is: InvalidEntryError,
   },
   {
     kind: "append-failed",
+    errorKind: "transient",
     make: () => new AppendFailedError({ file: "/s/g.jsonl", detail: "ENOSPC" }),
     is: AppendFailedError,
   },
   {
     kind: "lock-timeout",
+    errorKind: "conflict",
     make: () => new LockTimeoutError({ lockFile: "/s/g.jsonl.lock", holderPid: 42, waitedMs: 10_000 }),
     is: LockTimeoutError,
   },
   {
     kind: "not-found",
+    errorKind: "not_found",
     make: () => new NotFoundError({ what: "session", id: "s", where: "/sessions" }),
     is: NotFoundError,
   },
-  { kind: "usage", make: () => new SessionStoreUsageError("keep at least 1"), is: SessionStoreUsageError },
+  {
+    kind: "usage",
+    errorKind: "usage",
+    make: () => new SessionStoreUsageError("keep at least 1"),
+    is: SessionStoreUsageError,
+  },
   {
     kind: "replay",
+    errorKind: "corrupt",
     make: () => new ReplayError({ entryIndex: 0, reason: "no segment_start" }),
     is: ReplayError,
   },
   {
     kind: "session-busy",
+    errorKind: "conflict",
     make: () => new SessionBusyError({ sessionId: "s", segmentId: "g", expectedCount: 3, actualCount: 4 }),
     is: SessionBusyError,
   },
   {
     kind: "approval-not-found",
+    errorKind: "not_found",
     make: () => new ApprovalNotFoundError({ sessionId: "s", callId: "c", pending: ["d"] }),
     is: ApprovalNotFoundError,
   },
   {
     kind: "approval-already-answered",
+    errorKind: "conflict",
     make: () =>
       new ApprovalAlreadyAnsweredError({
         sessionId: "s",
@@ -88,11 +105,19 @@ const CASES = [
   },
   {
     kind: "approval-not-pending",
+    errorKind: "conflict",
     make: () => new ApprovalNotPendingError({ sessionId: "s", callId: "c" }),
     is: ApprovalNotPendingError,
   },
   {
+    kind: "approval-delegated",
+    errorKind: "conflict",
+    make: () => new ApprovalDelegatedError({ sessionId: "s", callId: "c", childSessionId: "child" }),
+    is: ApprovalDelegatedError,
+  },
+  {
     kind: "invalid-approval-answer",
+    errorKind: "usage",
     make: () => new InvalidApprovalAnswerError("decision: expected allow or deny"),
     is: InvalidApprovalAnswerError,
   },
@@ -108,6 +133,16 @@ describe("session-store errors carry per-class markers", () => {
     ).toBe(true);
     error.name = "SomethingElse";
     expect(is.isInstance(error)).toBe(true);
+  });
+
+  it.each(CASES)("$kind: is of kind $errorKind, one of the vocabulary", ({ make, errorKind }) => {
+    expect(ERROR_KINDS).toContain(errorKind);
+    expect(make().errorKind).toBe(errorKind);
+  });
+
+  it("a bare SessionStoreError is another writer in between, unless its thrower says otherwise", () => {
+    expect(new SessionStoreError("segment changed under this writer").errorKind).toBe("conflict");
+    expect(new SessionStoreError("x", { errorKind: "transient" }).errorKind).toBe("transient");
   });
 
   it.each(CASES)(

@@ -1,4 +1,4 @@
-import { SessionStoreError } from "@podkit/session-store";
+import { type ErrorKind, SessionStoreError } from "@podkit/session-store";
 
 const BASE_MARKER = Symbol.for("podkit.store-postgres.error");
 
@@ -13,6 +13,8 @@ function hasMarker(value: unknown, marker: symbol): boolean {
  */
 export class PostgresStoreError extends SessionStoreError {
   readonly [BASE_MARKER] = true;
+  /** The database is what fails here, unless a class says otherwise (docs/errors.md, "Kinds"). */
+  override readonly errorKind: ErrorKind = "transient";
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -29,6 +31,7 @@ const SCHEMA_MARKER = Symbol.for("podkit.store-postgres.error.schema-too-new");
 /** The database schema was migrated by a newer @podkit/store-postgres than this one. */
 export class SchemaTooNewError extends PostgresStoreError {
   readonly [SCHEMA_MARKER] = true;
+  override readonly errorKind: ErrorKind = "unsupported";
   readonly schema: string;
   readonly databaseVersion: number;
   readonly supportedVersion: number;
@@ -59,6 +62,7 @@ const UPGRADE_MARKER = Symbol.for("podkit.store-postgres.error.schema-upgrade-bl
  */
 export class SchemaUpgradeBlockedError extends PostgresStoreError {
   readonly [UPGRADE_MARKER] = true;
+  override readonly errorKind: ErrorKind = "corrupt";
   readonly schema: string;
   readonly version: number;
   readonly segments: readonly { segmentId: string; counted: number; held: number }[];
@@ -99,6 +103,7 @@ const QUERY_MARKER = Symbol.for("podkit.store-postgres.error.query-failed");
  */
 export class PostgresQueryError extends PostgresStoreError {
   readonly [QUERY_MARKER] = true;
+  override readonly errorKind: ErrorKind = "transient";
   readonly operation: string;
   /** The SQLSTATE code when the server sent one (e.g. `57P01` for a terminated connection). */
   readonly code: string | undefined;
@@ -127,6 +132,7 @@ const USAGE_MARKER = Symbol.for("podkit.store-postgres.error.usage");
 /** Options that cannot work: a malformed schema name, a database that is not UTF-8. */
 export class PostgresStoreUsageError extends PostgresStoreError {
   readonly [USAGE_MARKER] = true;
+  override readonly errorKind: ErrorKind = "usage";
 
   constructor(message: string) {
     super(message);

@@ -1,3 +1,4 @@
+export type { ErrorKind } from "@podkit/session-store";
 export {
   PostgresQueryError,
   PostgresStoreError,

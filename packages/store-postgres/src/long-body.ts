@@ -38,7 +38,13 @@ export function regroup(parts: readonly string[]): string[] {
 export async function createWithUpload(
   pool: pg.Pool,
   sql: ReturnType<typeof storeQueries>,
-  values: { segmentId: string; sessionId: string; groups: readonly string[]; rest: string },
+  values: {
+    segmentId: string;
+    sessionId: string;
+    groups: readonly string[];
+    rest: string;
+    parentSessionId: string | null;
+  },
 ): Promise<void> {
   const client = await pool.connect();
   let failed = true;
@@ -46,7 +52,12 @@ export async function createWithUpload(
     await client.query("BEGIN");
     await client.query(sql.createUpload);
     for (const [part, body] of values.groups.entries()) await client.query(sql.uploadPart, [part, body]);
-    await client.query(sql.createSegmentUploaded, [values.segmentId, values.sessionId, values.rest]);
+    await client.query(sql.createSegmentUploaded, [
+      values.segmentId,
+      values.sessionId,
+      values.rest,
+      values.parentSessionId,
+    ]);
     await client.query("COMMIT");
     failed = false;
   } finally {

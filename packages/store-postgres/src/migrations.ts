@@ -81,6 +81,23 @@ export const MIGRATIONS: readonly {
         AFTER INSERT ON ${s}.podkit_segments
         FOR EACH ROW EXECUTE FUNCTION ${s}.podkit_notify_append();`,
   },
+  {
+    // The sub-pod index: a child session's segments name its parent, so the children of a session
+    // are one index lookup (`listChildSessions`) instead of a read of every session's first entry.
+    // Existing segments are filled in from their segment_start's `parent` link: podkit writes it
+    // as `"parent":{"session_id":"<id>",…}`, and ids are plain (letters, digits, - and _), so a
+    // pattern finds it without parsing every body as JSON (a damaged body must not stop the upgrade).
+    version: 4,
+    up: (s) => `
+      ALTER TABLE ${s}.podkit_segments ADD COLUMN parent_session_id text;
+      UPDATE ${s}.podkit_segments segment
+        SET parent_session_id = substring(entry.body FROM '"parent":\\{"session_id":"([A-Za-z0-9_-]{1,128})"')
+        FROM ${s}.podkit_entries entry
+        WHERE entry.segment_id = segment.segment_id AND entry.seq = 0
+          AND entry.body LIKE '%"parent":{"session_id":%';
+      CREATE INDEX podkit_segments_by_parent ON ${s}.podkit_segments (parent_session_id)
+        WHERE parent_session_id IS NOT NULL;`,
+  },
 ];
 
 /** The notification channel of committed segment writes (migration 2). */

@@ -141,6 +141,7 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     // its own (a text[] element would be escaped character by character by the driver), and in
     // parts when it is long (`long-body.ts`).
     const [start, ...rest] = entries as [Entry<TItem>, ...Entry<TItem>[]];
+    const parentSessionId = start.kind === "segment_start" ? (start.parent?.session_id ?? null) : null;
     const groups = regroup(await this.codec.encodeSliced(start));
     // A fork carries the usage entries of the whole session: thousands, encoded between turns of
     // the event loop.
@@ -157,10 +158,16 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
             ref.sessionId,
             groups[0],
             JSON.stringify(bodies),
+            parentSessionId,
           ]);
         } else {
           const values = { segmentId: ref.segmentId, sessionId: ref.sessionId };
-          await createWithUpload(pool, this.sql, { ...values, groups, rest: JSON.stringify(bodies) });
+          await createWithUpload(pool, this.sql, {
+            ...values,
+            groups,
+            rest: JSON.stringify(bodies),
+            parentSessionId,
+          });
         }
       } catch (error) {
         if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) {
@@ -465,6 +472,14 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
     if (ids.length === 0)
       throw new NotFoundError({ what: "session", id: sessionId, where: `postgres:${this.schema}` });
     return ids;
+  }
+
+  async listChildSessions(parentSessionId: string): Promise<string[]> {
+    assertSafeId(parentSessionId, "session");
+    return this.run("listing child sessions", `postgres:${this.schema}/${parentSessionId}`, async (pool) => {
+      const result = await pool.query<{ session_id: string }>(this.sql.listChildSessions, [parentSessionId]);
+      return result.rows.map((row) => row.session_id);
+    });
   }
 
   async lookupSessionOf(segmentId: string): Promise<string | undefined> {

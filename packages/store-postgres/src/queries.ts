@@ -12,12 +12,13 @@ export function storeQueries(s: string) {
     // of their texts ($4): the driver escapes a text[] character by character in JavaScript
     // (a quarter of a second for the thousands of entries a fork carries), JSON.stringify does it
     // natively; the server gives back each text exactly.
-    createSegment: createSegment(s, "$3::text", "$4"),
+    createSegment: createSegment(s, "$3::text", "$4", "$5::text"),
     // The same with a long segment_start uploaded in parts beforehand (see `long-body.ts`).
     createSegmentUploaded: createSegment(
       s,
       `(SELECT string_agg(body, '' ORDER BY part) FROM ${UPLOAD_TABLE})`,
       "$3",
+      "$4::text",
     ),
     createUpload: `CREATE TEMP TABLE ${UPLOAD_TABLE} (part integer PRIMARY KEY, body text NOT NULL) ON COMMIT DROP`,
     uploadPart: `INSERT INTO ${UPLOAD_TABLE} (part, body) VALUES ($1, $2)`,
@@ -104,17 +105,25 @@ export function storeQueries(s: string) {
       SELECT segment_id FROM ${s}.podkit_segments WHERE session_id = $1
       ORDER BY segment_id COLLATE "C" DESC`,
     lookup: `SELECT session_id FROM ${s}.podkit_segments WHERE segment_id = $1`,
+    // The sub-pod index (migration 4): children by their parent, each child once.
+    listChildSessions: `
+      SELECT DISTINCT session_id COLLATE "C" AS session_id FROM ${s}.podkit_segments
+      WHERE parent_session_id = $1 AND session_id <> $1
+      ORDER BY 1 DESC`,
   };
 }
 
 /** Where a long `segment_start` is uploaded in parts, inside the transaction that creates its segment. */
 const UPLOAD_TABLE = "pg_temp.podkit_upload";
 
-/** The statement creating a segment whose `segment_start` text is `start`, the other entries `rest` (SQL). */
-function createSegment(s: string, start: string, rest: string): string {
+/**
+ * The statement creating a segment whose `segment_start` text is `start`, the other entries `rest`,
+ * and the parent session of a sub-pod's segment `parent` (SQL; null for a root).
+ */
+function createSegment(s: string, start: string, rest: string, parent: string): string {
   return `
       WITH segment AS (
-        INSERT INTO ${s}.podkit_segments (segment_id, session_id) VALUES ($1, $2)
+        INSERT INTO ${s}.podkit_segments (segment_id, session_id, parent_session_id) VALUES ($1, $2, ${parent})
         RETURNING segment_id
       )
       INSERT INTO ${s}.podkit_entries (segment_id, seq, body)

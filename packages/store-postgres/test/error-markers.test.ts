@@ -1,4 +1,4 @@
-import { SessionStoreError } from "@podkit/session-store";
+import { ERROR_KINDS, SessionStoreError } from "@podkit/session-store";
 import { describe, expect, it } from "vitest";
 import {
   PostgresQueryError,
@@ -14,17 +14,20 @@ import {
 const CASES = [
   {
     kind: "schema-too-new",
+    errorKind: "unsupported",
     make: () => new SchemaTooNewError({ schema: "public", databaseVersion: 3, supportedVersion: 1 }),
     is: SchemaTooNewError,
   },
   {
     kind: "query-failed",
+    errorKind: "transient",
     make: () =>
       new PostgresQueryError({ operation: "appending", where: "postgres:x", cause: new Error("boom") }),
     is: PostgresQueryError,
   },
   {
     kind: "schema-upgrade-blocked",
+    errorKind: "corrupt",
     make: () =>
       new SchemaUpgradeBlockedError({
         schema: "public",
@@ -33,10 +36,22 @@ const CASES = [
       }),
     is: SchemaUpgradeBlockedError,
   },
-  { kind: "usage", make: () => new PostgresStoreUsageError("bad schema"), is: PostgresStoreUsageError },
+  {
+    kind: "usage",
+    errorKind: "usage",
+    make: () => new PostgresStoreUsageError("bad schema"),
+    is: PostgresStoreUsageError,
+  },
 ] as const;
 
 describe("store-postgres errors carry per-class markers", () => {
+  it.each(CASES)("$kind: is of kind $errorKind, one of the vocabulary", ({ make, errorKind }) => {
+    expect(ERROR_KINDS).toContain(errorKind);
+    expect(make().errorKind).toBe(errorKind);
+    // The database is what fails here, unless a class says otherwise.
+    expect(new PostgresStoreError("x").errorKind).toBe("transient");
+  });
+
   it.each(CASES)(
     "$kind: recognised by its marker even when renamed, and only by it",
     ({ kind, make, is }) => {

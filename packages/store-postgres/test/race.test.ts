@@ -24,9 +24,12 @@ async function fixture() {
   return { schema, store, log, holder, sql: storeQueries(`"${schema}"`) };
 }
 
-/** Waits until some backend other than ours is blocked on a lock while running an append. */
+/**
+ * Waits until some backend other than ours is blocked on a lock while running an append (for
+ * 30 s and more: the machine may be busy).
+ */
 async function someAppendWaitsForALock(): Promise<void> {
-  for (let tries = 0; tries < 1000; tries++) {
+  for (let tries = 0; tries < 3000; tries++) {
     const waiting = await admin().query(
       `SELECT count(*)::int AS n FROM pg_stat_activity
        WHERE wait_event_type = 'Lock' AND query LIKE '%podkit_entries%' AND pid <> pg_backend_pid()`,

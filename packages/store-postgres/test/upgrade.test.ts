@@ -1,7 +1,7 @@
 import { type Entry, restoreSession, SessionLog } from "@podkit/session-store";
 import { afterEach, describe, expect, it } from "vitest";
 import { migrate, PostgresQueryError, PostgresStore, SchemaUpgradeBlockedError } from "../src/index.js";
-import { MIGRATIONS } from "../src/migrations.js";
+import { MIGRATIONS, SCHEMA_VERSION } from "../src/migrations.js";
 import { databaseUrl, dropSchema, uniqueSchema, useAdminPool } from "./helpers/database.js";
 
 const admin = useAdminPool();
@@ -93,7 +93,7 @@ async function texts(store: PostgresStore, ref: { sessionId: string; segmentId: 
 describe("upgrading a version-2 schema to insert-only appends (version 3)", () => {
   it("keeps every entry, counts them from the rows and appends after them", async () => {
     const { schema, ref } = await versionTwoSession(5);
-    expect(await migrate(databaseUrl(), { schema })).toEqual({ schema, from: 2, to: 3 });
+    expect(await migrate(databaseUrl(), { schema })).toEqual({ schema, from: 2, to: SCHEMA_VERSION });
     const store = new PostgresStore({ url: databaseUrl(), schema });
     cleanup.push(() => store.close());
     expect(await store.entryCount(ref)).toBe(6);
@@ -161,5 +161,63 @@ describe("upgrading a version-2 schema to insert-only appends (version 3)", () =
     expect(versions.rows.map((row) => row.version)).toEqual([1, 2]);
     const counted = await admin().query(`SELECT entry_count FROM ${s}.podkit_segments`);
     expect(counted.rows).toEqual([{ entry_count: 4 }]);
+  });
+});
+
+describe("upgrading a version-3 schema to the sub-pod index (version 4)", () => {
+  it("fills in the parent of every child segment written before, so listChildSessions finds them; new children are indexed as they are created", async () => {
+    const schema = uniqueSchema();
+    cleanup.push(() => dropSchema(admin(), schema));
+    const s = `"${schema}"`;
+    await admin().query(`CREATE SCHEMA ${s}`);
+    await admin().query(
+      `CREATE TABLE ${s}.podkit_schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    for (const migration of MIGRATIONS.filter((m) => m.version <= 3)) {
+      await admin().query(migration.up(s));
+      await admin().query(`INSERT INTO ${s}.podkit_schema_version (version) VALUES ($1)`, [
+        migration.version,
+      ]);
+    }
+    // What a version-3 writer created: segment rows without a parent column, the link in the body.
+    const segment = (sessionId: string, segmentId: string, parent?: string) =>
+      JSON.stringify({
+        kind: "segment_start",
+        ts: 1,
+        v: 2,
+        session_id: sessionId,
+        segment_id: segmentId,
+        system_prompt: "s",
+        config: {},
+        history: [],
+        ...(parent === undefined
+          ? {}
+          : { parent: { session_id: parent, call_id: "c", role: "r", depth: 1 } }),
+      });
+    const create = `
+      WITH segment AS (INSERT INTO ${s}.podkit_segments (segment_id, session_id) VALUES ($1, $2) RETURNING segment_id)
+      INSERT INTO ${s}.podkit_entries (segment_id, seq, body) SELECT segment.segment_id, 0, $3::text FROM segment`;
+    const root = "0193b000-0000-7000-8000-000000000001";
+    const child = "0193b000-0000-7000-8000-000000000003";
+    await admin().query(create, [`${root}-s`, root, segment(root, `${root}-s`)]);
+    await admin().query(create, [`${child}-s`, child, segment(child, `${child}-s`, root)]);
+    // A damaged body does not stop the upgrade.
+    await admin().query(create, [
+      "0193b000-0000-7000-8000-00000000000f-s",
+      "0193b000-0000-7000-8000-00000000000f",
+      '{"kind":"segme',
+    ]);
+
+    expect(await migrate(databaseUrl(), { schema })).toEqual({ schema, from: 3, to: SCHEMA_VERSION });
+    const store = new PostgresStore({ url: databaseUrl(), schema });
+    cleanup.push(() => store.close());
+    expect(await store.listChildSessions(root)).toEqual([child]);
+    expect(await store.listChildSessions(child)).toEqual([]);
+    const later = await SessionLog.create(store, {
+      systemPrompt: "later",
+      config: {},
+      parent: { session_id: root, call_id: "c2", role: "r", depth: 1 },
+    });
+    expect(await store.listChildSessions(root)).toEqual([later.sessionId, child]);
   });
 });

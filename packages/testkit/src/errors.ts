@@ -1,3 +1,5 @@
+import type { ErrorKind } from "./error-kinds.js";
+
 const BASE_MARKER = Symbol.for("podkit.testkit.error");
 
 function hasMarker(value: unknown, marker: symbol): boolean {
@@ -11,6 +13,8 @@ function hasMarker(value: unknown, marker: symbol): boolean {
  */
 export class TestkitError extends Error {
   readonly [BASE_MARKER] = true;
+  /** How a caller treats it (docs/errors.md, "Kinds"): a test to fix, unless a class says otherwise. */
+  readonly errorKind: ErrorKind = "usage";
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -60,6 +64,8 @@ const LISTEN_MARKER = Symbol.for("podkit.testkit.error.listen");
 /** The provider double could not listen on the requested host and port. */
 export class ListenError extends TestkitError {
   readonly [LISTEN_MARKER] = true;
+  /** The address is mostly taken by another process: not now, rather than wrong. */
+  override readonly errorKind: ErrorKind = "conflict";
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);

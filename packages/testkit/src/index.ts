@@ -1,3 +1,4 @@
+export { ERROR_KINDS, type ErrorKind } from "./error-kinds.js";
 export { ListenError, OptionsError, RecordingError, ScriptError, TestkitError } from "./errors.js";
 export type { PromptCacheReport, PromptCacheRequestReport } from "./prompt-cache/report.js";
 export { simulatePromptCache } from "./prompt-cache/simulate-prompt-cache.js";

@@ -44,7 +44,13 @@ const samples: Record<string, () => Promise<Error>> = {
   },
 };
 
-describeErrorScheme("testkit", api, samples);
+describeErrorScheme("testkit", api, samples, {
+  TestkitError: "usage",
+  ScriptError: "usage",
+  OptionsError: "usage",
+  ListenError: "conflict",
+  RecordingError: "usage",
+});
 
 describe("testkit errors", () => {
   it("answers missing arguments with an OptionsError, never a bare TypeError", async () => {

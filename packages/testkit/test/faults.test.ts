@@ -1,5 +1,5 @@
 import { connect } from "node:net";
-import { APICallError } from "@ai-sdk/provider";
+import { APICallError, type LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
 import type { Fault, Wire } from "../src/index.js";
 import { collect } from "./support/collect.js";
@@ -118,10 +118,22 @@ describe.each(allWires)("%s faults as the client sees them", (wire) => {
       wire,
       responses: [streamFault({ kind: "stall", afterEvents: eventsThroughFirstDelta[wire], ms: 600_000 })],
     });
+    // The client gives up 300 ms after the first delta, time enough for the rest to have come had
+    // it been sent (a fixed timeout from the start could fire before a loaded machine delivered
+    // even the first delta).
+    const client = new AbortController();
     const { stream } = await modelFor(wire, double.baseUrl).doStream(
-      basicCall({ abortSignal: AbortSignal.timeout(300) }),
+      basicCall({ abortSignal: client.signal }),
     );
-    const summary = await collect(stream);
+    const abortAfterFirstDelta = new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+      transform(part, controller) {
+        if (part.type === "text-delta" && !client.signal.aborted) {
+          setTimeout(() => client.abort(new DOMException("the client timed out", "TimeoutError")), 300);
+        }
+        controller.enqueue(part);
+      },
+    });
+    const summary = await collect(stream.pipeThrough(abortAfterFirstDelta));
     expect(summary.text).toBe("alpha ");
     expect(summary.finish?.finishReason.unified ?? "none").not.toBe("stop");
     expect(String((summary.streamError ?? summary.errors[0]) as Error)).toMatch(/abort|timeout/i);

@@ -4,6 +4,7 @@ import * as api from "../src/index.js";
 describe("the public surface of @podkit/testkit", () => {
   it("exports the provider double, recordings, the cache simulator and the errors, none of the internals", () => {
     expect(Object.keys(api).sort()).toEqual([
+      "ERROR_KINDS",
       "ListenError",
       "NO_RESPONSE_LEFT",
       "OptionsError",

@@ -1,3 +1,5 @@
+import type { ErrorKind } from "@podkit/llm-worker";
+
 const BASE_MARKER = Symbol.for("podkit.tools.error");
 
 /** True when `value` carries `marker` (a `Symbol.for` key): the package's one identity check. */
@@ -13,6 +15,8 @@ export class ToolsError extends Error {
   readonly [BASE_MARKER] = true;
   /** What the user can do about it, one line. */
   readonly hint: string | undefined;
+  /** How a caller treats it (docs/errors.md, "Kinds"): a setup to fix, unless a class says otherwise. */
+  readonly errorKind: ErrorKind = "usage";
 
   constructor(message: string, options?: { cause?: unknown; hint?: string }) {
     super(message, { cause: options?.cause });

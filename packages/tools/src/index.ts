@@ -1,4 +1,6 @@
 // What apps, the pod and tool-package authors call; pinned by test/public-surface.test.ts.
+
+export type { ErrorKind } from "@podkit/llm-worker";
 export { builtinToolPackage } from "./builtin/builtin-package.js";
 export {
   ToolPackageExportError,

@@ -1,3 +1,4 @@
+import { ERROR_KINDS } from "@podkit/llm-worker";
 import { describe, expect, it } from "vitest";
 import { ToolPackageExportError, ToolPackageNotFoundError, ToolsError } from "../src/errors.js";
 import { PathChangedError, PathNotVerifiableError } from "../src/fs/checked-open.js";
@@ -9,28 +10,43 @@ const location = { specifier: "x", declaredIn: "/m.toml", resolveFrom: "/" };
 const CASES = [
   {
     kind: "package-not-found",
+    errorKind: "usage",
     make: () => new ToolPackageNotFoundError(location, ["/node_modules/x"]),
     is: ToolPackageNotFoundError,
   },
   {
     kind: "bad-package-export",
+    errorKind: "usage",
     make: () => new ToolPackageExportError(location, "/x.js", "no export"),
     is: ToolPackageExportError,
   },
-  { kind: "path-changed", make: () => new PathChangedError("a.txt"), is: PathChangedError },
+  {
+    kind: "path-changed",
+    errorKind: "conflict",
+    make: () => new PathChangedError("a.txt"),
+    is: PathChangedError,
+  },
   {
     kind: "path-not-verifiable",
+    errorKind: "unsupported",
     make: () => new PathNotVerifiableError("a.txt"),
     is: PathNotVerifiableError,
   },
   {
     kind: "mcp-config",
+    errorKind: "usage",
     make: () => new McpConfigError({ server: "github", problem: "give exactly one of `command` and `url`" }),
     is: McpConfigError,
   },
 ] as const;
 
 describe("tools errors carry per-class markers", () => {
+  it.each(CASES)("$kind: is of kind $errorKind, one of the vocabulary", ({ make, errorKind }) => {
+    expect(ERROR_KINDS).toContain(errorKind);
+    expect(make().errorKind).toBe(errorKind);
+    expect(new ToolsError("x").errorKind).toBe("usage");
+  });
+
   it.each(CASES)(
     "$kind: recognised by its marker even when renamed, and only by it",
     ({ kind, make, is }) => {

@@ -1,19 +1,26 @@
+import { continueAfterAnswer } from "@podkit/dispatch";
 import type { Item } from "@podkit/llm-worker";
 import {
   type ApprovalRecord,
   answerApproval,
-  isPendingApproval,
+  approvalsAwaitedBy,
+  isAnswerable,
   listApprovals,
   type Store,
+  sessionHoldingCall,
 } from "@podkit/session-store";
 import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";
-import { requeueAnsweredRun } from "../dispatch/requeue-answered.js";
+import { openDispatcher } from "../dispatch/open-dispatcher.js";
 import { PodkitCliError, UsageError } from "../errors.js";
 import { approvalSubject, approveCommand, manifestArgument } from "../session/approvals.js";
-import { rootSessionOf } from "../session/subpod-root.js";
 import { withStore } from "../session/with-store.js";
 
-/** `podkit approve <session> [<call>] --allow|--deny [--reason "…"] [--by <name>]` */
+/**
+ * `podkit approve <session> [<call>] --allow|--deny [--reason "…"] [--by <name>]`: answers a call
+ * of the session's tree (its own, or a sub-pod's its run waits on, answered from the root), then
+ * does what the one continuation rule says (`continueAfterAnswer`): lists what is still awaited,
+ * requeues the dispatched run that waited, or says which session to resume.
+ */
 export async function approve(input: CommandInput, ctx: CommandContext): Promise<number> {
   const [sessionId, named] = input.positionals as [string, string | undefined];
   const manifest = stringOption(input.values.manifest);
@@ -41,47 +48,58 @@ export async function approve(input: CommandInput, ctx: CommandContext): Promise
     if (!allow && !deny) throw new UsageError("give --allow or --deny", { hint });
     const reason = stringOption(input.values.reason);
     const by = stringOption(input.values.by);
-    const { approval, log } = await answerApproval(store, sessionId, callId, {
+    const holder = (await sessionHoldingCall(store, sessionId, callId)) ?? sessionId;
+    const { approval } = await answerApproval(store, holder, callId, {
       decision: allow ? "allow" : "deny",
       ...(reason === undefined ? {} : { reason }),
       ...(by === undefined ? {} : { by }),
     });
-    const stillPending = log.state.approvals.filter(isPendingApproval);
+    // Opened only when a dispatched run waits for this answer, and closed right after.
+    let dispatcher: ReturnType<typeof openDispatcher> | undefined;
+    const next = await continueAfterAnswer(store, holder, {
+      dispatcher: () => {
+        dispatcher ??= openDispatcher(loaded, ctx.io.env);
+        return dispatcher;
+      },
+    }).finally(() => dispatcher?.then((opened) => opened.close()));
+    const stillPending = next.kind === "wait" ? next.pending : [];
     const answer = approval.answer as NonNullable<ApprovalRecord["answer"]>;
-    // A dispatched run waiting on these calls is queued again: a worker continues it.
-    const requeued =
-      stillPending.length === 0 && log.state.awaitingApproval
-        ? await requeueAnsweredRun(loaded, ctx.io.env, log.state)
-        : undefined;
     if (input.values.json === true) {
       ctx.io.stdout.write(
-        `${JSON.stringify({ sessionId, callId, ...answer, pending: stillPending.map((a) => a.callId), requeued: requeued ?? null })}\n`,
+        `${JSON.stringify({
+          sessionId: holder,
+          callId,
+          ...answer,
+          pending: stillPending.map((a) => a.callId),
+          next: next.kind,
+          resume: next.kind === "resume" ? next.sessionId : null,
+          requeued: next.kind === "requeued" ? next.runId : null,
+        })}\n`,
       );
       return 0;
     }
     ctx.io.stdout.write(
       `${answer.decision === "allow" ? "allowed" : "denied"} ${approval.tool}(${approvalSubject(approval.arguments)}) ` +
-        `[${callId}] of session ${sessionId}, by ${answer.by}\n`,
+        `[${callId}] of session ${holder}, by ${answer.by}\n`,
     );
-    if (stillPending.length > 0) {
-      ctx.io.stdout.write(`${stillPending.length} call(s) of this run still await approval:\n`);
-      for (const other of stillPending) ctx.io.stdout.write(`  ${pendingLine(sessionId, other, manifest)}\n`);
-    } else if (requeued !== undefined) {
-      ctx.io.stdout.write(
-        `nothing else is pending; dispatched run ${requeued} is queued again (\`podkit runs show ${requeued}\`)\n`,
-      );
-    } else if (log.state.awaitingApproval && log.state.parent !== undefined) {
-      // A sub-pod runs only under its parent (its role's manifest, the parent's loan of scope).
-      const { role } = log.state.parent;
-      const rootId = await rootSessionOf(store, log.state.parent.session_id);
-      ctx.io.stdout.write(
-        `nothing else is pending; session ${sessionId} is a sub-pod (${role}): its parent continues it with send_pod, e.g. ` +
-          `podkit resume ${rootId} "continue the ${role}"${manifestArgument(manifest)}\n`,
-      );
-    } else if (log.state.awaitingApproval) {
-      ctx.io.stdout.write(
-        `nothing else is pending; continue the run with: podkit resume ${sessionId}${manifestArgument(manifest)}\n`,
-      );
+    switch (next.kind) {
+      case "wait":
+        ctx.io.stdout.write(`${stillPending.length} call(s) the run waits on still await approval:\n`);
+        for (const other of stillPending)
+          ctx.io.stdout.write(`  ${pendingLine(next.sessionId, other, manifest)}\n`);
+        break;
+      case "requeued":
+        ctx.io.stdout.write(
+          `nothing else is pending; dispatched run ${next.runId} is queued again (\`podkit runs show ${next.runId}\`)\n`,
+        );
+        break;
+      case "resume":
+        ctx.io.stdout.write(
+          `nothing else is pending; continue the run with: podkit resume ${next.sessionId}${manifestArgument(manifest)}\n`,
+        );
+        break;
+      case "none":
+        break;
     }
     return 0;
   });
@@ -125,12 +143,17 @@ export async function approvals(input: CommandInput, ctx: CommandContext): Promi
   });
 }
 
-/** The session's pending calls; an unknown session is the store's `NotFoundError`. */
+/**
+ * The calls a person may answer from session `sessionId`: those its run waits on (its own and its
+ * sub-pods' at any depth), else its own pending calls; an unknown session is the store's `NotFoundError`.
+ */
 async function pendingOf(store: Store<Item>, sessionId: string): Promise<ApprovalRecord[]> {
+  const awaited = await approvalsAwaitedBy(store, sessionId);
+  if (awaited.length > 0) return awaited;
   const listing = await listApprovals(store, { sessionIds: [sessionId], pendingOnly: true });
   const unreadable = listing.unreadable[0];
   if (unreadable !== undefined) throw unreadable.error;
-  return listing.sessions[0]?.approvals ?? [];
+  return (listing.sessions[0]?.approvals ?? []).filter(isAnswerable);
 }
 
 /** One pending call: what it is, who asked and when, and the command that answers it. */

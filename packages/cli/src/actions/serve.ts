@@ -1,5 +1,7 @@
+import type { Dispatcher } from "@podkit/dispatch";
 import type { CommandContext, CommandInput } from "../commands/command.js";
 import { stringList, stringOption } from "../commands/command.js";
+import { openDispatcher } from "../dispatch/open-dispatcher.js";
 import { PodkitCliError } from "../errors.js";
 import { checkApiKey, loadPodManifest } from "../session/load-pod-manifest.js";
 import { openStore } from "../session/open-store.js";
@@ -20,6 +22,13 @@ export async function run(input: CommandInput, ctx: CommandContext): Promise<num
   const { startServer } = await import("@podkit/serve");
   const store = await openStore(loaded, io.env);
   let server: Awaited<ReturnType<typeof startServer>>;
+  // Dispatched runs live on the PostgreSQL store's database: an answer that completes what one
+  // waits for requeues it there (opened once, on first need, closed with the server).
+  let dispatcher: Promise<Dispatcher> | undefined;
+  const openRunDispatcher = () => {
+    dispatcher ??= openDispatcher(loaded, io.env);
+    return dispatcher;
+  };
   try {
     server = await startServer({
       store,
@@ -28,6 +37,8 @@ export async function run(input: CommandInput, ctx: CommandContext): Promise<num
       port,
       token: io.env.PODKIT_SERVE_TOKEN,
       corsOrigins: stringList(input.values["cors-origin"]),
+      ...(loaded.manifest.session.store === "postgres" ? { dispatcher: openRunDispatcher } : {}),
+      onWarning: (message) => io.stderr.write(`warning: ${message}\n`),
       onUnexpectedError: (error) =>
         io.stderr.write(
           `error: internal error: ${ctx.debug ? ((error as Error).stack ?? error) : (error as Error).message}\n`,
@@ -53,6 +64,10 @@ export async function run(input: CommandInput, ctx: CommandContext): Promise<num
   try {
     await server.close();
   } finally {
+    await dispatcher?.then(
+      (d) => d.close(),
+      () => undefined,
+    );
     await store.close();
   }
   return 0;

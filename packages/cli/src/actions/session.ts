@@ -1,5 +1,11 @@
-import { intactView, listSessionRows, sessionForest } from "@podkit/pod";
-import { NotFoundError, SessionLog } from "@podkit/session-store";
+import {
+  type FsStore,
+  intactView,
+  listSessionRows,
+  NotFoundError,
+  SessionLog,
+  sessionForest,
+} from "@podkit/session-store";
 import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
 import { readSessionView, sessionShowText } from "../session/session-show.js";
@@ -9,7 +15,12 @@ import { withStore } from "../session/with-store.js";
 /** `podkit session list` */
 export async function list(input: CommandInput, ctx: CommandContext): Promise<number> {
   return withStore(input, ctx, async (store) => {
-    const rows = await listSessionRows(store);
+    const rows = await listSessionRows(store, {
+      onSkipped: ({ sessionId, problem }) =>
+        ctx.io.stderr.write(
+          `warning: session ${sessionId} left out: ${problem} (\`podkit session doctor\` reports and removes such debris)\n`,
+        ),
+    });
     if (input.values.json === true) {
       ctx.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     } else if (rows.length === 0) {
@@ -17,6 +28,40 @@ export async function list(input: CommandInput, ctx: CommandContext): Promise<nu
     } else {
       ctx.io.stdout.write(sessionListText(sessionForest(rows)));
     }
+    return 0;
+  });
+}
+
+/** `podkit session doctor [--fix]` */
+export async function doctor(input: CommandInput, ctx: CommandContext): Promise<number> {
+  const fix = input.values.fix === true;
+  return withStore(input, ctx, async (store) => {
+    const found: { sessionId: string; problem: string; removed: boolean }[] = [];
+    await listSessionRows(store, { onSkipped: (skipped) => found.push({ ...skipped, removed: false }) });
+    for (const debris of found) {
+      // Only the filesystem store can hold a session without a segment (PostgreSQL derives sessions from them).
+      const fs = store as Partial<Pick<FsStore, "removeSessionDebris">>;
+      if (fix && fs.removeSessionDebris !== undefined)
+        debris.removed = await fs.removeSessionDebris(debris.sessionId);
+    }
+    if (input.values.json === true) {
+      ctx.io.stdout.write(`${JSON.stringify(found, null, 2)}\n`);
+      return 0;
+    }
+    if (found.length === 0) {
+      ctx.io.stdout.write("no debris: every session of the store has a readable segment\n");
+      return 0;
+    }
+    for (const { sessionId, problem, removed } of found) {
+      ctx.io.stdout.write(`session ${sessionId}: ${problem}${removed ? " — removed" : ""}\n`);
+    }
+    const left = found.filter((debris) => !debris.removed).length;
+    if (left > 0 && !fix)
+      ctx.io.stdout.write(`remove what has no segment at all with: podkit session doctor --fix\n`);
+    else if (left > 0)
+      ctx.io.stdout.write(
+        `${left} left in place: they hold a segment (damaged) or are not on the filesystem; see \`podkit session show\`\n`,
+      );
     return 0;
   });
 }

@@ -10,6 +10,7 @@ import { UsageError } from "../errors.js";
 import type { CliIo } from "../io.js";
 import { loadPodManifest } from "../session/load-pod-manifest.js";
 import { openStore } from "../session/open-store.js";
+import { cliPodOptions } from "../session/pod-options.js";
 
 /** `podkit submit ["prompt"]` */
 export async function run(input: CommandInput, ctx: CommandContext): Promise<number> {
@@ -57,11 +58,7 @@ async function startSession(
   store: Store<Item>,
   ctx: CommandContext,
 ): Promise<string> {
-  const pod = await Pod.fromManifest(loaded, {
-    store,
-    env: ctx.io.env,
-    onWarning: (warning) => ctx.io.stderr.write(`warning: ${warning.message}\n`),
-  });
+  const pod = await Pod.fromManifest(loaded, cliPodOptions(ctx, { store }));
   try {
     return await pod.startSession();
   } finally {

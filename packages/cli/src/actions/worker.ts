@@ -1,12 +1,13 @@
 import { RunWorker, type RunWorkerEvent } from "@podkit/dispatch";
 import { type LoadedManifest, loadManifest } from "@podkit/manifest";
-import type { Pod, PodOptions } from "@podkit/pod";
+import type { PodOptions } from "@podkit/pod";
 import { type CommandContext, type CommandInput, stringList } from "../commands/command.js";
 import { openDispatcher } from "../dispatch/open-dispatcher.js";
 import { positiveInteger } from "../dispatch/options.js";
 import { PodkitCliError } from "../errors.js";
 import { loadPodManifest } from "../session/load-pod-manifest.js";
 import { openStore } from "../session/open-store.js";
+import { cliPodOptions } from "../session/pod-options.js";
 
 /** `podkit worker`: claims runs of its pods until Ctrl-C or SIGTERM drains it (a second one hands runs back). */
 export async function run(input: CommandInput, ctx: CommandContext): Promise<number> {
@@ -18,18 +19,12 @@ export async function run(input: CommandInput, ctx: CommandContext): Promise<num
   const first = manifests[0] as LoadedManifest;
   const dispatcher = await openDispatcher(first, io.env, { concurrency, onWarning: warn });
   const store = await openStore(first, io.env);
-  const memory = manifests.some((m) => m.manifest.memory !== undefined)
-    ? await import("@podkit/memory")
-    : undefined;
   const worker = new RunWorker({
     dispatcher,
     store,
     manifests,
     concurrency,
-    podOptions: (): PodOptions => ({ env: io.env, onWarning: (warning) => warn(warning.message) }),
-    preparePod: (pod: Pod) => {
-      if (memory !== undefined && pod.manifest.manifest.memory !== undefined) memory.attachMemory(pod);
-    },
+    podOptions: (): PodOptions => cliPodOptions(ctx),
     onEvent: (event) => io.stdout.write(json ? `${JSON.stringify(event)}\n` : `${eventLine(event)}\n`),
   });
   let signals = 0;

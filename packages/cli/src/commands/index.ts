@@ -11,7 +11,7 @@ import { resume } from "./resume.js";
 import { run } from "./run.js";
 import { runsCancel, runsList, runsShow } from "./runs.js";
 import { serve } from "./serve.js";
-import { sessionFork, sessionList, sessionShow } from "./session.js";
+import { sessionDoctor, sessionFork, sessionList, sessionShow } from "./session.js";
 import { submit } from "./submit.js";
 import { worker } from "./worker.js";
 
@@ -32,6 +32,7 @@ export const commands: readonly CommandSpec[] = [
   sessionList,
   sessionShow,
   sessionFork,
+  sessionDoctor,
   compact,
   memoryExtract,
   memoryConsolidate,

@@ -44,3 +44,21 @@ export const sessionFork: CommandSpec = {
   positionals: { min: 1, max: 1, names: "<session>" },
   run: lazyRun(async () => ({ run: (await load()).fork })),
 };
+
+/** `podkit session doctor [--fix]` */
+export const sessionDoctor: CommandSpec = {
+  path: ["session", "doctor"],
+  summary: "find debris in the session store (sessions without a segment); --fix removes it",
+  usage: "session doctor [--fix] [--json] [--manifest <file>]",
+  details: [
+    "A crash between creating a session and its first write leaves a session directory without a",
+    "segment. Listings leave such debris out with a warning; this command names each one and why,",
+    "and with --fix removes the directories that hold no segment at all (never one with a log in it).",
+  ].join("\n"),
+  options: {
+    fix: { type: "boolean", help: "remove the debris found (only directories without any segment)" },
+    ...JSON_OPTION,
+    ...MANIFEST_OPTIONS,
+  },
+  run: lazyRun(async () => ({ run: (await load()).doctor })),
+};

@@ -1,5 +1,6 @@
 import type { LoadedManifest } from "@podkit/manifest";
-import { listSessionRows, type PodEvent, sessionForest, treeOf } from "@podkit/pod";
+import type { PodEvent } from "@podkit/pod";
+import { listSessionRows, sessionForest, treeOf } from "@podkit/session-store";
 import type { CapturedRequest } from "@podkit/testkit";
 import { type EventPrinter, oneLine } from "../session/event-printer.js";
 import { openStore } from "../session/open-store.js";

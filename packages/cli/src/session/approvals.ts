@@ -82,7 +82,9 @@ export function pendingApprovalsText(
 ): string {
   const lines = [`the run is awaiting approval of ${pending.length} tool call(s) in session ${sessionId}:`];
   for (const approval of pending) {
-    lines.push(`  ${approval.callId}  ${approval.tool}(${approvalSubject(approval.arguments)})`);
+    // A sub-pod's call names where in the tree it was made; it is answered from here all the same.
+    const where = approval.podPath.length > 1 ? `${approval.podPath.join(" › ")}: ` : "";
+    lines.push(`  ${approval.callId}  ${where}${approval.tool}(${approvalSubject(approval.arguments)})`);
     lines.push(
       `    answer: ${approveCommand(sessionId, approval.callId, manifest)}   (or --deny --reason "…")`,
     );

@@ -1,6 +1,11 @@
 import type { Item } from "@podkit/llm-worker";
-import { entriesBeforeCorruption, segmentOfFile } from "@podkit/pod";
-import { type CorruptEntryError, replay, type Store } from "@podkit/session-store";
+import {
+  type CorruptEntryError,
+  entriesBeforeCorruption,
+  replay,
+  type Store,
+  segmentOfFile,
+} from "@podkit/session-store";
 import { PodkitCliError } from "../errors.js";
 
 /**

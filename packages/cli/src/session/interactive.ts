@@ -1,4 +1,4 @@
-import type { Pod } from "@podkit/pod";
+import type { Pod, PodRunResult } from "@podkit/pod";
 import type { TextSink } from "../io.js";
 import { reportError } from "../report-error.js";
 import type { EventPrinter } from "./event-printer.js";
@@ -58,7 +58,7 @@ export async function interactiveLoop(
   prompt: string,
   debug: boolean,
   /** Shows what a turn that ended awaiting approval left pending. */
-  onAwaitingApproval: () => void,
+  onAwaitingApproval: (result: PodRunResult) => void,
 ): Promise<void> {
   for (;;) {
     const line = await input.nextLine(prompt);
@@ -70,7 +70,7 @@ export async function interactiveLoop(
     try {
       const outcome = await runTurn(pod, text, printer);
       if (outcome.kind === "interrupted") out.write("(turn interrupted; the session goes on)\n");
-      else if (outcome.result.status === "awaiting_approval") onAwaitingApproval();
+      else if (outcome.result.status === "awaiting_approval") onAwaitingApproval(outcome.result);
       else if (outcome.result.status !== "finished") out.write(`(turn ended: ${outcome.result.status})\n`);
     } catch (error) {
       printer.endLine();

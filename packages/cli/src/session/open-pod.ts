@@ -4,8 +4,8 @@ import { CorruptEntryError, NotFoundError } from "@podkit/session-store";
 import type { CommandContext } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
 import { checkApiKey } from "./load-pod-manifest.js";
-import { CLI_PACKAGES, openStore } from "./open-store.js";
-import { refuseSubpodSession } from "./subpod-root.js";
+import { openStore } from "./open-store.js";
+import { cliPodOptions } from "./pod-options.js";
 
 /** AGENTS.md above this size still renders, with a warning. */
 const AGENTS_MD_WARN_BYTES = 64 * 1024;
@@ -56,19 +56,16 @@ export async function openPod(
     if (warning.code === "agents_md.unreadable") agentsProblems.push(warning);
     else (options.onWarning ?? ((w: PodWarning) => ctx.io.stderr.write(`warning: ${w.message}\n`)))(warning);
   };
-  const podOptions = {
+  const podOptions = cliPodOptions(ctx, {
     store,
-    env: ctx.io.env,
     onWarning,
-    // With [memory], the pod attaches the memory of the CLI's own @podkit/memory.
-    packages: CLI_PACKAGES,
     ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
     ...(options.approver === undefined ? {} : { approver: options.approver }),
     ...(options.autoApprove === true ? { autoApprove: true } : {}),
-  };
+  });
   if (options.sessionId !== undefined) {
     try {
-      await refuseSubpodSession(store, options.sessionId);
+      // A sub-pod's session opens with its role's manifest, loan and depth (Pod.restore decides).
       return opened(await Pod.restore(loaded, options.sessionId, podOptions), store);
     } catch (error) {
       await store.close();

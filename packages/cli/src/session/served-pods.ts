@@ -4,7 +4,7 @@ import { Pod, type PodOptions } from "@podkit/pod";
 import type { PodSource } from "@podkit/serve";
 import type { Store } from "@podkit/session-store";
 import type { CommandContext } from "../commands/command.js";
-import { CLI_PACKAGES } from "./open-store.js";
+import { cliPodOptions } from "./pod-options.js";
 
 /**
  * The pods `podkit serve` runs: the manifest's (memory attached by the pod when `[memory]` is on).
@@ -17,14 +17,8 @@ export function servedPods(
   ctx: CommandContext,
   options: { yes: boolean },
 ): PodSource {
-  const podOptions = (store: Store<Item>): PodOptions => ({
-    store,
-    env: ctx.io.env,
-    onWarning: (warning) => ctx.io.stderr.write(`warning: ${warning.message}\n`),
-    // With [memory], the pod attaches the memory of the CLI's own @podkit/memory.
-    packages: CLI_PACKAGES,
-    autoApprove: options.yes,
-  });
+  const podOptions = (store: Store<Item>): PodOptions =>
+    cliPodOptions(ctx, { store, autoApprove: options.yes });
   return {
     create: (store) => Pod.fromManifest(loaded, podOptions(store)),
     restore: (store, sessionId) => Pod.restore(loaded, sessionId, podOptions(store)),

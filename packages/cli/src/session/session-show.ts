@@ -1,22 +1,26 @@
 import type { Item } from "@podkit/llm-worker";
 import {
-  readSessionView as readPodSessionView,
+  CorruptEntryError,
+  readSessionView as readStoredSessionView,
+  type SegmentInfo,
+  type SessionOverview,
   type SessionView,
   type ShownSegment,
+  type Store,
+  type TurnSummary,
   type UsageTotals,
-} from "@podkit/pod";
-import { CorruptEntryError, type SegmentInfo, type SessionOverview, type Store } from "@podkit/session-store";
+} from "@podkit/session-store";
 import { approvalSubject } from "./approvals.js";
 import { corruptLogError } from "./corrupt-log.js";
 import { oneLine } from "./event-printer.js";
 
 /**
- * What `podkit session show` prints (pod's `readSessionView`, as serve's `GET /sessions/:id`), with
+ * What `podkit session show` prints (the read model's `readSessionView`, as serve's `GET /sessions/:id`), with
  * a corrupt line turned into the CLI's error that names it and the fork that continues before it.
  */
 export async function readSessionView(store: Store<Item>, sessionId: string): Promise<SessionView> {
   try {
-    return await readPodSessionView(store, sessionId);
+    return await readStoredSessionView(store, sessionId);
   } catch (error) {
     if (CorruptEntryError.isInstance(error)) throw await corruptLogError(error, store, sessionId);
     throw error;
@@ -35,7 +39,13 @@ export function sessionShowText(overview: SessionOverview, segments: readonly Sh
   };
   for (const [index, segment] of segments.entries()) {
     const { info } = segment;
-    const role = info.role === "head" ? "head segment" : `compacted segment (→ ${info.compactedInto ?? "?"})`;
+    const forkedAt = segments[index + 1]?.info.forkedFrom?.atTurn;
+    const role =
+      info.role === "head"
+        ? "head segment"
+        : info.role === "compacted"
+          ? `compacted segment (→ ${info.compactedInto ?? "?"})`
+          : `earlier segment (the next one forks it after turn ${forkedAt ?? "?"}; its later turns are another branch)`;
     lines.push("", `${role} ${segmentLine(info)}`);
     if (info.compactedFrom !== null) {
       lines.push(
@@ -49,7 +59,7 @@ export function sessionShowText(overview: SessionOverview, segments: readonly Sh
     for (const turn of segment.turns) {
       const label = turn.turn === null ? "  -" : `  ${turn.turn}`;
       const what = turn.input !== null ? `"${oneLine(turn.input, 70)}"` : `(${turn.trigger})`;
-      lines.push(`${label}. ${what} → ${turn.outcome}`);
+      lines.push(`${label}. ${what} → ${statusText(turn)}`);
       for (const approval of turn.approvals) lines.push(`       ${approvalLine(approval)}`);
       for (const tool of turn.tools)
         lines.push(`       ${tool.isError ? "✗" : "✓"} ${tool.name}: ${oneLine(tool.summary, 80)}`);
@@ -63,6 +73,12 @@ export function sessionShowText(overview: SessionOverview, segments: readonly Sh
     `usage: ${total.requests} request(s), ${total.inputTokens} input tokens (${total.cacheReadTokens} cache read, ${total.cacheWriteTokens} cache write), ${total.outputTokens} output tokens`,
   );
   return `${lines.join("\n")}\n`;
+}
+
+/** How a turn ended, as one word or two: `finished`, `paused (interrupted)`, `error: <message>`. */
+export function statusText(turn: Pick<TurnSummary, "status" | "interrupted" | "error">): string {
+  if (turn.status === "errored") return `error: ${turn.error ?? "unknown"}`;
+  return turn.interrupted ? `${turn.status} (interrupted)` : turn.status;
 }
 
 /** `? approval …: pending since …` or `✓/✗ approval …: allowed/denied by … at …`. */

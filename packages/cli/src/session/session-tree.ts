@@ -1,4 +1,4 @@
-import type { SessionRow, SessionTreeNode } from "@podkit/pod";
+import type { SessionRow, SessionTreeNode } from "@podkit/session-store";
 import { oneLine } from "./event-printer.js";
 
 /** `podkit session list`: one line per session, children indented under their parent. */

@@ -1,5 +1,7 @@
-import type { Pod } from "@podkit/pod";
+import { awaitingRunOf } from "@podkit/dispatch";
+import type { Pod, PodRunResult } from "@podkit/pod";
 import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";
+import { PodkitCliError } from "../errors.js";
 import type { InputSource, TextSink } from "../io.js";
 import { reportError } from "../report-error.js";
 import { startTelemetry } from "../telemetry/index.js";
@@ -68,6 +70,19 @@ export async function turnCommand(
     throw error;
   }
   const { pod } = opened;
+  // A dispatched run waiting for approvals is continued by a worker once they are answered
+  // (`podkit approve` requeues it): continuing it here would leave the dispatcher's run stale.
+  const dispatched = awaitingRunOf(pod);
+  if (dispatched !== undefined) {
+    await opened.close();
+    await telemetry.shutdown();
+    throw new PodkitCliError(
+      `session ${pod.sessionId} is dispatched run ${dispatched}, waiting for approvals: a worker continues it, not \`podkit resume\``,
+      {
+        hint: `answer its calls with \`podkit approve ${pod.sessionId} <call> --allow\` (the run is requeued), or \`podkit runs cancel ${dispatched}\` first`,
+      },
+    );
+  }
   onInterrupt = interruptHandler(pod, () => lines, control, io.stdout, printer);
   // Background jobs (memory's) report on stderr in text mode: stdout is the answer.
   const jobPrinter = json ? printer : textEventPrinter(io.stderr);
@@ -85,7 +100,7 @@ export async function turnCommand(
         const outcome = await runTurn(pod, target.prompt, printer);
         if (outcome.kind === "interrupted") code = INTERRUPTED_EXIT;
         else if (outcome.result.status === "awaiting_approval") {
-          reportPending(pod, json ? io.stdout : io.stderr, json, manifestArg);
+          reportPending(pod, outcome.result, json ? io.stdout : io.stderr, json, manifestArg);
           code = AWAITING_APPROVAL_EXIT;
         } else if (outcome.result.status !== "finished") {
           const { status } = outcome.result;
@@ -120,7 +135,7 @@ export async function turnCommand(
         printer,
         terminal ? style.bold("› ") : "",
         ctx.debug,
-        () => reportPending(pod, json ? io.stdout : io.stderr, json, manifestArg),
+        (result) => reportPending(pod, result, json ? io.stdout : io.stderr, json, manifestArg),
       );
     }
   } finally {
@@ -154,16 +169,27 @@ function unfinishedHint(status: string, maxTurns: number, sessionId: string | un
   return `the turn is kept open; continue it with ${resume}`;
 }
 
-/** The calls a run left pending and the commands that answer them (one JSON line with `--json`). */
-function reportPending(pod: Pod, out: TextSink, json: boolean, manifest: string | undefined): void {
+/**
+ * The calls a run left pending — its own and its sub-pods' at any depth, each with its pod path —
+ * and the commands that answer them from this session (one JSON line with `--json`).
+ */
+function reportPending(
+  pod: Pod,
+  result: PodRunResult,
+  out: TextSink,
+  json: boolean,
+  manifest: string | undefined,
+): void {
   const sessionId = pod.sessionId as string;
-  const pending = pod.pendingApprovals;
+  const pending = result.approvals ?? [];
   if (json) {
-    const calls = pending.map(({ callId, tool, arguments: args, askedBy }) => ({
+    const calls = pending.map(({ sessionId: holder, callId, tool, arguments: args, askedBy, podPath }) => ({
       callId,
       tool,
       arguments: args,
       askedBy,
+      podPath,
+      sessionId: holder,
     }));
     out.write(`${JSON.stringify({ type: "awaiting_approval", sessionId, pending: calls })}\n`);
   } else {

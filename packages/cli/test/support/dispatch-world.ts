@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, mkdtemp, realpath, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BIN, REPO_ROOT } from "../run-bin.js";
+import { type ProviderDouble, startProviderDouble } from "@podkit/testkit";
+import { afterEach, beforeEach } from "vitest";
+import { BIN, REPO_ROOT, runBin } from "../run-bin.js";
 
 /**
  * A tool package for dispatch tests: `count` appends its call id (and the worker's pid) to
@@ -100,4 +102,86 @@ export function startWorker(cwd: string, env: Record<string, string>, args: stri
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return { child, events, stderr, ready, exited };
+}
+
+/** One test's dispatch world: the provider double, a workspace on a fresh database, its workers. */
+export interface DispatchWorld {
+  double: ProviderDouble;
+  ws: { root: string; workspace: string; home: string };
+  env: Record<string, string>;
+  /** `podkit <args>` in the workspace, with the world's environment. */
+  podkit(args: string[]): ReturnType<typeof runBin>;
+  /** Starts a `podkit worker` killed with the world. */
+  worker(args?: string[]): WorkerProcess;
+  /** Polls `check` (every 100 ms) until it gives a value; fails after `ms` (a loaded machine is slow, not wrong). */
+  until<T>(check: () => Promise<T | undefined> | T | undefined, ms?: number): Promise<T>;
+  /** `podkit runs show <run> --json`, polled until its state is `state`. */
+  runIn(runId: string, state: string): Promise<Record<string, unknown>>;
+}
+
+/**
+ * A dispatch world per test: `database` gives a fresh PostgreSQL database, `prepare` edits the
+ * manifest before anything runs. Workers are killed and the double closed after each test.
+ */
+export function useDispatchWorlds(
+  database: () => Promise<string>,
+  options: { extra?: string; prepare?: (manifest: string) => string } = {},
+): () => DispatchWorld {
+  let world: DispatchWorld | undefined;
+  const workers: WorkerProcess[] = [];
+  beforeEach(async () => {
+    const double = await startProviderDouble({ wire: "anthropic" });
+    const ws = await dispatchWorkspace(double.baseUrl, options.extra);
+    if (options.prepare !== undefined) {
+      const manifest = join(ws.workspace, ".podkit", "manifest.toml");
+      await writeFile(manifest, options.prepare(await readFile(manifest, "utf8")));
+    }
+    const env = { HOME: ws.home, ANTHROPIC_API_KEY: "test-key", [URL_VARIABLE]: await database() };
+    const podkit = (args: string[]) => runBin(args, { cwd: ws.workspace, env, timeoutMs: 60_000 });
+    const until = async <T>(
+      check: () => Promise<T | undefined> | T | undefined,
+      ms = 180_000,
+    ): Promise<T> => {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const value = await check();
+        if (value !== undefined) return value;
+        if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    world = {
+      double,
+      ws,
+      env,
+      podkit,
+      worker: (args = []) => {
+        const started = startWorker(ws.workspace, env, args);
+        workers.push(started);
+        return started;
+      },
+      until,
+      runIn: (runId, state) =>
+        until(async () => {
+          const run = JSON.parse((await podkit(["runs", "show", runId, "--json"])).stdout) as Record<
+            string,
+            unknown
+          >;
+          return run.state === state ? run : undefined;
+        }),
+    };
+  });
+  afterEach(async () => {
+    for (const worker of workers.splice(0)) {
+      worker.child.kill("SIGKILL");
+      await worker.exited;
+    }
+    await world?.double.close();
+    if (world !== undefined) await rm(world.ws.root, { recursive: true, force: true });
+    world = undefined;
+  });
+  return () => {
+    if (world === undefined) throw new Error("the dispatch world exists inside a test only");
+    return world;
+  };
 }

@@ -40,8 +40,11 @@ export class PtyScreen {
     return lines.join("\n").trimEnd();
   }
 
-  /** Waits until the screen shows `pattern` (polling; fails with the screen after `timeoutMs`). */
-  async waitFor(pattern: string | RegExp, timeoutMs = 15_000): Promise<string> {
+  /**
+   * Waits until the screen shows `pattern` (polling; fails with the screen after `timeoutMs`,
+   * generous because on a busy machine starting the CLI alone can take over 15 s).
+   */
+  async waitFor(pattern: string | RegExp, timeoutMs = 60_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const screen = await this.text();

@@ -68,4 +68,32 @@ export function failureCases({ it }: CaseContext): void {
     await taken.complete({ state: "completed", result: "finished" });
     assert.equal((await survivor.show(run.runId))?.state, "completed");
   });
+
+  it("gives the run of a holder that died to the next busy worker that frees a slot, before runs submitted after it", async (harness) => {
+    const run = job();
+    await harness.dispatcher.submit(run, { maxAttempts: 3 });
+    await claimNow(harness.dispatcher);
+    const survivor = await harness.connect();
+    const busy = job();
+    await survivor.submit(busy);
+    const working = await claimNow(survivor);
+    assert.equal(runIdOf(working), busy.runId, "the survivor is busy with a run of its own");
+    const later = job();
+    await survivor.submit(later);
+    await harness.crash(harness.dispatcher);
+    // The engine gives up the dead holder's lease (bounded); the survivor is still busy meanwhile.
+    const deadline = Date.now() + harness.leaseBoundMs + 10_000;
+    while ((await survivor.show(run.runId))?.state === "running") {
+      assert.ok(Date.now() < deadline, "the dead holder's lease was never given up");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await working.complete({ state: "completed", result: "finished" });
+    const taken = await claimNow(survivor, harness.leaseBoundMs);
+    assert.equal(runIdOf(taken), run.runId, "the taken-over run goes before the later one");
+    assert.equal(taken.attempt, 2);
+    await taken.complete({ state: "completed", result: "finished" });
+    const after = await claimNow(survivor, harness.leaseBoundMs);
+    assert.equal(runIdOf(after), later.runId);
+    await after.complete({ state: "completed", result: "finished" });
+  });
 }

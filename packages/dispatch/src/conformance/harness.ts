@@ -1,4 +1,4 @@
-import type { Dispatcher } from "../dispatcher.js";
+import type { Claim, Dispatcher } from "../dispatcher.js";
 
 /**
  * What the suite needs of an adapter under test, made fresh for every test so tests never see
@@ -14,6 +14,12 @@ export interface DispatcherHarness {
    * any more, and its leases are lost within `leaseBoundMs`.
    */
   crash(dispatcher: Dispatcher): Promise<void>;
+  /**
+   * Makes the engine take `claim`'s lease away as it does when the holder stalls past its lease (a
+   * GC pause, a swapped-out VM, SIGSTOP) while its process lives on: the run becomes claimable
+   * again, and the holder learns of it through `leaseLost` within `leaseBoundMs`.
+   */
+  loseLease(dispatcher: Dispatcher, claim: Claim): Promise<void>;
   /** How long after a crash its leased runs may take to become claimable again. */
   leaseBoundMs: number;
   /** Closes every dispatcher it made and removes the data. */

@@ -1,5 +1,6 @@
 import { failureCases } from "./cases-failures.js";
 import { runCases } from "./cases-runs.js";
+import { slotCases } from "./cases-slots.js";
 import type { CaseContext, ConformanceTestApi, DispatcherHarness } from "./harness.js";
 
 export type { ConformanceTestApi, DispatcherHarness } from "./harness.js";
@@ -14,13 +15,15 @@ export interface DispatcherConformanceOptions {
  * Registers the dispatcher conformance suite: the guarantees of the `Dispatcher` seam that every
  * engine adapter must keep — ids only, one enqueue per run id, one lease per run and one running
  * run per session, pods, retries bounded then dead-lettered, release, takeover after a holder
- * died, cancellation reaching the holder within 2 s, and the approval continuation. `createHarness`
+ * died (before later runs, without retry delay), cancellation reaching the holder within 2 s, the
+ * approval continuation, the lease's confirmation time, and a worker claiming again after a cancel
+ * or a lost lease once it settled the claim. `createHarness`
  * is called once per test and must return an empty engine; the harness is disposed after the test.
  *
  * ```ts
  * import { describe, it } from "vitest";
  * import { describeDispatcherConformance } from "@podkit/dispatch/conformance";
- * describeDispatcherConformance("MyDispatcher", async () => ({ dispatcher, connect, crash, leaseBoundMs, dispose }), { describe, it });
+ * describeDispatcherConformance("MyDispatcher", async () => ({ dispatcher, connect, crash, loseLease, leaseBoundMs, dispose }), { describe, it });
  * ```
  */
 export function describeDispatcherConformance(
@@ -48,5 +51,8 @@ export function describeDispatcherConformance(
   api.describe(`${name} conforms to the dispatcher contract`, () => {
     api.describe("submit, lease, order, completion, cancellation, approvals", () => runCases(context));
     api.describe("retries, dead letters, release, takeover", () => failureCases(context));
+    api.describe("leases and slots: claims again after cancel and after a lost lease", () =>
+      slotCases(context),
+    );
   });
 }

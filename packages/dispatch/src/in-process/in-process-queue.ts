@@ -20,7 +20,7 @@ export interface InProcessQueueOptions {
   readonly leaseMs?: number;
   /** Attempts before a run is dead-lettered, unless its submit says otherwise (default 5). */
   readonly maxAttempts?: number;
-  /** Wait before a failed run may be claimed again (default 0). */
+  /** Wait before a failed run may be claimed again (default 0); a run whose lease lapsed waits none. */
   readonly retryDelayMs?: number;
 }
 
@@ -42,6 +42,8 @@ interface Holder {
   readonly connection: number;
   readonly signal: AbortController;
   readonly leaseLost: AbortController;
+  /** When the lease was last confirmed (claimed or renewed). */
+  confirmedAt: number;
   expiresAt: number;
 }
 
@@ -148,6 +150,10 @@ export class InProcessQueue {
       attempt: 1,
       signal: holder.signal.signal,
       leaseLost: holder.leaseLost.signal,
+      get leaseConfirmedAt() {
+        return holder.confirmedAt;
+      },
+      leaseMs: this.leaseMs,
       renew: async () => this.renew(holder),
       complete: settle,
       fail: settle,
@@ -159,11 +165,13 @@ export class InProcessQueue {
   }
 
   private hold(connection: number): Holder {
+    const now = Date.now();
     return {
       connection,
       signal: new AbortController(),
       leaseLost: new AbortController(),
-      expiresAt: Date.now() + this.leaseMs,
+      confirmedAt: now,
+      expiresAt: now + this.leaseMs,
     };
   }
 
@@ -179,6 +187,10 @@ export class InProcessQueue {
       attempt: entry.attempts,
       signal: holder.signal.signal,
       leaseLost: holder.leaseLost.signal,
+      get leaseConfirmedAt() {
+        return holder.confirmedAt;
+      },
+      leaseMs: this.leaseMs,
       renew: async () => held() && this.renew(holder),
       complete: async (outcome: ClaimOutcome) => {
         if (!held()) return;
@@ -204,17 +216,21 @@ export class InProcessQueue {
   }
 
   private renew(holder: Holder): boolean {
-    if (holder.leaseLost.signal.aborted) return false;
-    holder.expiresAt = Date.now() + this.leaseMs;
+    // A cancelled run's holder is no longer confirmed either: its lease runs out where it stands.
+    if (holder.leaseLost.signal.aborted || holder.signal.signal.aborted) return false;
+    const now = Date.now();
+    holder.confirmedAt = now;
+    holder.expiresAt = now + this.leaseMs;
     return true;
   }
 
-  private failAttempt(entry: Entry, error: RunError, retry: boolean): void {
+  /** `delayMs`: the retry delay of a failed attempt; a lapsed lease is taken over at once. */
+  private failAttempt(entry: Entry, error: RunError, retry: boolean, delayMs = this.retryDelayMs): void {
     const again = retry && entry.attempts < entry.maxAttempts;
     Object.assign(entry, {
       state: again ? "retrying" : "dead",
       error,
-      readyAt: Date.now() + this.retryDelayMs,
+      readyAt: Date.now() + delayMs,
       ...(again ? {} : { endedAt: new Date() }),
     });
     delete entry.holder;
@@ -234,6 +250,7 @@ export class InProcessQueue {
         entry,
         { type: "LeaseExpired", message: "the worker stopped renewing its lease" },
         true,
+        0,
       );
     }
     for (const firing of this.firings) {
@@ -241,13 +258,16 @@ export class InProcessQueue {
     }
   }
 
-  /** Renews the leases `connection` holds (its heartbeat); a crashed connection stops calling this. */
-  heartbeat(connection: number): void {
+  /**
+   * Renews the leases `connection` holds (its heartbeat) and expires lapsed ones; a crashed
+   * connection stops calling this, a stalled one calls it with `renew` false.
+   */
+  heartbeat(connection: number, renew = true): void {
     for (const entry of this.runs.values()) {
-      if (entry.holder?.connection === connection) this.renew(entry.holder);
+      if (renew && entry.holder?.connection === connection) this.renew(entry.holder);
     }
     for (const firing of this.firings)
-      if (firing.holder?.connection === connection) this.renew(firing.holder);
+      if (renew && firing.holder?.connection === connection) this.renew(firing.holder);
     this.expireLeases();
   }
 
@@ -344,12 +364,16 @@ export class InProcessQueue {
 export class InProcessDispatcher implements Dispatcher {
   private readonly beat: NodeJS.Timeout;
   private crashed = false;
+  private stalledUntil = 0;
 
   constructor(
     private readonly queue: InProcessQueue,
     private readonly connection: number,
   ) {
-    this.beat = setInterval(() => queue.heartbeat(connection), Math.max(10, queue.leaseMs / 3));
+    this.beat = setInterval(
+      () => queue.heartbeat(connection, Date.now() >= this.stalledUntil),
+      Math.max(10, queue.leaseMs / 3),
+    );
     this.beat.unref();
   }
 
@@ -357,6 +381,15 @@ export class InProcessDispatcher implements Dispatcher {
   crash(): void {
     this.crashed = true;
     clearInterval(this.beat);
+  }
+
+  /**
+   * Renews none of this connection's leases for `ms`, then goes on, as a paused process would (a
+   * GC pause, a swapped-out VM, SIGSTOP): leases that lapse meanwhile are lost. Its claims notice
+   * when its heartbeat runs again, or at once through `leaseConfirmedAt`.
+   */
+  stall(ms: number): void {
+    this.stalledUntil = Date.now() + ms;
   }
 
   async submit(job: RunJob, options: { maxAttempts?: number } = {}): Promise<SubmitOutcome> {

@@ -1,10 +1,9 @@
 import type { Item } from "@podkit/llm-worker";
-import type { Store } from "@podkit/session-store";
+import { appendAsGuest, type Store } from "@podkit/session-store";
 import { v5 as uuidv5, v7 as uuidv7 } from "uuid";
 import type { Dispatcher, SubmitOutcome } from "../dispatcher.js";
 import { SessionRunningError } from "../errors.js";
 import { runEntry } from "../run-entries.js";
-import { appendToHead } from "./append-to-head.js";
 
 /** Namespace of run ids derived from idempotency keys (UUIDv5), fixed forever. */
 const IDEMPOTENCY_NAMESPACE = "5b0f3c5e-8a3e-4d53-9a63-0d6f1c1a7d21";
@@ -75,7 +74,9 @@ export async function submitRun(
     },
     (request.now ?? Date.now)(),
   );
-  const input = await appendToHead(store, sessionId, entry);
+  // Appended as a guest (the session's writer is whoever runs it): never a fork, a re-read on a lost race.
+  const { segmentId, index } = await appendAsGuest(store, sessionId, () => ({ entry, result: undefined }));
+  const input = { segmentId, index };
   return dispatcher.submit(
     { runId, pod: request.pod, sessionId, input },
     request.maxAttempts === undefined ? {} : { maxAttempts: request.maxAttempts },

@@ -1,13 +1,14 @@
 import type { Item } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
 import { Pod, type PodOptions, type PodRunResult } from "@podkit/pod";
-import type { Store } from "@podkit/session-store";
+import { nextAfterAnswer, type Store } from "@podkit/session-store";
 import type { Claim, ClaimOutcome, Dispatcher, RunError, RunJob, ScheduleFiring } from "../dispatcher.js";
-import { DispatchError, RunCancelledError } from "../errors.js";
+import { DispatchError, LeaseLostError, RunCancelledError } from "../errors.js";
 import { RUN_DOMAIN, type RunEntry } from "../run-entries.js";
 import { submitRun } from "../submit/submit-run.js";
 import { isPermanentFailure, runErrorOf } from "./failure.js";
 import { fencedStore } from "./fenced-store.js";
+import { LeaseFence } from "./lease-fence.js";
 import { readRunProgress, readSubmitted } from "./run-progress.js";
 
 /** What the worker reports for display (never for bookkeeping: the log and the engine keep that). */
@@ -37,14 +38,21 @@ export interface AttemptHost {
   emit(event: RunWorkerEvent): void;
 }
 
-/** Runs one claimed piece of work to the end and settles its claim; never throws. */
+/**
+ * Runs one claimed piece of work to the end and settles its claim — always, on every path, so the
+ * worker's slot is free for the next claim; never throws.
+ */
 export async function executeClaim(host: AttemptHost, claim: Claim): Promise<void> {
   const work = claim.work;
+  const id = work.kind === "run" ? work.run.runId : work.firingId;
+  const fence = new LeaseFence(claim, id);
   try {
-    if (work.kind === "run") await executeRun(host, claim, work.run);
+    if (work.kind === "run") await executeRun(host, claim, work.run, fence);
     else await fireSchedule(host, claim, work);
   } catch (error) {
-    await settleFailure(host, claim, work.kind === "run" ? work.run.runId : work.firingId, error);
+    await settleFailure(host, claim, id, error, fence);
+  } finally {
+    fence.dispose();
   }
 }
 
@@ -52,24 +60,34 @@ export async function executeClaim(host: AttemptHost, claim: Claim): Promise<voi
  * One attempt of a run: restore the session (the system prompt and prefix verbatim), read what
  * earlier attempts left (see `readRunProgress`), mark the attempt, hand the input to `run` — or
  * `resume`, which closes tool calls left in flight by a dead worker as interrupted — record the end
- * and complete the claim.
+ * and complete the claim. Every write and every tool start passes `fence` first; a closed fence
+ * stops the pod (its signal) and fails the attempt with `LeaseLostError`.
  */
-async function executeRun(host: AttemptHost, claim: Claim, job: RunJob): Promise<void> {
+async function executeRun(host: AttemptHost, claim: Claim, job: RunJob, fence: LeaseFence): Promise<void> {
   const manifest = host.manifestOf(job.pod);
   const submitted = await readSubmitted(host.store, job);
-  const signal = AbortSignal.any([claim.signal, host.stopping]);
-  const store = fencedStore(host.store, job.runId, claim.leaseLost);
-  const pod = await Pod.restore(manifest, job.sessionId, { ...host.podOptions(job.pod), store, signal });
+  const signal = AbortSignal.any([claim.signal, host.stopping, fence.signal]);
+  const store = fencedStore(host.store, fence);
+  const options = fencedPodOptions(host.podOptions(job.pod), fence);
+  const pod = await Pod.restore(manifest, job.sessionId, { ...options, store, signal });
   try {
     host.preparePod?.(pod);
     const progress = await readRunProgress(host.store, job, pod.segmentId as string);
-    // A run that stopped awaiting approval and was requeued once every call is answered goes on
-    // (`resume()` runs the allowed calls once); requeued too early, it settles as waiting again.
-    const answered =
-      progress.phase === "ended" &&
-      progress.ended.state === "awaiting_approval" &&
-      pod.awaitingApproval &&
-      pod.pendingApprovals.length === 0;
+    // A run that stopped awaiting approval and was requeued goes on when the one continuation rule
+    // (`nextAfterAnswer`, the decision every door shares) says this session resumes now: every call
+    // it waits on, at any depth of its tree, is answered. Requeued too early, it settles as waiting
+    // again; when the session went on without it, the run completes: its state follows the log.
+    let answered = false;
+    if (progress.phase === "ended" && progress.ended.state === "awaiting_approval") {
+      const next = await nextAfterAnswer(host.store, job.sessionId);
+      if (next.kind === "none") {
+        const outcome = { state: "completed", result: "continued outside the dispatcher" } as const;
+        await finish(pod, claim, job.runId, outcome);
+        host.emit({ type: "ended", runId: job.runId, ...outcomeFields(outcome) });
+        return;
+      }
+      answered = next.kind === "resume" && next.sessionId === job.sessionId;
+    }
     if (progress.phase === "ended" && !answered) return await settleRecorded(claim, progress.ended);
     if (progress.phase === "turn_ended") {
       await finish(pod, claim, job.runId, outcomeOf(progress.result));
@@ -92,12 +110,19 @@ async function executeRun(host: AttemptHost, claim: Claim, job: RunJob): Promise
       attempt: claim.attempt,
       resumes,
     });
+    // An earlier attempt committed the input and never ended: this attempt takes the run over, and
+    // the closing notes of the turn it left open say the run moved to another worker.
+    const takeover = progress.phase === "committed" && !answered;
     let result: PodRunResult;
     try {
-      result = await (resumes ? pod.resume() : pod.run(submitted.input as string));
+      result = await (resumes
+        ? pod.resume(takeover ? { interruptCause: "moved" } : {})
+        : pod.run(submitted.input as string));
     } catch (error) {
-      if (RunCancelledError.isInstance(claim.signal.reason) && !claim.leaseLost.aborted) {
+      if (RunCancelledError.isInstance(claim.signal.reason) && !fence.closed) {
         await recordRunEntry(pod, { run_id: job.runId, event: "ended", state: "cancelled" });
+        // The engine ended the run when it was cancelled: settling frees this worker's slot.
+        await claim.release();
         host.emit({ type: "ended", runId: job.runId, state: "cancelled" });
         return;
       }
@@ -140,7 +165,23 @@ async function settleRecorded(claim: Claim, ended: Extract<RunEntry, { event: "e
   else if (ended.state === "failed") {
     await claim.fail(ended.error ?? { type: "Error", message: "failed" }, { retry: false });
   }
-  // "cancelled": the engine settled the claim when the run was cancelled.
+  // "cancelled": the engine settled the run when it was cancelled; settling frees the slot.
+  else await claim.release();
+}
+
+/**
+ * The attempt's pod options: the worker's, with the fence checked right before each tool call
+ * starts (in the pod and its children), before any check the worker's options bring.
+ */
+function fencedPodOptions(options: PodOptions, fence: LeaseFence): PodOptions {
+  const own = options.toolStartCheck;
+  return {
+    ...options,
+    toolStartCheck: (call) => {
+      fence.check();
+      own?.(call);
+    },
+  };
 }
 
 /** Appends a `dispatch.run` entry through the pod's own writer (after any turn in progress). */
@@ -187,10 +228,23 @@ async function fireSchedule(host: AttemptHost, claim: Claim, firing: ScheduleFir
   });
 }
 
-/** Settles a failed attempt: retried unless no retry can help, nothing when the claim is gone. */
-async function settleFailure(host: AttemptHost, claim: Claim, runId: string, error: unknown): Promise<void> {
+/**
+ * Settles a failed attempt: retried unless no retry can help. An attempt whose fence closed (its
+ * lease lapsed, was reported lost, or another writer appeared) settles as a retry too: fenced to
+ * this attempt, that changes nothing when another attempt holds the run now, and retries a run the
+ * engine still counted as this worker's; either way the worker's slot is free again.
+ */
+async function settleFailure(
+  host: AttemptHost,
+  claim: Claim,
+  runId: string,
+  error: unknown,
+  fence: LeaseFence,
+): Promise<void> {
   try {
-    if (claim.leaseLost.aborted) {
+    if (fence.closed || claim.leaseLost.aborted || LeaseLostError.isInstance(error)) {
+      fence.close(error);
+      await claim.fail(runErrorOf(new LeaseLostError(runId, fence.signal.reason)), { retry: true });
       host.emit({ type: "lease_lost", runId });
       return;
     }

@@ -1,12 +1,5 @@
-import {
-  CorruptEntryError,
-  NotFoundError,
-  ReplayError,
-  SessionStoreUsageError,
-  UnsupportedFormatError,
-} from "@podkit/session-store";
+import { type ErrorKind, errorKindOf } from "@podkit/llm-worker";
 import type { RunError } from "../dispatcher.js";
-import { RunInputError, UnknownPodError } from "../errors.js";
 
 /** How a failure is recorded for `podkit runs show`: the error's class name and message. */
 export function runErrorOf(error: unknown): RunError {
@@ -15,19 +8,29 @@ export function runErrorOf(error: unknown): RunError {
 }
 
 /**
- * A failure no retry can fix: the session is missing or corrupt, written by a newer podkit, the
- * job does not match the log, or no manifest serves the pod. Such a run is dead-lettered at once
- * instead of failing the same way on every attempt (no retry storm). Anything else — a provider
- * error, a lost database connection, a pod that crashed — is retried, a bounded number of times.
+ * Whether a failed attempt of each kind of error is tried again (docs/errors.md, "Kinds"). A
+ * wrong input or setup, a missing session and a damaged log fail the same way on every attempt,
+ * so such a run is dead-lettered at once (no retry storm). A busy session clears when its other
+ * writer is done; a transient failure may pass; a log written by a newer podkit is not damaged,
+ * and during a rolling upgrade an upgraded worker can run it; a podkit bug may be a race. Those
+ * are retried, a bounded number of times (`maxAttempts`).
+ */
+const RETRIED: Record<ErrorKind, boolean> = {
+  usage: false,
+  not_found: false,
+  corrupt: false,
+  conflict: true,
+  transient: true,
+  unsupported: true,
+  internal: true,
+};
+
+/**
+ * A failure no retry can fix, read off the error's kind. An error without one (a bare `Error`, a
+ * crash in a tool, a podkit error from a release older than the kinds) is retried, as any unknown
+ * failure is.
  */
 export function isPermanentFailure(error: unknown): boolean {
-  return (
-    NotFoundError.isInstance(error) ||
-    CorruptEntryError.isInstance(error) ||
-    UnsupportedFormatError.isInstance(error) ||
-    ReplayError.isInstance(error) ||
-    SessionStoreUsageError.isInstance(error) ||
-    RunInputError.isInstance(error) ||
-    UnknownPodError.isInstance(error)
-  );
+  const kind = errorKindOf(error);
+  return kind !== undefined && !RETRIED[kind];
 }

@@ -1,5 +1,5 @@
 import type { Item } from "@podkit/llm-worker";
-import type { Entry, SegmentRef, Store } from "@podkit/session-store";
+import { describeSession, type Entry, lineOf, type SegmentRef, type Store } from "@podkit/session-store";
 import type { RunJob } from "../dispatcher.js";
 import { RunInputError } from "../errors.js";
 import { type EndedEntry, parseRunEntry, runEntryOf, type SubmittedEntry } from "../run-entries.js";
@@ -52,18 +52,22 @@ export type RunProgress =
 
 /**
  * Reads the run's progress from the session: the entries after its latest "started" entry, found
- * by walking back from the head segment through compactions and drift forks (a compaction before
- * or during the turn moves the rest of the run to a new segment). The walk stops at the segment
- * holding the run's input: nothing of the run can lie before it.
+ * by walking the session's line of work (`lineOf`, the walk every reader of a session shares) back
+ * from the head segment through compactions and drift forks (a compaction before or during the
+ * turn moves the rest of the run to a new segment). The walk stops at the segment holding the
+ * run's input: nothing of the run can lie before it.
  */
 export async function readRunProgress(
   store: Store<Item>,
   job: RunJob,
   headSegmentId: string,
 ): Promise<RunProgress> {
+  const line = lineOf(await describeSession(store, job.sessionId));
+  const upTo = line.lastIndexOf(headSegmentId);
+  const walk = upTo < 0 ? [headSegmentId] : line.slice(0, upTo + 1);
   const after: Entry<Item>[][] = [];
-  let segmentId: string | undefined = headSegmentId;
-  while (segmentId !== undefined) {
+  for (let at = walk.length - 1; at >= 0; at--) {
+    const segmentId = walk[at] as string;
     const ref = { sessionId: job.sessionId, segmentId };
     const isInputSegment = segmentId === job.input.segmentId;
     const entries = await readSegmentFrom(store, ref, isInputSegment ? job.input.index : 0);
@@ -77,9 +81,6 @@ export async function readRunProgress(
     }
     after.unshift(isInputSegment ? entries : entries.slice(1));
     if (isInputSegment) break;
-    const start = entries[0];
-    const lineage = start?.kind === "segment_start" ? (start.compacted_from ?? start.forked_from) : undefined;
-    segmentId = lineage?.segment_id;
   }
   return { phase: "fresh" };
 }

@@ -119,12 +119,13 @@ export function useWorlds(): (options?: {
       }),
       worker(extra = {}) {
         const worker = new RunWorker({
-          dispatcher: queue.connect(),
           store,
           manifests: [loaded],
           podOptions: () => world.podOptions(),
           onEvent: (event) => events.push(event),
           ...extra,
+          // Only a connection the worker uses: another one would run heartbeats of its own.
+          dispatcher: extra.dispatcher ?? queue.connect(),
         });
         workers.push(worker);
         return { worker, done: worker.start() };

@@ -14,6 +14,12 @@ export interface ToolOutput {
   summary: string;
   content?: string;
   is_error?: boolean;
+  /**
+   * The call's answer waits for an approval made elsewhere (a sub-pod's call a person must allow):
+   * no result is committed for it, the run ends `awaiting_approval` once the batch's other results
+   * are, and `resume()` executes the call again (the tool then continues where it waited).
+   */
+  awaiting_approval?: boolean;
 }
 
 /**

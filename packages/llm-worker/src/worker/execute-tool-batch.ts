@@ -38,10 +38,15 @@ function toResultItem(call: ToolCallItem, output: ToolOutput): ToolResultItem {
   return item;
 }
 
-/** A batch's results in call order; `cancelled` when `postToolCall` aborted after the tools ran. */
+/**
+ * A batch's results in call order; `cancelled` when `postToolCall` aborted after the tools ran;
+ * `awaiting` when some call's tool said its answer waits for an approval elsewhere (those calls
+ * have no result here, the others do).
+ */
 export interface ToolBatchOutcome {
   results: ToolResultItem[];
   cancelled?: CancelledError;
+  awaiting?: true;
 }
 
 /**
@@ -65,8 +70,10 @@ function uncapUnchanged(rewritten: ToolOutput, seen: ToolResultItem, original: T
  * gives a synthetic error result, abort throws `CancelledError` before anything ran), then the
  * allowed calls run in parallel, then `postToolCall` may rewrite each result. A `postToolCall`
  * abort comes back as `cancelled` with every result (the tools ran; their effects are real), so
- * the caller commits them before stopping. Nothing is committed here; on an abort signal no
- * result exists, and the calls stay unanswered for the next run.
+ * the caller commits them before stopping. A tool that answers `awaiting_approval` (its answer
+ * waits for an approval made elsewhere) leaves its call without a result and marks the outcome
+ * `awaiting`: the caller commits the other results and ends the run `awaiting_approval`. Nothing is
+ * committed here; on an abort signal no result exists, and the calls stay unanswered for the next run.
  */
 export async function executeToolBatch(
   calls: readonly ToolCallItem[],
@@ -110,17 +117,23 @@ export async function executeToolBatch(
     ),
     ctx.signal,
   );
-  const results = calls.map((call, index) =>
-    toResultItem(call, ctx.tools.cap(call.name, outputs[index] as ToolOutput)),
+  // A call whose tool waits for an approval elsewhere gets no result now: resume() runs it again.
+  const answered = calls.flatMap((call, index) =>
+    (outputs[index] as ToolOutput).awaiting_approval === true
+      ? []
+      : [{ call, output: outputs[index] as ToolOutput }],
   );
-  for (const [index, call] of calls.entries()) {
+  const suspended = answered.length < calls.length ? ({ awaiting: true } as const) : {};
+  const results = answered.map(({ call, output }) => toResultItem(call, ctx.tools.cap(call.name, output)));
+  for (const [index, { call, output }] of answered.entries()) {
     const result = results[index] as ToolResultItem;
     const decision = (await ctx.interceptor.postToolCall?.(call, result)) ?? { action: "continue" };
-    if (decision.action === "abort") return { results, cancelled: new CancelledError(decision.reason) };
+    if (decision.action === "abort")
+      return { results, cancelled: new CancelledError(decision.reason), ...suspended };
     if (decision.action === "rewrite") {
-      const rewritten = uncapUnchanged(decision.result, result, outputs[index] as ToolOutput);
+      const rewritten = uncapUnchanged(decision.result, result, output);
       results[index] = toResultItem(call, ctx.tools.cap(call.name, rewritten));
     }
   }
-  return { results };
+  return { results, ...suspended };
 }

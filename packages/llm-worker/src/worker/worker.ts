@@ -449,7 +449,7 @@ export class Worker {
     // Results of tools that ran are kept even when postToolCall aborts: their effects happened.
     for (const result of outcome.results) await this.commit(result);
     if (outcome.cancelled) throw outcome.cancelled;
-    return "done";
+    return outcome.awaiting === true ? "awaiting_approval" : "done";
   }
 
   private async commit(item: Item): Promise<void> {

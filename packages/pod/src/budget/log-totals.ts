@@ -1,6 +1,5 @@
 import type { Item } from "@podkit/llm-worker";
-import type { Store } from "@podkit/session-store";
-import { childSessionsOf } from "../subpods/children.js";
+import { descendantsOf, type Store } from "@podkit/session-store";
 
 /** What a session's log says it spent: tokens (input + output of every request) and run wall time. */
 export interface SpentTotals {
@@ -40,7 +39,7 @@ export async function sessionTotals(store: Store<Item>, sessionId: string): Prom
 /** Tokens of a session and of every descendant session (its sub-pods, at any depth). */
 export async function treeTokens(store: Store<Item>, rootSessionId: string): Promise<number> {
   let tokens = (await sessionTotals(store, rootSessionId)).tokens;
-  for (const child of await childSessionsOf(store, rootSessionId))
-    tokens += await treeTokens(store, child.sessionId);
+  for (const child of await descendantsOf(store, rootSessionId))
+    tokens += (await sessionTotals(store, child.sessionId)).tokens;
   return tokens;
 }

@@ -1,10 +1,9 @@
 import type { Item, PreRequestContext, UsageRecord } from "@podkit/llm-worker";
 import type { BudgetConfig } from "@podkit/manifest";
 import type { Store } from "@podkit/session-store";
-import type { PodHooks } from "../pod/hooks.js";
 import { estimateTokens } from "../usage/token-estimator.js";
 import { sessionTotals, treeTokens } from "./log-totals.js";
-import type { TreeBudget } from "./tree-budget.js";
+import { TreeBudget } from "./tree-budget.js";
 
 /** A cap of `[budget]`. */
 export type BudgetCap =
@@ -32,9 +31,12 @@ export interface BudgetSource {
   records(): readonly UsageRecord[];
   /** The usage records of the run in progress. */
   runRecords(): readonly UsageRecord[];
-  /** True for a root pod: it reads the tree's totals from the logs and measures the tree's wall time. */
-  readonly root: boolean;
   now(): number;
+}
+
+/** The hook a budget checks every request with (a `PodHooks` member). */
+export interface BudgetHooks {
+  preRequest(context: PreRequestContext): Promise<{ action: "continue" } | { action: "yield" }>;
 }
 
 const tokensOf = (records: readonly UsageRecord[]) =>
@@ -50,28 +52,50 @@ export class PodBudget {
   private sessionBase: Promise<{ tokens: number; wallMs: number }> | undefined;
   private earlierRuns = 0;
   private runStartedAt = 0;
-  private stopped: BudgetExhausted | undefined;
+  private stoppedBy: BudgetExhausted | undefined;
 
-  constructor(
+  private constructor(
     private readonly caps: BudgetConfig,
-    private readonly tree: TreeBudget,
-    private readonly source: BudgetSource,
+    readonly tree: TreeBudget,
+    private readonly source: BudgetSource & {
+      /** A root reads the tree's totals from the logs and measures the tree's wall time. */
+      readonly root: boolean;
+    },
   ) {}
 
+  /**
+   * A pod's budget: its own `[budget]` caps and the tree's — a root's own, a child's handed down
+   * from its parent (`inherited`); undefined when no cap applies.
+   */
+  static of(
+    caps: BudgetConfig | undefined,
+    inherited: TreeBudget | undefined,
+    source: BudgetSource,
+  ): PodBudget | undefined {
+    if (caps === undefined && inherited === undefined) return undefined;
+    const tree = inherited ?? new TreeBudget(caps ?? {});
+    return new PodBudget(caps ?? {}, tree, { ...source, root: inherited === undefined });
+  }
+
+  /** The cap that stopped the run in progress (its request was not sent), if one did. */
+  get stopped(): BudgetExhausted | undefined {
+    return this.stoppedBy;
+  }
+
   /** The hook that checks every request of the pod's runs. */
-  hooks(): PodHooks {
+  hooks(): BudgetHooks {
     return { preRequest: (context) => this.beforeRequest(context) };
   }
 
   /** A run starts: its tokens and wall time count from here. */
   async startRun(): Promise<void> {
-    this.stopped = undefined;
+    this.stoppedBy = undefined;
     this.runStartedAt = this.source.now();
     if (this.source.root) this.tree.rootRunStarted(this.runStartedAt, (await this.base()).wallMs);
   }
 
-  /** A run ended: its tokens are settled for good; the cap that stopped it, if one did. */
-  endRun(): BudgetExhausted | undefined {
+  /** A run ended: its tokens are settled for good. */
+  endRun(): void {
     const runTokens = tokensOf(this.source.runRecords());
     this.earlierRuns += runTokens;
     this.tree.settle(this, this.earlierRuns);
@@ -81,7 +105,6 @@ export class PodBudget {
       base.wallMs += this.source.now() - this.runStartedAt;
       base.tokens += runTokens;
     });
-    return this.stopped;
   }
 
   private async beforeRequest(
@@ -110,7 +133,7 @@ export class PodBudget {
       if (limit === undefined) continue;
       const over = needed === 0 ? spent >= limit : spent + needed > limit;
       if (over) {
-        this.stopped = { cap, limit, spent, estimate: needed };
+        this.stoppedBy = { cap, limit, spent, estimate: needed };
         return { action: "yield" };
       }
     }

@@ -25,6 +25,26 @@ export const POD_PROMPTS = [
   "memory_consolidation_tidy",
   "resident_memory_section",
   "memory_knowledge_section",
+  "subpod_spawn_tool_description",
+  "subpod_send_tool_description",
+  "subpod_stop_tool_description",
+  "subpod_list_tool_description",
+  "subpod_refused_unknown_role",
+  "subpod_refused_max_depth",
+  "subpod_refused_max_concurrent",
+  "subpod_refused_scope",
+  "subpod_refused_no_session",
+  "subpod_refused_not_a_child",
+  "subpod_refused_role_gone",
+  "subpod_refused_running",
+  "subpod_refused_stopped",
+  "subpod_child_no_answer",
+  "subpod_child_finished",
+  "approval_denied_reason",
+  "interrupt_tool_result_summary_process_ended",
+  "interrupt_system_note_process_ended",
+  "interrupt_tool_result_summary_moved",
+  "interrupt_system_note_moved",
 ] as const;
 
 /** A key of the prompt catalog. */
@@ -77,12 +97,15 @@ export interface PodPromptContexts {
   };
   /** Wraps a `pod.notify(message)` notification before it enters history. */
   notify_wrapper: { readonly message: string };
-  /** Synthetic result for a tool call cut off by an interrupt. */
+  /**
+   * Synthetic result for a tool call cut off when someone interrupted the turn (the `_process_ended`
+   * and `_moved` keys serve the other causes).
+   */
   interrupt_tool_result_summary: NoPromptContext;
   /**
-   * System note committed when a turn starts after an interrupted one, in a variant for what
+   * System note committed when a turn starts after one someone interrupted, in a variant for what
    * follows it: `user` (the user's next message), `notify` (a notification), `resume` (the
-   * interrupted work is continued).
+   * interrupted work is continued). `_process_ended` and `_moved` serve the other causes.
    */
   interrupt_system_note: { readonly trigger: "user" | "notify" | "resume" };
   /** Trailing section of every system prompt: the scope summary. */
@@ -107,6 +130,52 @@ export interface PodPromptContexts {
   memory_knowledge_section: {
     readonly knowledge: readonly { readonly slug: string; readonly description: string }[];
   };
+  /** `spawn_pod`'s description: what it does and the roles the model may spawn (part of the cached prefix). */
+  subpod_spawn_tool_description: {
+    readonly roles: readonly { readonly name: string; readonly description: string }[];
+  };
+  /** `send_pod`'s description. */
+  subpod_send_tool_description: NoPromptContext;
+  /** `stop_pod`'s description. */
+  subpod_stop_tool_description: NoPromptContext;
+  /** `list_pods`'s description. */
+  subpod_list_tool_description: NoPromptContext;
+  /** Refusal (an error tool result): the role asked for is not declared. */
+  subpod_refused_unknown_role: { readonly role: string; readonly roles: readonly string[] };
+  /** Refusal: a child of the role would be deeper than its `max_depth`. */
+  subpod_refused_max_depth: { readonly role: string; readonly max_depth: number; readonly depth: number };
+  /** Refusal: the role already runs `max_concurrent` children. */
+  subpod_refused_max_concurrent: {
+    readonly role: string;
+    readonly max_concurrent: number;
+    readonly running: readonly string[];
+  };
+  /** Refusal: the role's scope cannot be lent from this pod's. */
+  subpod_refused_scope: { readonly role: string; readonly rule: string; readonly reason: string };
+  /** Refusal: a sub-pod tool was called outside a turn of a pod with a session. */
+  subpod_refused_no_session: NoPromptContext;
+  /** Refusal: `id` is not a child of this pod (`children`: "<id> (<role>)" each). */
+  subpod_refused_not_a_child: { readonly id: string; readonly children: readonly string[] };
+  /** Refusal: the stored child's role is no longer declared by this pod. */
+  subpod_refused_role_gone: { readonly id: string; readonly role: string };
+  /** Refusal: the child is running a turn now. */
+  subpod_refused_running: { readonly id: string };
+  /** Refusal: the child was stopped (`stop_pod`, or its parent closed it). */
+  subpod_refused_stopped: { readonly id: string };
+  /** Error result: the child's run ended without an answer (it failed). */
+  subpod_child_no_answer: { readonly path: string; readonly id: string; readonly error: string };
+  /** The notification a background child's end sends its parent (`summary`: the child's result as JSON). */
+  subpod_child_finished: { readonly path: string; readonly id: string; readonly summary: string };
+  /** What the model gets for a tool call a person denied. */
+  approval_denied_reason: { readonly tool: string; readonly by: string; readonly reason: string };
+  /** `interrupt_tool_result_summary` when the process running the turn ended (a crash, a kill). */
+  interrupt_tool_result_summary_process_ended: NoPromptContext;
+  /** `interrupt_system_note` when the process running the turn ended (variants by `trigger`). */
+  interrupt_system_note_process_ended: { readonly trigger: "user" | "notify" | "resume" };
+  /** `interrupt_tool_result_summary` when the run moved to another worker (a dispatcher's takeover). */
+  interrupt_tool_result_summary_moved: NoPromptContext;
+  /** `interrupt_system_note` when the run moved to another worker (variants by `trigger`). */
+  interrupt_system_note_moved: { readonly trigger: "user" | "notify" | "resume" };
 }
 
 /** One staged item in the consolidation input: its id, kind, topic and its own fields. */

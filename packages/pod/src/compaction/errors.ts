@@ -1,3 +1,4 @@
+import type { ErrorKind } from "@podkit/llm-worker";
 import { hasMarker, PodkitPodError } from "../errors.js";
 
 const MISSING_MARKER = Symbol.for("podkit.pod.error.compact-summary-missing");
@@ -5,6 +6,8 @@ const MISSING_MARKER = Symbol.for("podkit.pod.error.compact-summary-missing");
 /** The compaction worker finished twice (once after the nudge) without calling `write_summary`. */
 export class CompactSummaryMissingError extends PodkitPodError {
   readonly [MISSING_MARKER] = true;
+  /** The model did not follow the instructions this time; another try may well work. */
+  override readonly errorKind: ErrorKind = "transient";
   override name = "CompactSummaryMissingError";
 
   constructor(requests: number) {
@@ -87,6 +90,8 @@ const NOTHING_MARKER = Symbol.for("podkit.pod.error.nothing-to-compact");
 /** Everything in history falls inside the retained part: there is no older part to summarise. */
 export class NothingToCompactError extends PodkitPodError {
   readonly [NOTHING_MARKER] = true;
+  /** Nothing is wrong: the session is not yet long enough to compact. */
+  override readonly errorKind: ErrorKind = "conflict";
   override name = "NothingToCompactError";
 
   constructor(items: number, retainedTokens: number) {

@@ -55,6 +55,10 @@ export interface ApprovalGateOptions {
   signal(): AbortSignal;
   /** Tool name → what asks about it (empty with `autoApprove`). */
   policy: ReadonlyMap<string, string>;
+  /** True for a tool the pod has: the policy never asks about a call that could only fail as unknown. */
+  hasTool(name: string): boolean;
+  /** What the model is told of a denied call (the catalog's `approval_denied_reason`). */
+  deniedReason(record: ApprovalRecord): string;
   approver: Approver | undefined;
   defaultBy(): string;
   /** The pod's path from its root (`["root"]`, a child's `["root", "worker#1", …]`). */
@@ -92,12 +96,18 @@ export class ApprovalGate {
     hooks: () => Promise<HookToolDecision>,
   ): Promise<PreToolCallDecision> {
     let record = this.recordOf(call.call_id);
-    if (record?.answer !== undefined) return decisionOf(record);
+    // A call that waited on a child's approvals runs again: the tool continues that child.
+    if (record?.childSessionId !== undefined) return { action: "continue" };
+    if (record?.answer !== undefined) return this.decisionOf(record);
     if (record === undefined) {
       const decision = await hooks();
       if (decision.action !== "ask" && decision.action !== "continue") return decision;
       const askedBy =
-        decision.action === "ask" ? (decision.askedBy ?? "hook") : this.options.policy.get(call.name);
+        decision.action === "ask"
+          ? (decision.askedBy ?? "hook")
+          : this.options.hasTool(call.name)
+            ? this.options.policy.get(call.name)
+            : undefined;
       if (askedBy === undefined) return { action: "continue" };
       const reason = decision.action === "ask" ? decision.reason : undefined;
       const request: EntryInput<Item> = {
@@ -120,6 +130,35 @@ export class ApprovalGate {
     return this.askNow(record);
   }
 
+  /**
+   * Call `callId` of this turn waits on the approvals of child session `childSessionId` (a
+   * sub-pod's call that its foreground run stopped on): a delegated request, committed with the
+   * run's end like every request nobody can answer now. It is never answered itself: the person
+   * answers the child's calls, and the call closes when it gets its result after a `resume()`.
+   */
+  delegate(callId: string, childSessionId: string): void {
+    const call = this.options
+      .head()
+      .state.history.findLast(
+        (item): item is ToolCallItem => item.type === "tool_call" && item.call_id === callId,
+      );
+    if (call === undefined) throw new Error(`internal: no tool call ${callId} in the turn to delegate`);
+    this.deferred.push({
+      kind: "approval_requested",
+      call_id: callId,
+      tool: call.name,
+      arguments: call.arguments,
+      pod_path: [...this.options.podPath],
+      asked_by: "subpod",
+      child_session_id: childSessionId,
+    });
+  }
+
+  /** The child session call `callId` delegated its approvals to (it is being resumed), if it did. */
+  delegatedTo(callId: string): string | undefined {
+    return this.recordOf(callId)?.childSessionId;
+  }
+
   /** Asks the approver about a pending call; its answer is committed before the call goes on. */
   private async askNow(record: ApprovalRecord): Promise<PreToolCallDecision> {
     const signal = this.options.signal();
@@ -134,7 +173,15 @@ export class ApprovalGate {
       by: answer.by ?? this.options.defaultBy(),
       in_run: true,
     });
-    return decisionOf(this.recordOf(record.callId) as ApprovalRecord);
+    return this.decisionOf(this.recordOf(record.callId) as ApprovalRecord);
+  }
+
+  /** An answered call's decision: allowed calls run, denied ones tell the model who denied and why. */
+  private decisionOf(record: ApprovalRecord): PreToolCallDecision {
+    const answer = record.answer;
+    if (answer === undefined) return { action: "await_approval" };
+    if (answer.decision === "allow") return { action: "continue" };
+    return { action: "deny", reason: this.options.deniedReason(record) };
   }
 
   private recordOf(callId: string): ApprovalRecord | undefined {
@@ -151,13 +198,4 @@ function requestOf(record: ApprovalRecord): ApprovalRequest {
     ...(record.reason === undefined ? {} : { reason: record.reason }),
     podPath: record.podPath,
   };
-}
-
-/** An answered call's decision: allowed calls run, denied ones tell the model who denied and why. */
-function decisionOf(record: ApprovalRecord): PreToolCallDecision {
-  const answer = record.answer;
-  if (answer === undefined) return { action: "await_approval" };
-  if (answer.decision === "allow") return { action: "continue" };
-  const why = answer.reason === undefined || answer.reason === "" ? "" : `: ${answer.reason}`;
-  return { action: "deny", reason: `${record.tool} call denied by ${answer.by}${why}` };
 }

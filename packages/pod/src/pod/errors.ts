@@ -1,3 +1,4 @@
+import type { ErrorKind } from "@podkit/llm-worker";
 import { hasMarker, PodkitPodError } from "../errors.js";
 
 const BUSY_MARKER = Symbol.for("podkit.pod.error.busy");
@@ -5,6 +6,7 @@ const BUSY_MARKER = Symbol.for("podkit.pod.error.busy");
 /** `run()`/`resume()` was called while another run of the same pod is still in progress. */
 export class PodBusyError extends PodkitPodError {
   readonly [BUSY_MARKER] = true;
+  override readonly errorKind: ErrorKind = "conflict";
   override name = "PodBusyError";
 
   static override isInstance(error: unknown): error is PodBusyError {
@@ -47,6 +49,8 @@ const CLOSED_MARKER = Symbol.for("podkit.pod.error.closed");
 /** The pod was closed (its tools shut down); it cannot run again. */
 export class PodClosedError extends PodkitPodError {
   readonly [CLOSED_MARKER] = true;
+  /** This pod's state, not the session's: a pod restored anew runs it. */
+  override readonly errorKind: ErrorKind = "conflict";
   override name = "PodClosedError";
 
   static override isInstance(error: unknown): error is PodClosedError {

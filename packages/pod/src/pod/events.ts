@@ -1,5 +1,5 @@
 import type { RunResult, StopReason, UsageRecord, WorkerEvent } from "@podkit/llm-worker";
-import type { DriftFork } from "@podkit/session-store";
+import type { AwaitedApproval, DriftFork, RunStatus } from "@podkit/session-store";
 import type { BudgetExhausted } from "../budget/pod-budget.js";
 import type { PodWarning } from "../warnings.js";
 
@@ -9,13 +9,23 @@ export type PodTrigger = "user" | "notify" | "resume";
 /** Why a run stopped: the model's stop reason, or `budget_exhausted` (a `[budget]` cap stopped it before a request). */
 export type PodStopReason = StopReason | { readonly kind: "budget_exhausted"; readonly raw: undefined };
 
-/** The result of one `run()`/`resume()`: the worker's result plus the usage of this run. */
-export interface PodRunResult extends Omit<RunResult, "stopReason"> {
+/**
+ * The result of one `run()`/`resume()`: the worker's result plus the usage of this run. `status` is
+ * the session log's run status (the one union every reader uses): the worker's, or
+ * `budget_exhausted` when a `[budget]` cap stopped the run before a request.
+ */
+export interface PodRunResult extends Omit<RunResult, "stopReason" | "status"> {
+  status: RunStatus;
   stopReason: PodStopReason | undefined;
   /** One record per model request of this run. */
   usage: UsageRecord[];
-  /** The cap that stopped the run (status `yielded`, nothing half-sent); `resume()` goes on once it allows. */
+  /** The cap that stopped the run (status `budget_exhausted`, nothing half-sent); `resume()` goes on once it allows. */
   budget?: BudgetExhausted;
+  /**
+   * Status `awaiting_approval`: the calls a person must answer before `resume()` goes on — this
+   * pod's and its sub-pods' at any depth, each with the session holding it and its pod path.
+   */
+  approvals?: AwaitedApproval[];
 }
 
 /** Why a compaction started: `threshold` before a turn, `request_threshold` before a request, `pod.compact()`. */

@@ -1,14 +1,22 @@
 import type { Item, Worker } from "@podkit/llm-worker";
 import type { Store } from "@podkit/session-store";
-import { type ApprovalRecord, answerApproval, localAnswerer, SessionLog } from "@podkit/session-store";
+import {
+  type ApprovalRecord,
+  type AwaitedApproval,
+  answerApproval,
+  approvalsAwaitedBy,
+  localAnswerer,
+  SessionLog,
+} from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSectionState } from "../context/context-section.js";
 import { EMPTY_CONTEXT_KEY } from "../context/context-sections.js";
 import { PodUsageError } from "../errors.js";
 import type { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
+import type { PodTelemetry, RunSource } from "../telemetry/pod-telemetry.js";
 import type { PodWarning } from "../warnings.js";
 import { type ApprovalAnswerGiven, ApprovalGate, builtinApprovalPolicy, ROOT_POD_PATH } from "./approvals.js";
-import type { CompactionOutcome, CompactionReason, PodRunResult } from "./events.js";
+import type { CompactionOutcome, CompactionReason, PodEvent, PodRunResult } from "./events.js";
 import { composeInterceptor, type HookPod, hookPodOf, type PodHooks } from "./hooks.js";
 import { NotificationQueue } from "./notification-queue.js";
 import { type CompactionReporting, PodCompaction } from "./pod-compaction.js";
@@ -80,6 +88,13 @@ export class PodEngine {
       head: () => this.requireHead(),
       signal: () => this.turnSignal ?? new AbortController().signal,
       policy: options.autoApprove === true ? new Map() : builtinApprovalPolicy(foundation.loaded),
+      hasTool: (name) => foundation.toolServer.names().includes(name),
+      deniedReason: (record) =>
+        this.catalog.render("approval_denied_reason", {
+          tool: record.tool,
+          by: record.answer?.by ?? "",
+          reason: record.answer?.reason ?? "",
+        }),
       approver: options.approver,
       defaultBy: localAnswerer,
       // A child's requests name where in the tree they come from (its approver is its root's).
@@ -218,6 +233,21 @@ export class PodEngine {
     this.notifications.startTurn();
   }
 
+  /** `pod.compact()` reported to the pod's telemetry and the caller's `onEvent`. */
+  compactNow(
+    signal: AbortSignal,
+    telemetry: PodTelemetry,
+    onEvent: ((event: PodEvent) => void) | undefined,
+  ): Promise<CompactionOutcome> {
+    return this.compact("manual", signal, {
+      emit: (event) => {
+        telemetry.onJobEvent(event);
+        onEvent?.(event);
+      },
+      workerEvent: (event) => telemetry.onCompactionWorkerEvent(event),
+    });
+  }
+
   /** `pod.compact()`: compacts now, with `[compaction]` or the manifest's defaults. */
   async compact(
     reason: CompactionReason,
@@ -280,6 +310,26 @@ export class PodEngine {
     for (const [domain, state] of log.state.extensions) this.extensions.set(domain, state);
     this.turns.restore(log.state.turn, log.state.awaitingApproval);
     this.syncFromLog();
+  }
+
+  /**
+   * The calls a person must answer before the session's run, stopped awaiting approval, goes on:
+   * its own and those of the children its calls delegated to, each with its session and pod path.
+   */
+  awaitedApprovals(): Promise<AwaitedApproval[]> {
+    return approvalsAwaitedBy(this.foundation.store as Store<Item>, this.requireHead().sessionId);
+  }
+
+  /** What a run's trace reads of this engine while the run goes on. */
+  runSource(): RunSource {
+    return {
+      session: () =>
+        this.head === undefined
+          ? undefined
+          : { sessionId: this.head.state.sessionId, segmentId: this.head.state.segmentId },
+      history: () => this.worker.history,
+      systemPrompt: () => this.worker.systemPrompt,
+    };
   }
 
   /** Reports a warning through the pod's one warning channel. */

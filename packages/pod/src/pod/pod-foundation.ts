@@ -7,6 +7,7 @@ import { readAgentsMd } from "../system-prompt/agents-md.js";
 import { buildSystemPromptContext } from "../system-prompt/system-prompt-context.js";
 import type { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
 import { processWarningSink, type WarningSink } from "../warnings.js";
+import { CheckedToolServer } from "./checked-tool-server.js";
 import { podModelAdapter } from "./model.js";
 import { PodEventHub } from "./pod-events.js";
 import type { PodOptions } from "./pod-options.js";
@@ -38,13 +39,31 @@ export async function loadResources(loaded: LoadedManifest, options: PodOptions)
 }
 
 /**
- * Opens the session store and loads the tool packages; a failure closes what was opened. The
- * store comes first: a missing database URL fails before any tool package (or MCP server) starts.
+ * The session store of a pod: `PodOptions.store`, else the one the manifest's `[session]` selects,
+ * opened here (`owned`: the pod closes it with itself).
+ */
+export async function holdStore(
+  loaded: LoadedManifest,
+  options: PodOptions,
+): Promise<{ store: Store<Item>; owned: boolean }> {
+  if (options.store !== undefined) return { store: options.store as Store<Item>, owned: false };
+  const store = await openSessionStore(loaded, {
+    env: options.env ?? process.env,
+    ...(options.packages === undefined ? {} : { storePackages: options.packages }),
+  });
+  return { store: store as Store<Item>, owned: true };
+}
+
+/**
+ * Opens the session store (unless `PodOptions.store` gives it: `ownsStore` then says whether the
+ * pod closes it anyway) and loads the tool packages; a failure closes what the pod owns. The store
+ * comes first: a missing database URL fails before any tool package (or MCP server) starts.
  */
 export async function loadFoundation(
   loaded: LoadedManifest,
   resources: PodResources,
   options: PodOptions,
+  given: { ownsStore?: boolean } = {},
 ): Promise<PodFoundation> {
   const sink = options.onWarning ?? processWarningSink;
   const events = new PodEventHub(sink);
@@ -54,12 +73,9 @@ export async function loadFoundation(
     sink(warning);
     events.emit({ type: "warning", code: warning.code, message: warning.message });
   };
-  const ownsStore = options.store === undefined;
-  const store = (options.store ??
-    (await openSessionStore(loaded, {
-      env: options.env ?? process.env,
-      ...(options.packages === undefined ? {} : { storePackages: options.packages }),
-    }))) as Store<Item>;
+  const held = await holdStore(loaded, options);
+  const ownsStore = given.ownsStore ?? held.owned;
+  const store = held.store;
   const toolSet = await loadToolPackages(loaded, {
     env: options.env ?? process.env,
     warn: (w) => warn({ code: "pod.tools", message: `${w.source}: ${w.message}` }),
@@ -70,9 +86,11 @@ export async function loadFoundation(
     throw error;
   });
   const output = loaded.manifest.worker.tool_output;
-  const toolServer = new ToolServer({
-    outputLimits: { defaultMaxBytes: output.default_max_bytes, perTool: output.per_tool ?? {} },
-  });
+  const outputLimits = { defaultMaxBytes: output.default_max_bytes, perTool: output.per_tool ?? {} };
+  const toolServer =
+    options.toolStartCheck === undefined
+      ? new ToolServer({ outputLimits })
+      : new CheckedToolServer(options.toolStartCheck, { outputLimits });
   toolSet.register(toolServer);
   return { loaded, resources, toolSet, toolServer, store, ownsStore, warn, events };
 }

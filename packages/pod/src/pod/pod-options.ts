@@ -1,3 +1,4 @@
+import type { ToolCallItem } from "@podkit/llm-worker";
 import type { Store } from "@podkit/session-store";
 import type { PodkitToolPackage } from "@podkit/tools";
 import type { ContextSection } from "../context/context-section.js";
@@ -74,6 +75,13 @@ export interface PodOptions {
    * A child never gets this pod's own hooks — only what this function gives it, on purpose.
    */
   readonly childHooks?: (pod: HookPod) => PodHooks | undefined;
+  /**
+   * Called synchronously right before each tool call starts, in this pod and its children at any
+   * depth (after hooks and approvals decided, nothing awaited in between); throwing stops the call
+   * before its tool runs, and the turn fails with that error. `@podkit/dispatch` checks its lease
+   * fence here, so a worker that lost its run starts no tool.
+   */
+  readonly toolStartCheck?: (call: Readonly<ToolCallItem>) => void;
   /** Where a child pod sits in its tree (set by its parent's `spawn_pod`; docs/subpods.md). */
   readonly subpod?: SubpodPlacement;
 }

@@ -16,12 +16,15 @@ export function workerStateOf(log: SessionLog<Item> | undefined): WorkerState {
 }
 
 /**
- * A restored session can `resume()` when its last run paused or yielded, or ended awaiting
- * approval (answers may have been appended after it).
+ * A restored session can `resume()` when its last run paused, yielded or was stopped by a budget
+ * cap, or ended awaiting approval (answers may have been appended after it).
  */
 export function isResumable(last: Entry<Item>, log: SessionLog<Item>): boolean {
   if (log.state.awaitingApproval) return true;
-  return last.kind === "run_completed" && (last.result === "paused" || last.result === "yielded");
+  return (
+    last.kind === "run_completed" &&
+    (last.result === "paused" || last.result === "yielded" || last.result === "budget_exhausted")
+  );
 }
 
 /** The warning for a restored session with other live branches besides the head it continues. */

@@ -1,39 +1,30 @@
 import type { Item, ModelAdapter, Tool, ToolFactory, UsageRecord } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
-import { type ApprovalRecord, isPendingApproval, SessionLog, type Store } from "@podkit/session-store";
-import { type BudgetExhausted, PodBudget } from "../budget/pod-budget.js";
-import { TreeBudget } from "../budget/tree-budget.js";
+import { type ApprovalRecord, isPendingApproval, type Store } from "@podkit/session-store";
+import { PodBudget } from "../budget/pod-budget.js";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSection } from "../context/context-section.js";
 import { PodUsageError } from "../errors.js";
 import type { ChildPodInfo } from "../subpods/children.js";
-import { loadSubpodRoles, type SubpodRole } from "../subpods/roles.js";
-import { SubpodHost } from "../subpods/subpod-host.js";
-import { subpodTools } from "../subpods/subpod-tools.js";
-import { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
-import { PodTelemetry, podIdentityOf, type RunSource } from "../telemetry/pod-telemetry.js";
-import { processWarningSink } from "../warnings.js";
+import type { SubpodHost } from "../subpods/subpod-host.js";
+import { PodTelemetry, podIdentityOf } from "../telemetry/pod-telemetry.js";
+import { afterTurnContextOf } from "./after-turn-context.js";
 import { type AfterTurnJob, type AfterTurnJobContext, CLOSE_PASS_TIMEOUT_MS } from "./after-turn-jobs.js";
 import type { ApprovalAnswerGiven } from "./approvals.js";
-import { PodBusyError, PodClosedError, PromptCancelledError } from "./errors.js";
-import type { CompactionOutcome, PodEvent, PodRunResult, PodTrigger } from "./events.js";
+import { PodBusyError, PodClosedError } from "./errors.js";
+import type { CompactionOutcome, PodEvent, PodTrigger } from "./events.js";
 import { PodExtensionPoints } from "./extension-points.js";
 import type { PodHooks } from "./hooks.js";
-import { attachManifestMemory } from "./memory-selection.js";
 import { podModelAdapter } from "./model.js";
-import type { CompactionReporting } from "./pod-compaction.js";
-import { PodEngine, type PodEngineStart } from "./pod-engine.js";
-import {
-  closeFoundation,
-  loadFoundation,
-  loadResources,
-  type PodFoundation,
-  sessionLogOptions,
-} from "./pod-foundation.js";
+import { buildPod, type PodParts, restorePod } from "./open-pod.js";
+import { hostPodChildren } from "./pod-children.js";
+import { PodEngine } from "./pod-engine.js";
+import { closeFoundation, type PodFoundation } from "./pod-foundation.js";
 import type { PodOptions } from "./pod-options.js";
-import { isResumable, otherBranchesWarning } from "./pod-restore.js";
 import { anySignal, PodRuns } from "./pod-runs.js";
 import type { RunHandle } from "./run-handle.js";
+import { type RunParts, runWithPrelude } from "./run-prelude.js";
+import type { InterruptCause } from "./session-recorder.js";
 
 /**
  * A pod: a manifest's worker, tools, layered prompt catalog and session log wired
@@ -41,6 +32,8 @@ import type { RunHandle } from "./run-handle.js";
  * rendered once at the first run and the session is created right after it.
  */
 export class Pod {
+  private readonly foundation: PodFoundation;
+  private readonly options: PodOptions;
   private readonly engine: PodEngine;
   private readonly telemetry: PodTelemetry;
   private readonly extensionPoints: PodExtensionPoints;
@@ -48,42 +41,49 @@ export class Pod {
   /** The children this pod spawned (only when its manifest declares roles). */
   private readonly subpods: SubpodHost | undefined;
   /** `[budget]` (its own, and the tree's it draws on); undefined when no cap applies. */
-  private readonly budget: { tree: TreeBudget; pod: PodBudget } | undefined;
+  private readonly budget: PodBudget | undefined;
   private closed = false;
   /** Extension state by domain (restored from the log; features fold their own). */
   readonly extensions: Map<string, unknown>;
 
   // Each part is built from those before it only, so no callback can reach a part not yet built.
-  private constructor(
-    private readonly foundation: PodFoundation,
-    private readonly options: PodOptions,
-    start: PodEngineStart,
-    roles: ReadonlyMap<string, SubpodRole> = new Map(),
-  ) {
+  private constructor({ foundation, options, start, roles }: PodParts) {
+    this.foundation = foundation;
+    this.options = options;
     this.engine = new PodEngine(foundation, options, start);
     this.extensions = this.engine.extensions;
     this.telemetry = new PodTelemetry(
       podIdentityOf(foundation.loaded, options.model),
-      runSourceOf(this.engine),
+      this.engine.runSource(),
       options.telemetry,
       options.subpod?.traceParent,
     );
     this.extensionPoints = new PodExtensionPoints(foundation.warn);
+    this.budget = PodBudget.of(foundation.loaded.manifest.budget, options.subpod?.budget, {
+      store: foundation.store,
+      sessionId: () => this.sessionId,
+      records: () => this.engine.usage.records,
+      runRecords: () => this.engine.usage.runRecords(),
+      now: Date.now,
+    });
+    if (this.budget !== undefined) this.extensionPoints.addHooks(this.budget.hooks());
+    const { engine, extensionPoints, telemetry, budget } = this;
+    const parts: RunParts = { engine, extensionPoints, telemetry, budget, events: foundation.events };
     this.runs = new PodRuns(
       {
-        worker: this.engine.worker,
-        telemetry: this.telemetry,
+        worker: engine.worker,
+        telemetry,
         events: foundation.events,
         warn: foundation.warn,
         podSignal: options.signal,
       },
       {
-        execute: (trigger, input, signal) => this.execute(trigger, input, signal),
+        execute: (trigger, input, signal) => runWithPrelude(parts, trigger, input, signal),
         settled: (turnFinished) => this.settled(turnFinished),
       },
     );
-    this.budget = this.budgetOf();
-    this.subpods = roles.size === 0 ? undefined : this.hostChildren(roles);
+    const children = { ...parts, foundation, options, pod: this, factory: POD_FACTORY };
+    this.subpods = roles.size === 0 ? undefined : hostPodChildren(children, roles);
   }
 
   /**
@@ -92,40 +92,20 @@ export class Pod {
    * tool packages; with `[memory]`, memory attached (`attachManifestMemory`). Nothing is written
    * and no API key is read.
    */
-  static async fromManifest(loaded: LoadedManifest, options: PodOptions = {}): Promise<Pod> {
-    const resources = await loadResources(loaded, options);
-    const template = SystemPromptTemplate.parse(loaded.manifest.worker.system_prompt, resources.loader);
-    const roles = await subpodRolesOf(loaded, options);
-    const foundation = await loadFoundation(loaded, resources, options);
-    return withManifestMemory(new Pod(foundation, options, { template }, roles), loaded, options);
+  static fromManifest(loaded: LoadedManifest, options: PodOptions = {}): Promise<Pod> {
+    return buildPod(loaded, options, (parts) => new Pod(parts));
   }
 
   /**
    * Restores session `sessionId` from its head segment: the stored system prompt verbatim (the
    * template is never parsed), history, config, turn count, interrupted flag, usage and extension
-   * state. Later entries are appended to that segment. When the session cannot be opened, what
-   * was opened for it (the tools, a store the pod opened) is closed before the error is thrown.
+   * state. Later entries are appended to that segment. A sub-pod's session opens with its role's
+   * manifest, loan and depth (docs/subpods.md), never as a root. When the session cannot be opened,
+   * what was opened for it (the tools, a store the pod opened) is closed before the error is thrown.
    * With `[memory]`, memory is attached as by `fromManifest`.
    */
-  static async restore(loaded: LoadedManifest, sessionId: string, options: PodOptions = {}): Promise<Pod> {
-    const resources = await loadResources(loaded, options);
-    const roles = await subpodRolesOf(loaded, options);
-    const foundation = await loadFoundation(loaded, resources, options);
-    let pod: Pod;
-    try {
-      const log = await SessionLog.open(foundation.store, sessionId, sessionLogOptions(foundation));
-      const { last } = await foundation.store.describeSegment({
-        sessionId: log.state.sessionId,
-        segmentId: log.state.segmentId,
-      });
-      pod = new Pod(foundation, options, { restored: log, resumable: isResumable(last, log) }, roles);
-      const branches = otherBranchesWarning(sessionId, log);
-      if (branches !== undefined) foundation.warn({ code: "pod.other_branches", message: branches });
-    } catch (error) {
-      await closeFoundation(foundation);
-      throw error;
-    }
-    return withManifestMemory(pod, loaded, options);
+  static restore(loaded: LoadedManifest, sessionId: string, options: PodOptions = {}): Promise<Pod> {
+    return restorePod(loaded, sessionId, options, (parts) => new Pod(parts));
   }
 
   /** The session id, once the session exists (after the first run, or restored). */
@@ -198,12 +178,10 @@ export class Pod {
    * pending call of the batch is answered. `PodBusyError` while a run is in progress.
    */
   async answerApproval(callId: string, answer: ApprovalAnswerGiven): Promise<ApprovalRecord> {
-    if (this.closed) throw new PodClosedError("the pod is closed", { hint: "create or restore a new pod" });
-    if (this.runs.busy) {
-      throw new PodBusyError("the pod is running a turn: answer approvals when it is idle", {
-        hint: "await the running handle (or pod.whenIdle()) first; a live run asks its approver",
-      });
-    }
+    this.assertIdle(
+      "answer approvals when it is idle",
+      "await the running handle (or pod.whenIdle()) first; a live run asks its approver",
+    );
     return this.runs.occupy(this.engine.answerApproval(callId, answer));
   }
 
@@ -254,11 +232,8 @@ export class Pod {
 
   /** The model adapter of the manifest's model (with the pod's overrides), for a feature's own workers. */
   get modelAdapter(): ModelAdapter {
-    return podModelAdapter(
-      this.foundation.loaded.manifest.model,
-      this.options.model,
-      this.options.env ?? process.env,
-    );
+    const { model, env = process.env } = this.options;
+    return podModelAdapter(this.foundation.loaded.manifest.model, model, env);
   }
 
   /**
@@ -297,23 +272,12 @@ export class Pod {
   async compact(
     options: { signal?: AbortSignal; onEvent?: (event: PodEvent) => void } = {},
   ): Promise<CompactionOutcome> {
-    if (this.closed) throw new PodClosedError("the pod is closed", { hint: "create or restore a new pod" });
+    this.assertIdle("compact when it is idle");
     // A background job (memory extract) reads the segment being compacted: let it finish first.
     await this.extensionPoints.afterTurn.idle();
-    if (this.runs.busy) {
-      throw new PodBusyError("the pod is running a turn: compact when it is idle", {
-        hint: "await the running handle (or pod.whenIdle()) first",
-      });
-    }
+    this.assertIdle("compact when it is idle");
     const signal = anySignal([options.signal, this.options.signal]);
-    const work = this.engine.compact("manual", signal, {
-      emit: (event) => {
-        this.telemetry.onJobEvent(event);
-        options.onEvent?.(event);
-      },
-      workerEvent: (event) => this.telemetry.onCompactionWorkerEvent(event),
-    });
-    return this.runs.occupy(work);
+    return this.runs.occupy(this.engine.compactNow(signal, this.telemetry, options.onEvent));
   }
 
   /** Starts a turn for `input`. The handle is an async iterable of events and a promise of the result. */
@@ -321,9 +285,13 @@ export class Pod {
     return this.start("user", input, options.signal);
   }
 
-  /** Continues a paused or yielded turn without new input. */
-  resume(options: { signal?: AbortSignal } = {}): RunHandle {
-    return this.start("resume", undefined, options.signal);
+  /**
+   * Continues a paused or yielded turn without new input. After an interrupted turn, the closing
+   * notes tell the model why it stopped; `interruptCause` says so when the caller knows better than
+   * the log (`moved`: a dispatcher continues a run another worker held).
+   */
+  resume(options: { signal?: AbortSignal; interruptCause?: InterruptCause } = {}): RunHandle {
+    return this.start("resume", undefined, options.signal, options.interruptCause);
   }
 
   /** Aborts the run in progress (like its signal); the next `run()` records the interrupt. */
@@ -363,12 +331,7 @@ export class Pod {
    * that write to the session before any run, e.g. `@podkit/dispatch` committing a run's input.
    */
   async startSession(): Promise<string> {
-    if (this.closed) throw new PodClosedError("the pod is closed", { hint: "create or restore a new pod" });
-    if (this.runs.busy) {
-      throw new PodBusyError("the pod is running a turn, which creates the session itself", {
-        hint: "await the running handle first",
-      });
-    }
+    this.assertIdle("it creates the session itself", "await the running handle first");
     const systemPrompt = await this.engine.ensureSystemPromptMaterialized();
     return (await this.engine.ensureSessionHead(systemPrompt)).state.sessionId;
   }
@@ -391,54 +354,32 @@ export class Pod {
     await closeFoundation(this.foundation);
   }
 
-  /** The pod's budget: its own `[budget]` caps and the tree's (a root's own, a child's from its parent). */
-  private budgetOf(): { tree: TreeBudget; pod: PodBudget } | undefined {
-    const caps = this.foundation.loaded.manifest.budget;
-    const inherited = this.options.subpod?.budget;
-    if (caps === undefined && inherited === undefined) return undefined;
-    const tree = inherited ?? new TreeBudget(caps ?? {});
-    const { engine } = this;
-    const pod = new PodBudget(caps ?? {}, tree, {
-      store: this.foundation.store,
-      sessionId: () => this.sessionId,
-      records: () => engine.usage.records,
-      runRecords: () => engine.usage.runRecords(),
-      root: inherited === undefined,
-      now: Date.now,
-    });
-    this.extensionPoints.addHooks(pod.hooks());
-    return { tree, pod };
-  }
-
-  /** The host of this pod's children, and the four tools its model gets for them. */
-  private hostChildren(roles: ReadonlyMap<string, SubpodRole>): SubpodHost {
-    const { foundation } = this;
-    const host = new SubpodHost(
-      {
-        sessionId: () => this.sessionId,
-        store: foundation.store,
-        scope: foundation.loaded.scope,
-        workspace: foundation.loaded.workspace,
-        options: this.options,
-        emit: (event) => foundation.events.emit(event),
-        notify: (message) => this.notify(message),
-        warn: foundation.warn,
-        budget: this.budget?.tree,
-        toolTraceContext: (callId) => this.telemetry.toolContext(callId),
-        open: (role, options, sessionId) =>
-          sessionId === undefined
-            ? Pod.fromManifest(role.loaded, options)
-            : Pod.restore(role.loaded, sessionId, options),
-      },
-      roles,
-    );
-    const depth = this.options.subpod?.link.depth ?? 0;
-    for (const tool of subpodTools(roles, host, depth)) foundation.toolServer.registerTool(tool);
-    return host;
-  }
-
-  private start(trigger: PodTrigger, input: string | undefined, signal: AbortSignal | undefined): RunHandle {
+  /** Refuses a call on a closed pod, or while a run (or a compaction) is in progress: `busy` says what to do. */
+  private assertIdle(busy: string, hint = "await the running handle (or pod.whenIdle()) first"): void {
     if (this.closed) throw new PodClosedError("the pod is closed", { hint: "create or restore a new pod" });
+    if (this.runs.busy) throw new PodBusyError(`the pod is running a turn: ${busy}`, { hint });
+  }
+
+  /** The context of an after-turn pass (`final`: the pass at close). */
+  private afterTurnContext(final = false): AfterTurnJobContext | undefined {
+    const { engine, extensionPoints, telemetry, foundation } = this;
+    const store = foundation.store as Store<Item>;
+    const appendExtension = (domain: string, payload: unknown) => this.appendExtension(domain, payload);
+    return afterTurnContextOf(
+      { engine, store, extensionPoints, telemetry, events: foundation.events, appendExtension },
+      final,
+    );
+  }
+
+  private start(
+    trigger: PodTrigger,
+    input: string | undefined,
+    signal: AbortSignal | undefined,
+    interruptCause?: InterruptCause,
+  ): RunHandle {
+    if (this.closed) throw new PodClosedError("the pod is closed", { hint: "create or restore a new pod" });
+    // Not while busy: that start is refused, and the run in progress keeps what it was given.
+    if (!this.runs.busy) this.engine.recorder.announceInterruptCause(interruptCause);
     return this.runs.start(trigger, input, signal);
   }
 
@@ -449,107 +390,10 @@ export class Pod {
       this.start("notify", undefined, undefined).result.catch(() => {});
     }
   }
-
-  /** The run prelude (in the order of docs/pod.md), then one turn, persisted and closed whatever happens. */
-  private async execute(
-    trigger: PodTrigger,
-    input: string | undefined,
-    signal: AbortSignal,
-  ): Promise<PodRunResult> {
-    const { engine } = this;
-    if (!this.extensionPoints.frozen) {
-      engine.installInterceptor(this.extensionPoints.hooks);
-      this.extensionPoints.freeze();
-    }
-    const systemPrompt = await engine.ensureSystemPromptMaterialized();
-    if (await engine.recorder.closeCrashedTurn(await engine.ensureSessionHead(systemPrompt)))
-      engine.turns.ended("awaiting_approval");
-    const report: CompactionReporting = {
-      emit: (event) => this.foundation.events.emit(event),
-      workerEvent: (event) => this.telemetry.onCompactionWorkerEvent(event),
-    };
-    // A background job (memory extract) reads the segment a compaction replaces: let it finish first.
-    // A resume awaiting approval continues the very batch it stopped in: no compaction in between.
-    const awaitingApproval = engine.log?.state.awaitingApproval === true;
-    if (engine.compactionDueBeforeTurn && !awaitingApproval) await this.extensionPoints.afterTurn.idle();
-    if (!awaitingApproval) await engine.compactBeforeTurn(signal, report);
-    if (input !== undefined) {
-      for (const hook of this.extensionPoints.hooks) {
-        const decision = await hook.onPromptSubmit?.(Object.freeze({ text: input }), engine.hookPod());
-        if (decision?.action === "cancel") throw new PromptCancelledError(decision.reason);
-      }
-    }
-    // Open from the turn's invoke to its terminal entry: background extension appends wait for it.
-    let stopped: BudgetExhausted | undefined;
-    const closeTurnGate = this.extensionPoints.turnGate.open();
-    try {
-      await this.budget?.pod.startRun();
-      const result = await engine.runTurn({ trigger, input, signal, report }).finally(() => {
-        stopped = this.budget?.pod.endRun();
-      });
-      if (stopped === undefined) return result;
-      // Recorded beside the `run_completed{yielded}` of the turn the cap stopped.
-      await engine.appendExtension("budget", stopped);
-      return { ...result, stopReason: { kind: "budget_exhausted", raw: undefined }, budget: stopped };
-    } finally {
-      closeTurnGate();
-    }
-  }
-
-  /** The context of an after-turn pass (`final`: the pass at close): the head segment as it is when the pass starts. */
-  private afterTurnContext(final = false): AfterTurnJobContext | undefined {
-    const log = this.engine.log;
-    if (log === undefined) return undefined;
-    const ref = { sessionId: log.state.sessionId, segmentId: log.state.segmentId };
-    const store = this.foundation.store as Store<Item>;
-    return {
-      ...ref,
-      signal: this.extensionPoints.afterTurn.signal,
-      final,
-      extension: (domain) => this.extensions.get(domain),
-      readEntries: (segmentId = ref.segmentId) => store.readAll({ sessionId: ref.sessionId, segmentId }),
-      readFrom: (segment, from) =>
-        store.readFrom(segment, from, { signal: this.extensionPoints.afterTurn.signal }),
-      appendExtension: (domain, payload) => this.appendExtension(domain, payload),
-      emit: (event) => {
-        this.telemetry.onJobEvent(event);
-        this.foundation.events.publish(event);
-      },
-      onWorkerEvent: (job, event) => this.telemetry.onJobWorkerEvent(job, event),
-    };
-  }
 }
 
-/** The pod with the memory its manifest's `[memory]` asks for; closed when that fails. */
-async function withManifestMemory(pod: Pod, loaded: LoadedManifest, options: PodOptions): Promise<Pod> {
-  try {
-    await attachManifestMemory(pod, loaded, options);
-    return pod;
-  } catch (error) {
-    await pod.close();
-    throw error;
-  }
-}
-
-/** What a run's trace reads from the pod's engine while the run goes on. */
-function runSourceOf(engine: PodEngine): RunSource {
-  return {
-    session: () => {
-      const log = engine.log;
-      return log === undefined
-        ? undefined
-        : { sessionId: log.state.sessionId, segmentId: log.state.segmentId };
-    },
-    history: () => engine.worker.history,
-    systemPrompt: () => engine.worker.systemPrompt,
-  };
-}
-
-/** The roles a pod may spawn; a child leaves out (with a warning) those its own loan cannot cover. */
-function subpodRolesOf(
-  loaded: LoadedManifest,
-  options: PodOptions,
-): Promise<ReadonlyMap<string, SubpodRole>> {
-  if (options.subpod === undefined) return loadSubpodRoles(loaded);
-  return loadSubpodRoles(loaded, { warn: options.onWarning ?? processWarningSink });
-}
+/** The constructors a pod opens its children with. */
+const POD_FACTORY = {
+  fromManifest: (loaded: LoadedManifest, options: PodOptions) => Pod.fromManifest(loaded, options),
+  restore: (loaded: LoadedManifest, id: string, options: PodOptions) => Pod.restore(loaded, id, options),
+};

@@ -7,6 +7,24 @@ import type { UsageLedger } from "./usage-ledger.js";
 /** The `system_item` kinds the pod commits. */
 export type SystemItemKind = "notification" | "interrupt" | "context" | "attachment";
 
+/**
+ * Why the turn before this one stopped before it ended, as its closing notes tell the model:
+ * `person` — someone interrupted it (Ctrl-C, `pod.interrupt`, a cancelled run); `process_ended` —
+ * the process running it ended (the log left the turn open); `moved` — the run moved to another
+ * worker (a dispatcher's takeover). Each has its own catalog keys.
+ */
+export type InterruptCause = "person" | "process_ended" | "moved";
+
+/** The catalog keys of the closing notes, per cause. */
+const INTERRUPT_NOTES = {
+  person: { summary: "interrupt_tool_result_summary", note: "interrupt_system_note" },
+  process_ended: {
+    summary: "interrupt_tool_result_summary_process_ended",
+    note: "interrupt_system_note_process_ended",
+  },
+  moved: { summary: "interrupt_tool_result_summary_moved", note: "interrupt_system_note_moved" },
+} as const;
+
 interface SystemMark {
   kind: SystemItemKind;
   extra: Record<string, unknown>;
@@ -31,7 +49,13 @@ export class SessionRecorder {
   private readonly systemKinds = new WeakMap<object, SystemMark>();
   /** Items from the model (or its tools) committed since `startTurn`. */
   private modelOutput = 0;
+  /** The current user turn's message is in the log. */
+  private inputWritten = false;
   private opening: Opening | undefined;
+  /** This process closed a turn the log left open (`closeCrashedTurn`); its notes are not yet written. */
+  private closedCrashedTurn = false;
+  /** Why the previous turn stopped, as the caller of the current run said (see `announceInterruptCause`). */
+  private announcedCause: InterruptCause | undefined;
 
   constructor(
     private readonly logOf: () => SessionLog<Item> | undefined,
@@ -53,6 +77,12 @@ export class SessionRecorder {
    */
   openTurn(invoke: EntryInput<Item>, onWritten: () => void): void {
     this.opening = { entry: invoke, onWritten };
+    this.inputWritten = false;
+  }
+
+  /** True once the current user turn's message was committed (see `openTurn`). */
+  get userInputWritten(): boolean {
+    return this.inputWritten;
   }
 
   /** The `invoke` of a turn that failed before it wrote anything (undefined once written): taken back. */
@@ -89,6 +119,7 @@ export class SessionRecorder {
       return { kind: "system_item", item: { kind: mark.kind, body, ...mark.extra } as SystemItem };
     }
     if (item.type === "message" && item.role === "user") {
+      this.inputWritten = true;
       return { kind: "user_input", text: item.content.map((part) => part.text).join("") };
     }
     this.modelOutput += 1;
@@ -131,14 +162,25 @@ export class SessionRecorder {
   }
 
   /**
+   * The run about to start knows why the previous turn stopped (undefined: it does not, and the
+   * log decides); set for every run, so it never outlives the run it was given for.
+   */
+  announceInterruptCause(cause: InterruptCause | undefined): void {
+    this.announcedCause = cause;
+  }
+
+  /**
    * Orphan tool calls get the catalog's interrupt summary, then the interrupt note is committed,
    * in its variant for what follows it (the user's message, a notification, or the resumed work).
+   * Both say why the turn stopped: as the run's caller announced it, else `process_ended` when this
+   * process closed a turn the log left open, else `person`.
    */
   async recordInterrupt(worker: Worker, catalog: PromptCatalog, trigger: PodTrigger): Promise<void> {
-    await worker.closeUnansweredToolCalls(catalog.render("interrupt_tool_result_summary", {}));
-    await worker.append([
-      this.systemMessage("interrupt", catalog.render("interrupt_system_note", { trigger })),
-    ]);
+    const cause = this.announcedCause ?? (this.closedCrashedTurn ? "process_ended" : "person");
+    const keys = INTERRUPT_NOTES[cause];
+    await worker.closeUnansweredToolCalls(catalog.render(keys.summary, {}));
+    await worker.append([this.systemMessage("interrupt", catalog.render(keys.note, { trigger }))]);
+    this.closedCrashedTurn = false;
   }
 
   /**
@@ -162,6 +204,7 @@ export class SessionRecorder {
       message: "the process ended during this turn",
       interrupted: true,
     });
+    this.closedCrashedTurn = true;
     return false;
   }
 

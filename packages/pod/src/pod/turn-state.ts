@@ -1,4 +1,4 @@
-import type { RunStatus } from "@podkit/llm-worker";
+import type { RunStatus } from "@podkit/session-store";
 
 /**
  * The session's turn counters, owned here and changed only through these methods: completed turns
@@ -16,7 +16,7 @@ export class TurnState {
     return this.completed;
   }
 
-  /** The last run ended paused, yielded or awaiting approval, so `resume()` may run its open tool calls. */
+  /** The last run ended paused, yielded, stopped by a budget or awaiting approval: `resume()` continues it. */
   get resumable(): boolean {
     return this.canResume;
   }
@@ -29,7 +29,11 @@ export class TurnState {
 
   /** A run (or, mid-turn, the worker's part of it) ended with `status`. */
   ended(status: RunStatus): void {
-    this.canResume = status === "paused" || status === "yielded" || status === "awaiting_approval";
+    this.canResume =
+      status === "paused" ||
+      status === "yielded" ||
+      status === "budget_exhausted" ||
+      status === "awaiting_approval";
   }
 
   /** Both counters as a fresh read of the log has them (another process wrote to the session). */

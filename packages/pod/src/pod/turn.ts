@@ -1,4 +1,5 @@
 import { AbortedError, CancelledError } from "@podkit/llm-worker";
+import type { BudgetExhausted } from "../budget/pod-budget.js";
 import type { PodEvent, PodRunResult, PodTrigger } from "./events.js";
 import type { CompactionReporting } from "./pod-compaction.js";
 import type { PodEngine } from "./pod-engine.js";
@@ -10,6 +11,8 @@ export interface Turn {
   readonly signal: AbortSignal;
   /** Where the turn's events go, and a compaction's inside it (with its worker's telemetry). */
   readonly report: CompactionReporting;
+  /** The `[budget]` cap that stopped the run before a request (the worker then yielded), if one did. */
+  readonly budgetStop?: () => BudgetExhausted | undefined;
 }
 
 /**
@@ -52,25 +55,45 @@ export async function runTurn(engine: PodEngine, turn: Turn): Promise<PodRunResu
       result = await worker.resume({ signal });
       requests += result.requests;
     }
+    // A cap stopped the run before a request (the worker yielded): the log says so, with the cap.
+    const budget = result.status === "yielded" ? turn.budgetStop?.() : undefined;
+    const status = budget === undefined ? result.status : "budget_exhausted";
     const completed = {
       kind: "run_completed",
-      result: result.status,
+      result: status,
       interrupted: worker.lastRunInterrupted,
     } as const;
-    if (result.status === "finished") {
+    if (status === "finished") {
       const count = turns.finish();
       // One write for both (after a crash mid-write each line still commits on its own).
       await engine.requireHead().appendMany([{ kind: "turn_end", turn: count }, completed]);
       emit({ type: "turn_end", turn: count });
+    } else if (budget !== undefined) {
+      await engine
+        .requireHead()
+        .appendMany([{ kind: "extension", domain: "budget", payload: budget }, completed]);
+      engine.extensions.set("budget", budget);
     } else {
       // Deferred approval requests and the run's end in one write (see ApprovalGate).
       await engine.requireHead().appendMany([...engine.approvals.takeDeferred(), completed]);
     }
-    turns.ended(result.status);
-    return { ...result, requests, usage: engine.usage.runRecords() };
+    turns.ended(status);
+    const usage = engine.usage.runRecords();
+    // Who must answer what before the run goes on, at any depth of the tree (with the pod paths).
+    if (status === "awaiting_approval")
+      return { ...result, requests, usage, approvals: await engine.awaitedApprovals() };
+    if (budget === undefined) return { ...result, requests, usage };
+    return {
+      ...result,
+      status,
+      requests,
+      usage,
+      stopReason: { kind: "budget_exhausted", raw: undefined },
+      budget,
+    };
   } catch (error) {
     try {
-      await recordFailure(engine, error);
+      await recordFailure(engine, turn, error);
     } catch (recording) {
       // The run's own error is what the caller must see; the failed write is reported beside it.
       engine.warn({
@@ -83,11 +106,14 @@ export async function runTurn(engine: PodEngine, turn: Turn): Promise<PodRunResu
 }
 
 /**
- * A cancelled turn with no model output yet is rolled back (the log cut to before its `invoke`,
- * the pod's state back to that point); any other failure closes the `invoke` (written now with
- * the failure when the turn wrote nothing yet, so the log tells of the failed turn).
+ * Closes a turn that failed. What a person wrote is never lost: a user turn keeps its `invoke` and
+ * its message (written now, with the failure, when the turn stopped before its first write) and is
+ * closed with `run_errored`, whether it was cancelled or failed, with model output or without —
+ * only model output that never committed is gone (it never reached the log). A turn without input
+ * (a notification's, a resume) cancelled before any model output is rolled back instead (the log
+ * cut to before its `invoke`, its notifications queued again).
  */
-async function recordFailure(engine: PodEngine, error: unknown): Promise<void> {
+async function recordFailure(engine: PodEngine, turn: Turn, error: unknown): Promise<void> {
   const log = engine.requireHead();
   // A user turn that failed before its first item wrote nothing, not even its invoke.
   const unwritten = engine.recorder.takeUnwrittenOpening();
@@ -96,12 +122,22 @@ async function recordFailure(engine: PodEngine, error: unknown): Promise<void> {
   // Nothing is open (an abort during a compaction, after the old segment's turn was closed).
   if (turnStart === undefined) return;
   const cancelled = AbortedError.isInstance(error) || CancelledError.isInstance(error);
-  if (cancelled && !engine.recorder.hasModelOutput) {
+  if (cancelled && !engine.recorder.hasModelOutput && turn.input === undefined) {
     await engine.rollBack(turnStart);
     return;
   }
   engine.turns.failed();
   const message = error instanceof Error ? error.message : String(error);
-  const errored = { kind: "run_errored", message, interrupted: true } as const;
-  await log.appendMany(unwritten === undefined ? [errored] : [unwritten, errored]);
+  // The message never reached the log (the turn stopped before the worker committed it): kept now.
+  const lostInput = turn.input !== undefined && !engine.recorder.userInputWritten;
+  await log.appendMany([
+    ...(unwritten === undefined ? [] : [unwritten]),
+    ...(lostInput ? [{ kind: "user_input", text: turn.input } as const] : []),
+    { kind: "run_errored", message, interrupted: true },
+  ]);
+  if (lostInput) {
+    // It entered the log here, not through the worker: the worker's history follows the log.
+    engine.worker.setHistory([...log.state.history]);
+    engine.worker.setInterrupted(true);
+  }
 }

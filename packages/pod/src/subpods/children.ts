@@ -1,5 +1,5 @@
 import type { Item } from "@podkit/llm-worker";
-import { type ParentLink, restoreSession, type Store } from "@podkit/session-store";
+import { type ParentLink, parentOf, restoreSession, type Store } from "@podkit/session-store";
 
 /** A child session as its parent lists it (`pod.children()`, `list_pods`). */
 export interface ChildPodInfo {
@@ -8,8 +8,12 @@ export interface ChildPodInfo {
   readonly depth: number;
   /** The parent's `spawn_pod` call that created it. */
   readonly callId: string;
-  /** `running`: a run in progress; `idle`: in memory, waiting; `stopped`: by `stop_pod` or the parent's close; `stored`: only in the log. */
-  readonly status: "running" | "idle" | "stopped" | "failed" | "stored";
+  /**
+   * `running`: a run in progress; `idle`: in memory, waiting; `awaiting_approval`: its last run
+   * stopped on calls a person must answer; `stopped`: by `stop_pod` or the parent's close;
+   * `failed`: its last run failed; `stored`: only in the log.
+   */
+  readonly status: "running" | "idle" | "awaiting_approval" | "stopped" | "failed" | "stored";
   /** The pod path, e.g. `root › reviewer#2`. */
   readonly path: string;
   readonly turns: number;
@@ -18,19 +22,17 @@ export interface ChildPodInfo {
 }
 
 /**
- * The sessions of `store` whose `segment_start` names `parentSessionId` as their parent, oldest
- * first (ids are UUIDv7). A listing reads one segment start per session of the store.
+ * The child sessions of `parentSessionId` with their links, oldest first (ids are UUIDv7), from
+ * the store's child index.
  */
 export async function childSessionsOf(
   store: Store<Item>,
   parentSessionId: string,
 ): Promise<{ sessionId: string; link: ParentLink }[]> {
   const found: { sessionId: string; link: ParentLink }[] = [];
-  for (const sessionId of await store.listSessions()) {
-    const [segmentId] = await store.listSegments(sessionId);
-    if (segmentId === undefined) continue;
-    const { start } = await store.describeSegment({ sessionId, segmentId });
-    if (start.parent?.session_id === parentSessionId) found.push({ sessionId, link: start.parent });
+  for (const sessionId of await store.listChildSessions(parentSessionId)) {
+    const link = await parentOf(store, sessionId);
+    if (link?.session_id === parentSessionId) found.push({ sessionId, link });
   }
   return found.reverse();
 }

@@ -1,3 +1,3 @@
 export type { ChildPodInfo } from "./children.js";
-export { SubpodRoleError } from "./errors.js";
+export { SubpodRoleError, SubpodSessionError } from "./errors.js";
 export type { SubpodPlacement } from "./placement.js";

@@ -81,21 +81,36 @@ async function loadRole(parent: LoadedManifest, name: string, config: SubpodRole
   return { name, config, loaded, asked };
 }
 
-/** The role's own manifest file, through the cascade as the parent's workspace and user config see it. */
+/**
+ * The role's own manifest file, through the cascade as the parent's workspace and user config see
+ * it, with the parent's `--set` overlays on top (as they are on the parent). Its `[model]` is the
+ * parent's unless the role's file sets `model.ref` itself: a root run with `--set model.base_url=…`
+ * or `-m other.toml` sends its children to the same model (the role's own `[subpods.<role>.model]`
+ * still overrides, after this).
+ */
 async function loadRoleManifest(
   parent: LoadedManifest,
   file: string,
   fail: (problem: string, cause?: unknown) => never,
 ): Promise<LoadedManifest> {
   try {
-    return await loadManifest({
+    const overlays = parent.layers.flatMap((layer) =>
+      layer.kind === "set" && layer.overlay !== undefined ? [layer.overlay] : [],
+    );
+    const loaded = await loadManifest({
       file,
+      overlays,
       env: {
         cwd: parent.workspace,
         home: dirname(parent.userConfigDir),
         env: { XDG_CONFIG_HOME: dirname(parent.userConfigDir) },
       },
     });
+    const ownModel = loaded.provenance.get("model.ref")?.layer;
+    if (ownModel?.kind !== "file" && ownModel?.kind !== "set") {
+      loaded.manifest.model = structuredClone(parent.manifest.model);
+    }
+    return loaded;
   } catch (error) {
     if (PodkitManifestError.isInstance(error) || PodkitPodError.isInstance(error)) {
       return fail(`its manifest ${file} does not load: ${messageOf(error)}`, error);

@@ -1,18 +1,36 @@
 import type { Context } from "@opentelemetry/api";
-import type { Item, ToolOutput } from "@podkit/llm-worker";
+import type { Item, Tool, ToolOutput } from "@podkit/llm-worker";
 import type { Scope } from "@podkit/manifest";
 import type { ParentLink, Store } from "@podkit/session-store";
 import type { TreeBudget } from "../budget/tree-budget.js";
-import type { PodEvent, PodRunResult } from "../pod/events.js";
-import { hookPodOf } from "../pod/hooks.js";
-import type { Pod } from "../pod/pod.js";
-import type { PodOptions } from "../pod/pod-options.js";
+import type { PodPrompt, PodPromptContextArgs } from "../catalog/pod-prompt.js";
 import type { WarningSink } from "../warnings.js";
 import { type ChildPodInfo, childSessionsOf, storedChildInfo } from "./children.js";
 import { childPath, ROOT_POD_PATH, type SubpodPlacement } from "./placement.js";
 import type { SubpodRole } from "./roles.js";
 import { lendScope } from "./scope-loan.js";
-import { refusal, type SubpodToolTarget } from "./subpod-tools.js";
+import { type SubpodToolTarget, subpodTools } from "./subpod-tools.js";
+
+/** How a child's run ended, as far as its parent's tools need it. */
+export interface ChildRunResult {
+  readonly status: string;
+  readonly text: string;
+  readonly stopReason?: { readonly kind: string } | undefined;
+  readonly usage: readonly { readonly inputTokens: number; readonly outputTokens: number }[];
+}
+
+/** What a parent drives of a child pod (a `Pod`; the interface keeps `subpods/` below `pod/`). */
+export interface ChildPod {
+  readonly turn: number;
+  readonly usage: readonly { readonly inputTokens: number; readonly outputTokens: number }[];
+  /** The child's last run ended `awaiting_approval` and no run started since. */
+  readonly awaitingApproval: boolean;
+  run(input: string, options: { signal?: AbortSignal }): { readonly result: Promise<ChildRunResult> };
+  resume(options: { signal?: AbortSignal }): { readonly result: Promise<ChildRunResult> };
+  notify(message: string): void;
+  startSession(): Promise<string>;
+  close(): Promise<void>;
+}
 
 /** What a host needs of its pod (the parent). */
 export interface SubpodParent {
@@ -21,19 +39,30 @@ export interface SubpodParent {
   readonly store: Store<Item>;
   readonly scope: Scope;
   readonly workspace: string;
-  /** The parent's options: the children get its model, environment, clock and store. */
-  readonly options: PodOptions;
-  /** Into the parent's event stream (its run's handle and its subscribers). */
-  emit(event: PodEvent): void;
+  /** Where the parent itself sits (undefined: it is a root). */
+  readonly placement: SubpodPlacement | undefined;
+  /** The tree's budget, handed to every child. */
+  readonly budget: TreeBudget | undefined;
+  /** A model-facing text of the parent's catalog (tool descriptions, refusals, notifications). */
+  text<K extends PodPrompt>(key: K, ...context: PodPromptContextArgs<K>): string;
   /** The parent's notification path: committed before its model sees it. */
   notify(message: string): void;
   warn: WarningSink;
-  /** The tree's budget, handed to every child. */
-  readonly budget: TreeBudget | undefined;
   /** The trace context of the parent's tool call `callId` in its running trace (its `execute_tool` span). */
   toolTraceContext(callId: string): Context | undefined;
-  /** Builds or restores a child pod (`Pod.fromManifest` / `Pod.restore`; passed in to keep the import one-way). */
-  open(role: SubpodRole, options: PodOptions, sessionId?: string): Promise<Pod>;
+  /**
+   * Builds (`sessionId` undefined) or restores a child pod for `role` at `placement`, with the
+   * parent's child options, the application's child hooks and its events forwarded into the
+   * parent's stream (`Pod.fromManifest` / `Pod.restore`, passed in to keep the import one-way).
+   */
+  open(role: SubpodRole, placement: SubpodPlacement, sessionId?: string): Promise<ChildPod>;
+  /**
+   * The parent's call `callId` waits on the approvals of child `childSessionId`: recorded (as a
+   * delegated approval) with the end of the parent's run, which then ends `awaiting_approval`.
+   */
+  delegate(callId: string, childSessionId: string): void;
+  /** The child a call of the parent delegated its approvals to (a call resumed after the answers), if any. */
+  delegatedTo(callId: string): string | undefined;
 }
 
 /** One child this parent knows in memory. */
@@ -42,24 +71,38 @@ interface ChildSlot {
   readonly role: SubpodRole;
   readonly link: ParentLink;
   readonly path: string;
-  pod: Pod | undefined;
+  pod: ChildPod | undefined;
   status: ChildPodInfo["status"];
   /** Aborts a background run (`stop_pod`, the parent's close). */
   abort: AbortController | undefined;
-  unsubscribe: (() => void) | undefined;
   /** Where the child's next run is traced: under the parent's tool call that runs it. */
   readonly trace: { parent: Context | undefined };
 }
 
+/** A tool call's context. */
+interface CallContext {
+  readonly callId: string;
+  readonly signal: AbortSignal;
+}
+
 /**
  * The children of one pod: it spawns, messages, stops and lists them for the four tools, checks
- * every request against the roles, the caps and the parent's scope, forwards the children's
- * events tagged with their pod path, and closes them with the parent. Refusals are error results
- * that name what is allowed.
+ * every request against the roles, the caps and the parent's scope, and closes them with the
+ * parent. Refusals are error results that name what is allowed, worded by the catalog. A
+ * foreground child that stops on approvals nobody can answer now suspends the parent's call
+ * (`awaiting_approval`), so the person is asked through the root; resumed, the same call
+ * continues the same child — never a second one.
  */
 export class SubpodHost implements SubpodToolTarget {
   private readonly slots = new Map<string, ChildSlot>();
   private readonly spawned = new Map<string, number>();
+  /**
+   * Children being started or continued, by role (and the child ids claimed), counted with the
+   * running ones from the synchronous check on: the calls of one response all run at once, and
+   * a check before an `await` whose slot exists only after it lets them all through.
+   */
+  private readonly starting = new Map<string, number>();
+  private readonly claimed = new Set<string>();
   private closed = false;
 
   constructor(
@@ -69,88 +112,100 @@ export class SubpodHost implements SubpodToolTarget {
 
   /** This pod's path and depth (the root is at depth 0). */
   private get place(): { path: string; depth: number } {
-    const placement = this.parent.options.subpod;
+    const placement = this.parent.placement;
     return placement === undefined
       ? { path: ROOT_POD_PATH, depth: 0 }
       : { path: placement.path, depth: placement.link.depth };
   }
 
-  async spawn(
-    roleName: string,
-    task: string,
-    background: boolean,
-    ctx: { callId: string; signal: AbortSignal },
-  ): Promise<ToolOutput> {
+  async spawn(roleName: string, task: string, background: boolean, ctx: CallContext): Promise<ToolOutput> {
+    const earlier = this.parent.delegatedTo(ctx.callId);
+    if (earlier !== undefined) return this.continueDelegated(earlier, ctx);
     const role = this.roles.get(roleName);
     if (role === undefined)
-      return refusal(`unknown role "${roleName}"; roles you may spawn: ${this.roleNames()}`);
+      return this.refuse("subpod_refused_unknown_role", { role: roleName, roles: [...this.roles.keys()] });
     const depth = this.place.depth + 1;
     if (depth > role.config.max_depth) {
-      return refusal(
-        `role "${roleName}" may run at depth ${role.config.max_depth} at most (max_depth); a child of this pod would be at depth ${depth}. Do the work here, or ask your parent`,
-      );
+      return this.refuse("subpod_refused_max_depth", {
+        role: roleName,
+        max_depth: role.config.max_depth,
+        depth,
+      });
     }
-    const capped = this.concurrencyRefusal(role);
-    if (capped !== undefined) return capped;
-    const loan = await lendScope(this.parent.scope, role.asked, this.parent.workspace);
-    if (!loan.ok) return refusal(`role "${roleName}" cannot be lent its scope: ${loan.rule}: ${loan.reason}`);
-    const parentSession = this.parent.sessionId();
-    if (parentSession === undefined)
-      return refusal("spawn_pod runs inside a turn of a pod that has its session");
-    const n = (this.spawned.get(roleName) ?? 0) + 1;
-    this.spawned.set(roleName, n);
-    const link: ParentLink = { session_id: parentSession, call_id: ctx.callId, role: roleName, depth };
-    const slot = await this.open(role, link, childPath(this.place.path, roleName, n));
-    if (background) {
+    const reservation = this.reserve(role);
+    if ("refused" in reservation) return reservation.refused;
+    try {
+      const loan = await lendScope(this.parent.scope, role.asked, this.parent.workspace);
+      if (!loan.ok)
+        return this.refuse("subpod_refused_scope", { role: roleName, rule: loan.rule, reason: loan.reason });
+      const parentSession = this.parent.sessionId();
+      if (parentSession === undefined) return this.refuse("subpod_refused_no_session");
+      const n = (this.spawned.get(roleName) ?? 0) + 1;
+      this.spawned.set(roleName, n);
+      const link: ParentLink = { session_id: parentSession, call_id: ctx.callId, role: roleName, depth };
+      const slot = await this.open(role, link, childPath(this.place.path, roleName, n));
+      if (!background) return await this.runChild(slot, task, ctx, reservation.release);
       const abort = new AbortController();
       slot.abort = abort;
-      void this.runChild(slot, task, { callId: ctx.callId, signal: abort.signal }).then((output) => {
-        if (!this.closed)
-          this.parent.notify(`child pod ${slot.path} (id ${slot.sessionId}) finished:\n${output.summary}`);
+      void this.runChild(slot, task, { callId: ctx.callId, signal: abort.signal }, reservation.release, {
+        background: true,
+      }).then((output) => {
+        if (!this.closed) {
+          this.parent.notify(
+            this.parent.text("subpod_child_finished", {
+              path: slot.path,
+              id: slot.sessionId,
+              summary: output.summary,
+            }),
+          );
+        }
       });
       return { summary: JSON.stringify({ id: slot.sessionId, role: roleName, status: "running" }) };
+    } finally {
+      reservation.release();
     }
-    return this.runChild(slot, task, ctx);
   }
 
-  async send(id: string, message: string, ctx: { callId: string; signal: AbortSignal }): Promise<ToolOutput> {
+  async send(id: string, message: string, ctx: CallContext): Promise<ToolOutput> {
+    const earlier = this.parent.delegatedTo(ctx.callId);
+    if (earlier !== undefined) return this.continueDelegated(earlier, ctx);
+    if (this.claimed.has(id) || this.slots.get(id)?.status === "running")
+      return this.refuse("subpod_refused_running", { id });
     let slot = this.slots.get(id);
+    let role = slot?.role;
+    let stored: { sessionId: string; link: ParentLink } | undefined;
     if (slot === undefined) {
-      const stored = (await this.storedChildren()).find((child) => child.sessionId === id);
+      stored = (await this.storedChildren()).find((child) => child.sessionId === id);
       if (stored === undefined)
-        return refusal(`"${id}" is not a child of this pod; your children: ${await this.childIds()}`);
-      const role = this.roles.get(stored.link.role);
-      if (role === undefined)
-        return refusal(`child ${id} has role "${stored.link.role}", which this pod no longer declares`);
-      slot = await this.open(role, stored.link, this.storedPath(stored.link.role, id), id);
+        return this.refuse("subpod_refused_not_a_child", { id, children: await this.childIds() });
+      role = this.roles.get(stored.link.role);
+      if (role === undefined) return this.refuse("subpod_refused_role_gone", { id, role: stored.link.role });
     }
-    if (slot.status === "running")
-      return refusal(`child ${id} is running; wait for it (list_pods) or stop_pod it`);
-    const capped = this.concurrencyRefusal(slot.role);
-    if (capped !== undefined) return capped;
-    if (slot.pod === undefined) {
-      const reopened = await this.open(slot.role, slot.link, slot.path, id);
-      slot = reopened;
+    const reservation = this.reserve(role as SubpodRole, id);
+    if ("refused" in reservation) return reservation.refused;
+    try {
+      // A child stopped on approvals was answered from outside (another process, the CLI, HTTP):
+      // the pod held here has not seen the answers, so it is opened again from the log.
+      if (slot === undefined || slot.pod === undefined || slot.pod.awaitingApproval) {
+        const link = (slot?.link ?? stored?.link) as ParentLink;
+        if (slot?.pod !== undefined) await this.release(slot);
+        slot = await this.open(role as SubpodRole, link, slot?.path ?? this.storedPath(link.role, id), id);
+      }
+      const pod = slot.pod as ChildPod;
+      // The child's run stopped on approvals: it goes on where it stopped (allowed calls run once),
+      // with the message as a notification — a new input would close those calls unrun.
+      if (!pod.awaitingApproval) return await this.runChild(slot, message, ctx, reservation.release);
+      pod.notify(message);
+      return await this.runChild(slot, undefined, ctx, reservation.release);
+    } finally {
+      reservation.release();
     }
-    const waiting = slot.pod?.awaitingApproval === true ? slot.pod : undefined;
-    if (waiting === undefined) return this.runChild(slot, message, ctx);
-    // The child's run stopped on approvals: it goes on where it stopped (allowed calls run once),
-    // with the message as a notification — a new input would close those calls unrun.
-    const pending = waiting.pendingApprovals;
-    if (pending.length > 0 && this.parent.options.approver === undefined) {
-      const calls = pending.map((a) => `${a.tool} [${a.callId}]`).join(", ");
-      return refusal(
-        `child ${slot.path} (id ${id}) awaits approval of ${calls}: the person answers with podkit approve ${id} <call> --allow (or --deny); then send_pod again`,
-      );
-    }
-    waiting.notify(message);
-    return this.runChild(slot, undefined, ctx);
   }
 
   async stop(id: string): Promise<ToolOutput> {
     const slot = this.slots.get(id);
     if (slot === undefined)
-      return refusal(`"${id}" is not a running child of this pod; your children: ${await this.childIds()}`);
+      return this.refuse("subpod_refused_not_a_child", { id, children: await this.childIds() });
     await this.release(slot);
     return { summary: JSON.stringify({ id, status: "stopped" }) };
   }
@@ -175,6 +230,38 @@ export class SubpodHost implements SubpodToolTarget {
     await Promise.all([...this.slots.values()].map((slot) => this.release(slot)));
   }
 
+  /**
+   * A call of the parent resumed after the approvals it waited on were answered: the child it
+   * delegated them to goes on where it stopped (`resume()`), in the foreground of the same call.
+   */
+  private async continueDelegated(id: string, ctx: CallContext): Promise<ToolOutput> {
+    let slot = this.slots.get(id);
+    if (slot?.status === "running" || this.claimed.has(id))
+      return this.refuse("subpod_refused_running", { id });
+    let role = slot?.role;
+    let link = slot?.link;
+    if (slot === undefined) {
+      const stored = (await this.storedChildren()).find((child) => child.sessionId === id);
+      if (stored === undefined)
+        return this.refuse("subpod_refused_not_a_child", { id, children: await this.childIds() });
+      role = this.roles.get(stored.link.role);
+      link = stored.link;
+      if (role === undefined) return this.refuse("subpod_refused_role_gone", { id, role: stored.link.role });
+    }
+    const reservation = this.reserve(role as SubpodRole, id);
+    if ("refused" in reservation) return reservation.refused;
+    try {
+      // The answers the child waited on were written from outside: it is always opened again
+      // from the log (a pod held here since the spawn has not seen them).
+      if (slot?.pod !== undefined) await this.release(slot);
+      const path = slot?.path ?? this.storedPath((link as ParentLink).role, id);
+      slot = await this.open(role as SubpodRole, link as ParentLink, path, id);
+      return await this.runChild(slot, undefined, ctx, reservation.release);
+    } finally {
+      reservation.release();
+    }
+  }
+
   private async open(
     role: SubpodRole,
     link: ParentLink,
@@ -189,69 +276,91 @@ export class SubpodHost implements SubpodToolTarget {
       ...(budget === undefined ? {} : { budget }),
       traceParent: () => trace.parent,
     };
-    const options = { ...childOptions(this.parent.options, placement), store: this.parent.store };
-    const pod = await this.parent.open(role, options, sessionId);
+    const pod = await this.parent.open(role, placement, sessionId);
     const id = sessionId ?? (await pod.startSession());
-    const hooks = this.parent.options.childHooks?.(hookPodOf(placement, id));
-    if (hooks !== undefined) pod.addHooks(hooks);
-    const slot: ChildSlot = {
-      sessionId: id,
-      role,
-      link,
-      path,
-      pod,
-      status: "idle",
-      abort: undefined,
-      trace,
-      // A grandchild's event already carries its full path: passed on as it is.
-      unsubscribe: pod.subscribe((event) =>
-        this.parent.emit(event.type === "subpod" ? event : { type: "subpod", path, sessionId: id, event }),
-      ),
-    };
+    const slot: ChildSlot = { sessionId: id, role, link, path, pod, status: "idle", abort: undefined, trace };
     this.slots.set(id, slot);
     return slot;
   }
 
-  /** Runs `input` in the child, or (undefined) resumes its run that stopped on approvals. */
+  /**
+   * Runs `input` in the child, or (undefined) resumes its run that stopped on approvals. The slot
+   * counts as running from here, so `started` gives back the reservation that counted it until now.
+   * In the foreground a child that ends `awaiting_approval` suspends the parent's call.
+   */
   private async runChild(
     slot: ChildSlot,
     input: string | undefined,
-    { callId, signal }: { callId: string; signal: AbortSignal },
+    { callId, signal }: CallContext,
+    started: () => void,
+    options: { background?: boolean } = {},
   ): Promise<ToolOutput> {
     const pod = slot.pod;
-    if (pod === undefined) return refusal(`child ${slot.sessionId} is stopped`);
+    if (pod === undefined) return this.refuse("subpod_refused_stopped", { id: slot.sessionId });
     slot.status = "running";
+    started();
     // The child's run is traced under the parent's tool call that runs it.
     slot.trace.parent = this.parent.toolTraceContext(callId);
     try {
       const run = input === undefined ? pod.resume({ signal }) : pod.run(input, { signal });
       const result = await run.result;
-      slot.status = slot.status === "running" ? "idle" : slot.status;
-      return { summary: JSON.stringify(answerOf(slot, result)) };
+      if (slot.status === "running")
+        slot.status = result.status === "awaiting_approval" ? "awaiting_approval" : "idle";
+      const answer = JSON.stringify(answerOf(slot, result));
+      if (result.status === "awaiting_approval" && options.background !== true) {
+        this.parent.delegate(callId, slot.sessionId);
+        return { summary: answer, awaiting_approval: true };
+      }
+      return { summary: answer };
     } catch (error) {
       if (slot.status === "running") slot.status = "failed";
       const message = error instanceof Error ? error.message : String(error);
-      return refusal(`child ${slot.path} (id ${slot.sessionId}) ended without an answer: ${message}`);
+      return this.refuse("subpod_child_no_answer", { path: slot.path, id: slot.sessionId, error: message });
     }
   }
 
   private async release(slot: ChildSlot): Promise<void> {
     slot.abort?.abort(new Error("stopped by the parent"));
-    slot.unsubscribe?.();
     const pod = slot.pod;
     slot.pod = undefined;
     slot.status = "stopped";
     await pod?.close();
   }
 
-  private concurrencyRefusal(role: SubpodRole): ToolOutput | undefined {
+  /**
+   * Counts one more child of `role` starting (and claims child `id`), or refuses when the role's
+   * `max_concurrent` is reached. Synchronous from the check to the count; `release` is idempotent.
+   */
+  private reserve(role: SubpodRole, id?: string): { release: () => void } | { refused: ToolOutput } {
     const running = [...this.slots.values()].filter(
       (s) => s.role.name === role.name && s.status === "running",
     );
-    if (running.length < role.config.max_concurrent) return undefined;
-    return refusal(
-      `role "${role.name}" already has ${running.length} children running (max_concurrent ${role.config.max_concurrent}): ${running.map((s) => s.sessionId).join(", ")}; wait for one (send_pod answers when it is idle) or stop_pod one`,
-    );
+    const starting = this.starting.get(role.name) ?? 0;
+    if (running.length + starting >= role.config.max_concurrent) {
+      return {
+        refused: this.refuse("subpod_refused_max_concurrent", {
+          role: role.name,
+          max_concurrent: role.config.max_concurrent,
+          running: running.map((s) => s.sessionId),
+        }),
+      };
+    }
+    this.starting.set(role.name, starting + 1);
+    if (id !== undefined) this.claimed.add(id);
+    let held = true;
+    return {
+      release: () => {
+        if (!held) return;
+        held = false;
+        this.starting.set(role.name, (this.starting.get(role.name) ?? 1) - 1);
+        if (id !== undefined) this.claimed.delete(id);
+      },
+    };
+  }
+
+  /** An error result the model can act on, worded by the catalog. */
+  private refuse<K extends PodPrompt>(key: K, ...context: PodPromptContextArgs<K>): ToolOutput {
+    return { summary: this.parent.text(key, ...context), is_error: true };
   }
 
   private async storedChildren() {
@@ -268,57 +377,9 @@ export class SubpodHost implements SubpodToolTarget {
     return `${this.place.path} › ${role}@${id.slice(-8)}`;
   }
 
-  private roleNames(): string {
-    return [...this.roles.keys()].join(", ") || "none";
+  private async childIds(): Promise<string[]> {
+    return (await this.storedChildren()).map((child) => `${child.sessionId} (${child.link.role})`);
   }
-
-  private async childIds(): Promise<string> {
-    const ids = (await this.storedChildren()).map((child) => `${child.sessionId} (${child.link.role})`);
-    return ids.join(", ") || "none yet";
-  }
-}
-
-/**
- * A child's options: the parent's model, environment, clock, store, render limits, telemetry,
- * optional packages and approver (so a child's approval reaches the person who answers the
- * root's, naming the child's pod path), the application's `childHooks`, and its placement; memory
- * is not attached. Not the parent's own hooks, tool packages given in code, `autoRun` or
- * `autoApprove`: nothing that approves or allows is inherited silently.
- */
-export function childOptions(parent: PodOptions, placement: SubpodPlacement): PodOptions {
-  const {
-    model,
-    env,
-    clock,
-    store,
-    renderLimits,
-    telemetry,
-    onWarning,
-    signal,
-    approver,
-    childHooks,
-    packages,
-  } = parent;
-  return {
-    // The tree remembers through its root (whose history holds every child's answer): a child
-    // never attaches the manifest's [memory] it inherits, so it runs no extraction of its own.
-    attachMemory: false,
-    ...(packages === undefined ? {} : { packages }),
-    // Hooks the application gives for children (on purpose) reach every depth.
-    ...(childHooks === undefined ? {} : { childHooks }),
-    // The person who answers the root's approvals answers the children's: each request carries the
-    // child's pod path. `autoApprove` is never passed on.
-    ...(approver === undefined ? {} : { approver }),
-    ...(model === undefined ? {} : { model }),
-    ...(env === undefined ? {} : { env }),
-    ...(clock === undefined ? {} : { clock }),
-    ...(store === undefined ? {} : { store }),
-    ...(renderLimits === undefined ? {} : { renderLimits }),
-    ...(telemetry === undefined ? {} : { telemetry }),
-    ...(onWarning === undefined ? {} : { onWarning }),
-    ...(signal === undefined ? {} : { signal }),
-    subpod: placement,
-  };
 }
 
 function slotInfo(slot: ChildSlot): ChildPodInfo {
@@ -339,7 +400,7 @@ function slotInfo(slot: ChildSlot): ChildPodInfo {
 }
 
 /** The tool result of a child's run: its answer, id and usage, and the stop reason when it has no answer. */
-function answerOf(slot: ChildSlot, result: PodRunResult) {
+function answerOf(slot: ChildSlot, result: ChildRunResult) {
   const answered = result.status === "finished" && result.text !== "";
   return {
     id: slot.sessionId,
@@ -353,12 +414,23 @@ function answerOf(slot: ChildSlot, result: PodRunResult) {
   };
 }
 
-/**
- * Why a child ended without an answer: a cap (`budget_exhausted`), the run's status when it
- * stopped early (`awaiting_approval`, `paused`, `yielded`), else the model's own stop reason.
- */
-function stopReasonOf(result: PodRunResult): string {
-  if (result.stopReason?.kind === "budget_exhausted") return "budget_exhausted";
+/** Why a child ended without an answer: the run's status when it stopped early, else the model's own stop reason. */
+function stopReasonOf(result: ChildRunResult): string {
   if (result.status !== "finished") return result.status;
   return result.stopReason?.kind ?? result.status;
+}
+
+/**
+ * The sub-pod wiring of a pod whose manifest declares roles: its host, and the four tools its
+ * model gets (registered through `register`; none at a depth where no role may run one deeper).
+ */
+export function hostSubpods(
+  parent: SubpodParent,
+  roles: ReadonlyMap<string, SubpodRole>,
+  register: (tool: Tool) => void,
+): SubpodHost {
+  const host = new SubpodHost(parent, roles);
+  const depth = parent.placement?.link.depth ?? 0;
+  for (const tool of subpodTools(roles, host, depth, parent.text)) register(tool);
+  return host;
 }

@@ -1,5 +1,6 @@
 import type { Tool, ToolOutput } from "@podkit/llm-worker";
 import { z } from "zod";
+import type { PodPrompt, PodPromptContextArgs } from "../catalog/pod-prompt.js";
 import type { SubpodRole } from "./roles.js";
 
 /** What the four tools call: the parent's `SubpodHost`. */
@@ -26,13 +27,17 @@ export function subpodTools(
   roles: ReadonlyMap<string, SubpodRole>,
   target: SubpodToolTarget,
   depth: number,
+  text: <K extends PodPrompt>(key: K, ...context: PodPromptContextArgs<K>) => string,
 ): Tool[] {
   if (![...roles.values()].some((role) => depth + 1 <= role.config.max_depth)) return [];
-  const roleList = [...roles.values()].map((role) => `- ${role.name}: ${role.config.description}`).join("\n");
+  const roleList = [...roles.values()].map((role) => ({
+    name: role.name,
+    description: role.config.description,
+  }));
   return [
     {
       name: "spawn_pod",
-      description: `Starts a child pod for a role and gives it a task. In the foreground (default) it waits and returns the child's final answer, its id and usage; with background = true it returns the id at once and the child's completion arrives later as a notification. Roles:\n${roleList}`,
+      description: text("subpod_spawn_tool_description", { roles: roleList }),
       inputSchema: z.object({
         role: z.string().describe("one of the roles listed above"),
         task: z.string().min(1).describe("what the child should do: its first user input"),
@@ -43,28 +48,21 @@ export function subpodTools(
     },
     {
       name: "send_pod",
-      description:
-        "Sends a follow-up message to one of your child pods (by the id spawn_pod returned) and waits for its answer. The child keeps its whole conversation.",
+      description: text("subpod_send_tool_description"),
       inputSchema: z.object({ id: z.string().min(1), message: z.string().min(1) }),
       execute: (args: { id: string; message: string }, ctx) => target.send(args.id, args.message, ctx),
     },
     {
       name: "stop_pod",
-      description:
-        "Stops one of your child pods (by id); its log is kept and send_pod can continue it later.",
+      description: text("subpod_stop_tool_description"),
       inputSchema: z.object({ id: z.string().min(1) }),
       execute: (args: { id: string }) => target.stop(args.id),
     },
     {
       name: "list_pods",
-      description: "Lists your child pods: id, role, status, turns and token usage.",
+      description: text("subpod_list_tool_description"),
       inputSchema: z.object({}),
       execute: () => target.list(),
     },
   ];
-}
-
-/** An error result the model can act on. */
-export function refusal(message: string): ToolOutput {
-  return { summary: message, is_error: true };
 }

@@ -88,7 +88,7 @@ describe("the render budget", () => {
       "{{ 'x' | center(2000000) }}",
       "{{ range(1000001) | length }}",
       "{% set s = 'x' * 1000 %}{{ ([s] * 2000) | join }}",
-      "{% set s = 'x' * 1000 %}{{ [s] * 2000 }}",
+      "{% set s = 'x' * 1000 %}{{ ([s] * 2000) | tojson }}",
       "{{ range(10) | batch(2000000, 0) }}",
     ]) {
       expect(limitFailure(source).limit, source).toBe("length");
@@ -115,10 +115,10 @@ describe("the render budget", () => {
     expect(limitFailure("{{ text }}", { text: "y".repeat(2_000_001) }).limit).toBe("output");
   });
 
-  it("caps nesting: macro calls, and values printed, compared or serialized", () => {
+  it("caps nesting: macro calls, and values compared or serialized", () => {
     expect(limitFailure("{% macro r() %}{{ r() }}{% endmacro %}{{ r() }}").limit).toBe("depth");
     const deep = `{% set l = [1] %}{% set m = [1] %}${"{% set l = [l] %}{% set m = [m] %}".repeat(150)}`;
-    for (const use of ["{{ l }}", "{{ l == m }}", "{{ l | tojson }}"]) {
+    for (const use of ["{{ l == m }}", "{{ l | tojson }}"]) {
       expect(limitFailure(deep + use).limit, use).toBe("depth");
     }
   });

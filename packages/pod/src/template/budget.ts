@@ -41,7 +41,7 @@ export const MAX_TEMPLATE_SOURCE = 1_000_000;
 /** How deep a template's syntax tree may nest (checked at compile time, before any recursion). */
 export const MAX_TEMPLATE_NESTING = 200;
 
-/** How deep a list or mapping may nest when it is printed, compared or serialized. */
+/** How deep a list or mapping may nest when it is compared or serialized. */
 export const MAX_VALUE_NESTING = 100;
 
 /** Which limit was exceeded. `nesting` is the compile-time syntax-tree limit. */
@@ -149,7 +149,7 @@ export class RenderBudget {
   }
 }
 
-/** Guards recursive walks over values (printing, comparing, serializing). */
+/** Guards recursive walks over values (comparing, serializing). */
 export function checkValueNesting(depth: number): void {
   if (depth > MAX_VALUE_NESTING) {
     throw new LimitExceeded("depth", `a list or mapping nests deeper than ${MAX_VALUE_NESTING} levels`);

@@ -71,6 +71,7 @@ export function compileFilter(node: AstNode, cx: CompilerContext): Expr {
   if (!definition) cx.fail(nameNode, `unknown filter '${name}'`);
   const [valueNode, ...restNodes] = children(child(node, "args"));
   if (!valueNode) cx.fail(node, `filter '${name}' has nothing to filter`);
+  const written = expressionAsWritten(valueNode);
   const value =
     name === "default" || name === "d" ? compileLenient(valueNode, cx, true) : compileExpr(valueNode, cx);
   const rest = compileArgs(restNodes, cx);
@@ -86,7 +87,7 @@ export function compileFilter(node: AstNode, cx: CompilerContext): Expr {
     try {
       return applyFilter(definition, name, v, r, state.budget);
     } catch (error) {
-      throw asRenderErrorAt(error, s, line, column);
+      throw asRenderErrorAt(error, s, line, column, [[v, written]]);
     }
   };
 }

@@ -11,6 +11,7 @@ import {
   expressionAsWritten,
   position,
 } from "./compile-support.js";
+import { UnprintableValue } from "./errors.js";
 import type { AstNode } from "./nunjucks-parser.js";
 import {
   arithmetic,
@@ -265,16 +266,23 @@ function compileBinary(
   cx: CompilerContext,
   apply: (a: unknown, b: unknown, budget: RenderBudget) => unknown,
 ): Expr {
-  const left = compileExpr(child(node, "left"), cx);
-  const right = compileExpr(child(node, "right"), cx);
+  const leftNode = child(node, "left");
+  const rightNode = child(node, "right");
+  const left = compileExpr(leftNode, cx);
+  const right = compileExpr(rightNode, cx);
   const [line, column] = position(node);
+  const writtenLeft = expressionAsWritten(leftNode);
+  const writtenRight = expressionAsWritten(rightNode);
   return (s) => {
     const a = left(s);
     const b = right(s);
     try {
       return apply(a, b, s.state.budget);
     } catch (error) {
-      throw asRenderErrorAt(error, s, line, column);
+      throw asRenderErrorAt(error, s, line, column, [
+        [a, writtenLeft],
+        [b, writtenRight],
+      ]);
     }
   };
 }
@@ -286,8 +294,14 @@ function compileArithmetic(node: AstNode, cx: CompilerContext): Expr {
 
 function compileConcat(node: AstNode, cx: CompilerContext): Expr {
   return compileBinary(node, cx, (a, b, budget) => {
-    const left = toText(a, budget);
-    const right = toText(b, budget);
+    let left: string;
+    let right: string;
+    try {
+      left = toText(a);
+      right = toText(b);
+    } catch (error) {
+      throw error instanceof UnprintableValue ? error.within("~") : error;
+    }
     budget.reserve(left.length + right.length, "~");
     return left + right;
   });

@@ -10,6 +10,7 @@ import {
   child,
   children,
   type Expr,
+  expressionAsWritten,
   position,
 } from "./compile-support.js";
 import { TemplateValueError } from "./errors.js";
@@ -98,13 +99,14 @@ function compileOutput(node: AstNode, cx: CompilerContext): Part {
   if (node.typename === "TemplateData") return String(node.value ?? "");
   const expr = compileExpr(node, cx);
   const [line, column] = position(node);
+  const written = expressionAsWritten(node);
   return (s) => {
     const value = expr(s);
     if (typeof value === "string") return value;
     try {
-      return toText(value, s.state.budget);
+      return toText(value);
     } catch (error) {
-      throw asRenderErrorAt(error, s, line, column);
+      throw asRenderErrorAt(error, s, line, column, [[value, written]]);
     }
   };
 }

@@ -1,7 +1,8 @@
 import { LimitExceeded } from "./budget.js";
-import { TemplateRenderError, TemplateSyntaxError, TemplateValueError } from "./errors.js";
+import { TemplateRenderError, TemplateSyntaxError, TemplateValueError, UnprintableValue } from "./errors.js";
 import type { AstNode } from "./nunjucks-parser.js";
 import type { Scope, TemplateReference } from "./scope.js";
+import { unprintableError } from "./unprintable.js";
 import { RESERVED_ATTRIBUTES } from "./values.js";
 
 /** An expression compiled to a closure over the scope it runs in. */
@@ -55,7 +56,10 @@ export function children(node: AstNode): readonly AstNode[] {
   return (node.children as AstNode[] | undefined) ?? [];
 }
 
-/** How an expression reads in an error message: `scope.ghost`, `tools[0]`, `m(…)`. */
+/** What `expressionAsWritten` says of an expression it does not spell out. */
+const UNWRITTEN = "(expression)";
+
+/** How an expression reads in an error message: `scope.ghost`, `tools[0]`, `m(…)`, `x | sort`. */
 export function expressionAsWritten(node: AstNode): string {
   switch (node.typename) {
     case "Symbol":
@@ -63,7 +67,9 @@ export function expressionAsWritten(node: AstNode): string {
     case "Literal":
       return JSON.stringify(node.value) ?? String(node.value);
     case "LookupVal": {
-      const target = expressionAsWritten(child(node, "target"));
+      const targetNode = child(node, "target");
+      const written = expressionAsWritten(targetNode);
+      const target = targetNode.typename === "Filter" ? `(${written})` : written;
       const key = child(node, "val");
       if (key.typename === "Literal" && typeof key.value === "string" && IDENTIFIER.test(key.value)) {
         return `${target}.${key.value}`;
@@ -73,8 +79,13 @@ export function expressionAsWritten(node: AstNode): string {
     }
     case "FunCall":
       return `${expressionAsWritten(child(node, "name"))}(…)`;
+    case "Filter": {
+      const [value, ...rest] = children(child(node, "args"));
+      const filter = `${String(child(node, "name").value)}${rest.length > 0 ? "(…)" : ""}`;
+      return value ? `${expressionAsWritten(value)} | ${filter}` : filter;
+    }
     default:
-      return "(expression)";
+      return UNWRITTEN;
   }
 }
 
@@ -83,18 +94,28 @@ export function position(node: AstNode): [line: number, column: number] {
   return [node.lineno + 1, node.colno + 1];
 }
 
+/** A value an operation consumed and the expression it came from, to name it in errors. */
+export type Operand = readonly [value: unknown, written: string];
+
 /**
  * Turns whatever a helper threw into a located `TemplateRenderError`. Render errors from
  * deeper templates pass through untouched (they already name their own template and line).
+ * A refusal to print a value names the operand it came from, when it is one of `operands`.
  */
 export function asRenderErrorAt(
   error: unknown,
   scope: Scope,
   line: number,
   column: number,
+  operands: readonly Operand[] = [],
 ): TemplateRenderError {
   if (TemplateRenderError.isInstance(error)) return error;
   if (error instanceof LimitExceeded) return scope.limitError(error.message, error.limit, line, column);
+  if (error instanceof UnprintableValue) {
+    const written = operands.find(([value, shown]) => value === error.value && shown !== UNWRITTEN)?.[1];
+    const at = { template: scope.template.name, file: scope.template.file, line, column };
+    return unprintableError(error, at, written);
+  }
   if (error instanceof TemplateValueError) return scope.error(error.message, line, column);
   if (error instanceof RangeError) {
     // V8 throws RangeError both for an exhausted call stack and for a string over its size limit;

@@ -68,7 +68,9 @@ describe("Jinja semantics", () => {
       }),
     ).toBe("true false true true true");
     expect(
-      render("{{ 7 // 2 }} {{ -7 % 3 }} {{ 2 ** 10 }} {{ 'ab' * 2 }} {{ [1] + [2] }} {{ 'x' ~ 1 }}"),
+      render(
+        "{{ 7 // 2 }} {{ -7 % 3 }} {{ 2 ** 10 }} {{ 'ab' * 2 }} {{ ([1] + [2]) | join(',') }} {{ 'x' ~ 1 }}",
+      ),
     ).toBe("3 2 1024 abab 1,2 x1");
   });
 

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "@podkit/llm-worker";
 import { hasMarker, PodkitPodError } from "../errors.js";
 import type { RenderLimitName } from "./budget.js";
 
@@ -58,7 +59,7 @@ export class TemplateRenderError extends PodkitPodError {
   readonly line: number;
   readonly column: number;
   readonly problem: string;
-  /** For undefined values: the expression as written, e.g. `scope.ghost`. */
+  /** For undefined and unprintable values: the expression as written, e.g. `scope.ghost`. */
   readonly variable: string | undefined;
 
   constructor(
@@ -84,6 +85,43 @@ export class TemplateRenderError extends PodkitPodError {
 
   static override isInstance(error: unknown): error is TemplateRenderError {
     return hasMarker(error, RENDER_MARKER);
+  }
+}
+
+const UNPRINTABLE_MARKER = Symbol.for("podkit.pod.error.template-unprintable-value");
+
+/** A value without a text form: a list, a mapping, or a host object such as a `cycler`. */
+export type UnprintableType = "list" | "mapping" | "object";
+
+/**
+ * A template printed a list, a mapping or a host object (`{{ scope }}`, `{{ tools }}`, `| string`,
+ * `~`). None has a text form a prompt could use (`[object Object]`, a bare comma list), so the
+ * render stops instead of putting one in the prompt. Also a `TemplateRenderError`; `variable`
+ * names the expression as written when the printed value is one the template wrote.
+ */
+export class TemplateUnprintableValueError extends TemplateRenderError {
+  readonly [UNPRINTABLE_MARKER] = true;
+  override name = "TemplateUnprintableValueError";
+  /** What was printed. */
+  readonly valueType: UnprintableType;
+
+  constructor(
+    problem: string,
+    valueType: UnprintableType,
+    at: TemplateLocation,
+    options?: { cause?: unknown; variable?: string; hint?: string },
+  ) {
+    super(problem, at, {
+      ...options,
+      hint:
+        options?.hint ??
+        'Print one of its fields or items, or turn it into text with a filter such as `join(", ")` or `tojson`.',
+    });
+    this.valueType = valueType;
+  }
+
+  static override isInstance(error: unknown): error is TemplateUnprintableValueError {
+    return hasMarker(error, UNPRINTABLE_MARKER);
   }
 }
 
@@ -116,6 +154,8 @@ const ENGINE_MARKER = Symbol.for("podkit.pod.error.template-engine-version");
 /** The installed nunjucks is not the exact version whose parser the template engine was built on. */
 export class TemplateEngineVersionError extends PodkitPodError {
   readonly [ENGINE_MARKER] = true;
+  /** This installation lacks the nunjucks the engine needs; another may have it. */
+  override readonly errorKind: ErrorKind = "unsupported";
   override name = "TemplateEngineVersionError";
   readonly expected: string;
   readonly found: string;
@@ -142,4 +182,32 @@ export class TemplateEngineVersionError extends PodkitPodError {
  */
 export class TemplateValueError extends Error {
   override name = "TemplateValueError";
+}
+
+/**
+ * Thrown by `toText` for a value that has no text form (a list, mapping or host object); the
+ * compiled node that printed it turns it into a `TemplateUnprintableValueError` naming the
+ * expression it came from.
+ */
+export class UnprintableValue extends TemplateValueError {
+  override name = "UnprintableValue";
+
+  constructor(
+    readonly value: object,
+    readonly valueType: UnprintableType,
+    /** The filter or operator that tried to turn it into text: `filter 'string'`, `~`. */
+    readonly via?: string,
+  ) {
+    super(`cannot print ${withArticle(valueType)}${via ? ` with ${via}` : ""}`);
+  }
+
+  /** The same refusal, noted as made by `via` (the first one noted is kept). */
+  within(via: string): UnprintableValue {
+    return this.via ? this : new UnprintableValue(this.value, this.valueType, via);
+  }
+}
+
+/** `a list`, `a mapping`, `an object`. */
+export function withArticle(noun: string): string {
+  return `${/^[aeiou]/.test(noun) ? "an" : "a"} ${noun}`;
 }

@@ -1,6 +1,6 @@
 import { type ParamShorthand, type ParamSpec, params } from "./arguments.js";
 import { LimitExceeded, type RenderBudget } from "./budget.js";
-import { TemplateValueError } from "./errors.js";
+import { TemplateValueError, UnprintableValue } from "./errors.js";
 import { type CallArguments, getAttribute, isPlainObject, toText, typeName } from "./values.js";
 
 /**
@@ -39,11 +39,13 @@ export function items(value: unknown, filter: string): readonly unknown[] {
   throw new TemplateValueError(`${filter}: expected a list, string or mapping, got a ${typeName(value)}`);
 }
 
-export function textOf(value: unknown, filter: string, budget: RenderBudget): string {
+/** The text of a filter's value or argument; a list or mapping is refused (see `toText`). */
+export function textOf(value: unknown, filter: string): string {
   if (typeof value === "string") return value;
   try {
-    return toText(value, budget);
+    return toText(value);
   } catch (error) {
+    if (error instanceof UnprintableValue) throw error.within(`filter '${filter}'`);
     if (!(error instanceof TemplateValueError) || error instanceof LimitExceeded) throw error;
     throw new TemplateValueError(`${filter}: ${error.message}`);
   }

@@ -63,13 +63,13 @@ const join = bound(
   ],
   ([v, sep, attribute], budget) => {
     const get = attribute === null ? null : attributeGetter(attribute, "join");
-    const separator = textOf(sep, "join", budget);
+    const separator = textOf(sep, "join");
     const list = items(v, "join");
     // The length is known before joining: a list of a million references to one long string
     // must not be joined first and measured after.
     let length = Math.max(0, list.length - 1) * separator.length;
     const parts = list.map((item) => {
-      const text = textOf(get ? get(item) : item, "join", budget);
+      const text = textOf(get ? get(item) : item, "join");
       length += text.length;
       if (length > budget.limits.maxLength) budget.reserve(length, "join");
       return text;

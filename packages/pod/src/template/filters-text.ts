@@ -24,23 +24,23 @@ const HTML_ESCAPES: Readonly<Record<string, string>> = {
   "'": "&#39;",
 };
 
-const upper = bound([], ([v], budget) => textOf(v, "upper", budget).toUpperCase());
-const lower = bound([], ([v], budget) => textOf(v, "lower", budget).toLowerCase());
+const upper = bound([], ([v]) => textOf(v, "upper").toUpperCase());
+const lower = bound([], ([v]) => textOf(v, "lower").toLowerCase());
 
-const capitalize = bound([], ([v], budget) => {
-  const s = textOf(v, "capitalize", budget);
+const capitalize = bound([], ([v]) => {
+  const s = textOf(v, "capitalize");
   return s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
 });
 
 const title = bound([], ([v], budget) =>
-  heavy(textOf(v, "title", budget), budget).replace(
+  heavy(textOf(v, "title"), budget).replace(
     /[A-Za-z0-9\u00C0-\uFFFF]+/g,
     (w) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase(),
   ),
 );
 
 const trim = bound([["chars", null]], ([v, chars], budget) => {
-  const s = textOf(v, "trim", budget);
+  const s = textOf(v, "trim");
   if (chars === null) return s.trim();
   heavy(s, budget);
   const set = new Set(Array.from(stringArg(chars, "trim", "chars")));
@@ -53,9 +53,9 @@ const trim = bound([["chars", null]], ([v, chars], budget) => {
 });
 
 const replace = bound(["old", "new", ["count", null]], ([v, oldArg, newArg, count], budget) => {
-  const s = textOf(v, "replace", budget);
-  const from = textOf(oldArg, "replace", budget);
-  const to = textOf(newArg, "replace", budget);
+  const s = textOf(v, "replace");
+  const from = textOf(oldArg, "replace");
+  const to = textOf(newArg, "replace");
   const limit = count === null ? Number.POSITIVE_INFINITY : intArg(count, "replace", "count");
   if (from === "") return s;
   const parts = heavy(s, budget).split(from);
@@ -74,7 +74,7 @@ const indent = bound(
   ([v, width, first, blank], budget) => {
     const pad =
       typeof width === "string" ? width : " ".repeat(Math.max(0, widthArg(width, "indent", budget)));
-    const lines = textOf(v, "indent", budget).split("\n");
+    const lines = textOf(v, "indent").split("\n");
     budget.reserve(lines.length * (pad.length + 1) + lines.reduce((n, l) => n + l.length, 0), "indent");
     return lines
       .map((line, i) => {
@@ -87,7 +87,7 @@ const indent = bound(
 );
 
 const center = bound([["width", 80]], ([v, width], budget) => {
-  const s = textOf(v, "center", budget);
+  const s = textOf(v, "center");
   const w = widthArg(width, "center", budget);
   if (s.length >= w) return s;
   const left = Math.floor((w - s.length) / 2);
@@ -100,8 +100,8 @@ const truncate = bound(
     ["killwords", false],
     ["end", "..."],
   ],
-  ([v, length, killwords, end], budget) => {
-    const s = textOf(v, "truncate", budget);
+  ([v, length, killwords, end]) => {
+    const s = textOf(v, "truncate");
     const max = intArg(length, "truncate", "length");
     const tail = stringArg(end, "truncate", "end");
     if (s.length <= max) return s;
@@ -113,14 +113,12 @@ const truncate = bound(
 
 const wordcount = bound(
   [],
-  ([v], budget) => heavy(textOf(v, "wordcount", budget), budget).match(/\w+/gu)?.length ?? 0,
+  ([v], budget) => heavy(textOf(v, "wordcount"), budget).match(/\w+/gu)?.length ?? 0,
 );
 
-const escapeHtml = bound([], ([v], budget) =>
-  textOf(v, "escape", budget).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c),
-);
+const escapeHtml = bound([], ([v]) => textOf(v, "escape").replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c));
 
-const string = bound([], ([v], budget) => textOf(v, "string", budget));
+const string = bound([], ([v]) => textOf(v, "string"));
 
 const intFilter = bound(
   [

@@ -12,6 +12,8 @@ export {
   type TemplateLocation,
   TemplateRenderError,
   TemplateSyntaxError,
+  TemplateUnprintableValueError,
+  type UnprintableType,
 } from "./errors.js";
 export type { CompiledTemplate, LinkedTemplate, TemplateReference } from "./scope.js";
 export type { TemplateData } from "./template-data.js";

@@ -1,5 +1,5 @@
 import { checkValueNesting, type RenderBudget } from "./budget.js";
-import { TemplateValueError } from "./errors.js";
+import { TemplateValueError, UnprintableValue } from "./errors.js";
 
 /**
  * The value model of the hardened environment. A template only ever sees primitives, frozen
@@ -96,11 +96,12 @@ export function isTruthy(value: unknown): boolean {
 }
 
 /**
- * The text a value prints as (`{{ value }}`, `~`, string filters). Lists print their items
- * comma-separated as nunjucks does, `none` prints nothing; callables refuse to print. Printing
- * a list is charged to `budget` and refused before it would exceed the value length limit.
+ * The text a value prints as (`{{ value }}`, `~`, string filters): strings, numbers and
+ * booleans as themselves, `none` as nothing. Lists, mappings and host objects have no text a
+ * prompt could use (`[object Object]`, a bare comma list), so they throw `UnprintableValue`,
+ * which the node that printed them locates and names; callables refuse to print as well.
  */
-export function toText(value: unknown, budget: RenderBudget): string {
+export function toText(value: unknown): string {
   switch (typeof value) {
     case "string":
       return value;
@@ -111,34 +112,14 @@ export function toText(value: unknown, budget: RenderBudget): string {
       throw new TemplateValueError("cannot print an undefined value");
     default:
       if (value === null) return "";
-      if (Array.isArray(value)) return listText(value, budget, 1);
       if (value instanceof TemplateCallable) {
         throw new TemplateValueError(`cannot print ${value.displayName}; call it instead`);
       }
-      return "[object Object]";
+      throw new UnprintableValue(
+        value as object,
+        Array.isArray(value) ? "list" : isPlainObject(value) ? "mapping" : "object",
+      );
   }
-}
-
-function listText(list: readonly unknown[], budget: RenderBudget, depth: number): string {
-  checkValueNesting(depth);
-  budget.step(1 + list.length);
-  const max = budget.limits.maxLength;
-  const parts = new Array<string>(list.length);
-  let length = Math.max(0, list.length - 1);
-  for (let i = 0; i < list.length; i++) {
-    const item = list[i];
-    const text =
-      item === undefined
-        ? ""
-        : Array.isArray(item)
-          ? listText(item, budget, depth + 1)
-          : toText(item, budget);
-    parts[i] = text;
-    length += text.length;
-    if (length > max) budget.reserve(length, "printing a list");
-  }
-  budget.reserve(length, "printing a list");
-  return parts.join(",");
 }
 
 /**

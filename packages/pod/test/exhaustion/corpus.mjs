@@ -46,9 +46,9 @@ export const CORPUS = [
     source: "{% set s = 'x' * 1000000 %}{{ ([s] * 1000000) | join('') | length }}",
   },
   {
-    name: "a list of a million references to one long string, printed",
+    name: "a list of a million references to one long string, serialized",
     kind: "limit",
-    source: "{% set s = 'x' * 1000000 %}{{ [s] * 1000000 }}",
+    source: "{% set s = 'x' * 1000000 %}{{ ([s] * 1000000) | tojson }}",
   },
   {
     name: "a list of shared sub-lists serialized to JSON",
@@ -61,9 +61,9 @@ export const CORPUS = [
     source: `{% set a = [1] %}{% set b = [1] %}${doubling("{% set a = [a, a] %}{% set b = [b, b] %}", 60)}{{ a == b }}`,
   },
   {
-    name: "a list nested a thousand levels deep, printed",
+    name: "a list nested a thousand levels deep, serialized",
     kind: "limit",
-    source: `{% set l = [1] %}${doubling("{% set l = l | batch(1) %}", 1000)}{{ l }}`,
+    source: `{% set l = [1] %}${doubling("{% set l = l | batch(1) %}", 1000)}{{ l | tojson }}`,
   },
   {
     name: "centering into a million characters a thousand times",

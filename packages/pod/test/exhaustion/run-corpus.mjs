@@ -1,6 +1,7 @@
 // Child process of exhaustion.test.ts: renders every corpus template in one placement against
-// the built package and prints one JSON line per case with the outcome, the time it took and
-// the peak memory of the process above its baseline. Run with --expose-gc.
+// the built package and prints one JSON line per case with the outcome, the CPU time it took (and
+// the wall time, for information) and the peak memory of the process above its baseline. Run
+// with --expose-gc.
 //   node --expose-gc run-corpus.mjs <placement> [case name] [--unbounded]
 // `--unbounded` lifts every render limit (the positive control: the attack without the budget).
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -111,6 +112,7 @@ for (const entry of CORPUS) {
   if (only && entry.name !== only) continue;
   globalThis.gc();
   const start = performance.now();
+  const startCpu = process.cpuUsage();
   let outcome;
   try {
     const text = await run(entry.source);
@@ -119,6 +121,8 @@ for (const entry of CORPUS) {
     outcome = describe(error);
   }
   const ms = performance.now() - start;
+  const cpu = process.cpuUsage(startCpu);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
   const peakExtraMb = (process.resourceUsage().maxRSS * 1024 - baseline) / 2 ** 20;
-  console.log(JSON.stringify({ name: entry.name, expected: entry.kind, ms, peakExtraMb, ...outcome }));
+  console.log(JSON.stringify({ name: entry.name, expected: entry.kind, cpuMs, ms, peakExtraMb, ...outcome }));
 }

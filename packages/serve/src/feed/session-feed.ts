@@ -1,9 +1,8 @@
 import type { Item } from "@podkit/llm-worker";
-import { describeSession, type Entry, type Store } from "@podkit/session-store";
+import { describeSession, type Entry, lineOf, type Store } from "@podkit/session-store";
 import type { DraftBoard } from "../runs/draft-board.js";
 import type { StreamPosition } from "./event-id.js";
 import { SegmentFrames } from "./segment-frames.js";
-import { streamLine } from "./session-line.js";
 
 /** Where one client is in the feed: the segment of the line, the next entry to send, the cuts seen. */
 export interface FeedCursor {
@@ -44,7 +43,7 @@ export class SessionFeed {
     const feed = new SessionFeed(store, sessionId, drafts);
     try {
       feed.knownSegments = 1 + overview.otherBranches.length + overview.compacted.length;
-      for (const segmentId of streamLine(overview)) await feed.load(new SegmentFrames(segmentId));
+      for (const segmentId of lineOf(overview)) await feed.load(new SegmentFrames(segmentId));
     } catch (error) {
       feed.close();
       throw error;
@@ -194,7 +193,7 @@ export class SessionFeed {
   private async followSuccessors(segment: SegmentFrames): Promise<boolean> {
     const ids = await this.store.listSegments(this.sessionId);
     if (ids.length === this.knownSegments) return false;
-    const line = streamLine(await describeSession(this.store, this.sessionId));
+    const line = lineOf(await describeSession(this.store, this.sessionId));
     this.knownSegments = ids.length;
     const at = line.indexOf(segment.segmentId);
     if (at < 0 || at === line.length - 1) return false;

@@ -11,4 +11,6 @@ export interface RouteContext {
   /** Open event streams, and the most there may be at once. */
   streams: { open: number; max: number };
   keepaliveMs: number;
+  /** Something a person running the server should know (a session left out of a listing, …). */
+  warn: (message: string) => void;
 }

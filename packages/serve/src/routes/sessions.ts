@@ -1,4 +1,5 @@
-import { listSessionRows, type PodRunResult, readSessionView } from "@podkit/pod";
+import type { PodRunResult } from "@podkit/pod";
+import { ApprovalAnswerInputSchema, listSessionRows, readSessionView } from "@podkit/session-store";
 import type { Hono } from "hono";
 import { z } from "zod";
 import { HttpError } from "../http/http-error.js";
@@ -6,13 +7,6 @@ import { jsonBody } from "../http/json-body.js";
 import { checkedSessionId } from "../http/session-id.js";
 import type { StartedRun } from "../runs/session-runs.js";
 import type { RouteContext } from "./context.js";
-
-/** An approval answer: `{ decision: "allow" | "deny", reason?, by? }`. */
-const AnswerBody = z.strictObject({
-  decision: z.enum(["allow", "deny"], { error: 'give the decision as "allow" or "deny"' }),
-  reason: z.string().max(4_000).optional(),
-  by: z.string().min(1).max(200).optional(),
-});
 
 /**
  * A tool call id as providers make them: letters, digits, `_`, `-`, `.` and `:` (`toolu_01…`,
@@ -40,7 +34,15 @@ const MessageBody = z.strictObject({
  * session, continue one, interrupt its run, answer a pending approval (and continue the run).
  */
 export function sessionRoutes(app: Hono, ctx: RouteContext): void {
-  app.get("/sessions", async (c) => c.json(await listSessionRows(ctx.store)));
+  // Debris (a session without a segment) is left out with a warning, never a failed listing.
+  app.get("/sessions", async (c) =>
+    c.json(
+      await listSessionRows(ctx.store, {
+        onSkipped: ({ sessionId, problem }) =>
+          ctx.warn(`session ${sessionId} left out of the listing: ${problem}`),
+      }),
+    ),
+  );
 
   app.get("/sessions/:id", async (c) => {
     return c.json(await readSessionView(ctx.store, checkedSessionId(c.req.param("id"))));
@@ -74,17 +76,34 @@ export function sessionRoutes(app: Hono, ctx: RouteContext): void {
   app.post("/sessions/:id/approvals/:call", async (c) => {
     const sessionId = checkedSessionId(c.req.param("id"));
     const callId = checkedCallId(c.req.param("call"));
-    const body = await jsonBody(c, AnswerBody);
-    const { approval, pending, resumed } = await ctx.runs.answer(sessionId, callId, body);
+    const body = await jsonBody(c, ApprovalAnswerInputSchema);
+    const answered = await ctx.runs.answer(sessionId, callId, body);
+    const { next } = answered;
+    const continued = next.kind === "resume" ? next.sessionId : sessionId;
     return c.json(
       {
-        sessionId,
+        sessionId: answered.sessionId,
         callId,
-        decision: approval.answer?.decision,
-        by: approval.answer?.by,
-        pending,
-        resumed: resumed !== undefined,
-        events: `/sessions/${sessionId}/events`,
+        decision: body.decision,
+        by: answered.approval.answer?.by ?? body.by ?? null,
+        // What continues now: `wait` (other calls are awaited), `resume` (this server resumed the
+        // tree from `continuedSessionId`), `requeued` (a worker continues dispatched run `runId`), `none`.
+        next: next.kind,
+        continuedSessionId: next.kind === "wait" || next.kind === "none" ? null : next.sessionId,
+        ...(next.kind === "requeued" ? { runId: next.runId } : {}),
+        // The calls still awaited (with `wait`): how many, and which, in which session and pod.
+        pending: next.kind === "wait" ? next.pending.length : 0,
+        waiting:
+          next.kind === "wait"
+            ? next.pending.map((p) => ({
+                sessionId: p.sessionId,
+                callId: p.callId,
+                tool: p.tool,
+                podPath: p.podPath,
+              }))
+            : [],
+        resumed: answered.resumed !== undefined,
+        events: `/sessions/${continued}/events`,
       },
       202,
     );

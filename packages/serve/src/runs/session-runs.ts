@@ -1,6 +1,14 @@
+import { awaitingRunOf, type Continuation, continueAfterAnswer, type Dispatcher } from "@podkit/dispatch";
 import type { Item } from "@podkit/llm-worker";
-import { type ApprovalAnswerGiven, type Pod, PodBusyError, type PodEvent, type RunHandle } from "@podkit/pod";
-import type { ApprovalRecord, Store } from "@podkit/session-store";
+import { type Pod, PodBusyError, type PodEvent, type RunHandle } from "@podkit/pod";
+import {
+  type ApprovalAnswerInput,
+  type ApprovalRecord,
+  answerApproval,
+  type Store,
+  sessionHoldingCall,
+} from "@podkit/session-store";
+import { HttpError } from "../http/http-error.js";
 import type { DraftBoard } from "./draft-board.js";
 import type { PodSource } from "./pod-source.js";
 
@@ -16,6 +24,21 @@ export interface SessionRunsOptions {
   idleMs?: number;
   /** At most this many idle pods stay open; the longest idle is closed first (default 32). */
   maxIdlePods?: number;
+  /**
+   * The dispatcher of the store's dispatched runs, opened when an answer completes what such a run
+   * waits for: the run is requeued (a worker continues it) instead of continued by this server.
+   */
+  dispatcher?: () => Promise<Dispatcher>;
+}
+
+/** What answering an approval did: the answer, and what continues now (see `Continuation`). */
+export interface AnsweredApproval {
+  /** The session whose log holds the call (a sub-pod's, when answered from its root). */
+  sessionId: string;
+  approval: ApprovalRecord;
+  next: Continuation;
+  /** The run this server started to continue the tree (`next.kind === "resume"`). */
+  resumed: StartedRun | undefined;
 }
 
 interface LivePod {
@@ -34,6 +57,7 @@ export class SessionRuns {
   private readonly live = new Map<string, LivePod>();
   private readonly idleMs: number;
   private readonly maxIdlePods: number;
+  private readonly dispatcher: (() => Promise<Dispatcher>) | undefined;
   private closed = false;
 
   constructor(
@@ -45,6 +69,7 @@ export class SessionRuns {
   ) {
     this.idleMs = options.idleMs ?? 10 * 60_000;
     this.maxIdlePods = options.maxIdlePods ?? 32;
+    this.dispatcher = options.dispatcher;
   }
 
   /** Starts a new session with `message`; resolves once the session exists (its first run goes on). */
@@ -71,7 +96,17 @@ export class SessionRuns {
     const current = await this.acquire(sessionId);
     let handle: RunHandle;
     try {
-      handle = (await current.pod).run(message);
+      const pod = await current.pod;
+      const dispatched = awaitingRunOf(pod);
+      if (dispatched !== undefined) {
+        // A new input would close the calls the dispatched run waits on, and leave it stale.
+        throw new HttpError(
+          409,
+          `session ${sessionId} is dispatched run ${dispatched}, waiting for approvals: a worker continues it`,
+          `answer its calls (POST /sessions/${sessionId}/approvals/<call>); the run is requeued`,
+        );
+      }
+      handle = pod.run(message);
     } catch (error) {
       this.release(sessionId, current);
       throw error;
@@ -81,31 +116,36 @@ export class SessionRuns {
   }
 
   /**
-   * Answers the pending approval of call `callId` in session `sessionId` (restoring its pod unless
-   * it is open here) and, once no call of the stopped run is pending, continues the run
-   * (`resume()`): an allowed call runs once, a denied one reaches the model as its error result.
-   * The approval errors of `@podkit/session-store` (unknown call, already answered, not pending,
-   * malformed answer) reach the caller with nothing written.
+   * Answers the pending call `callId` of session `sessionId`'s tree — its own, or a sub-pod's its
+   * run waits on (answered from the root) — then does what the one continuation rule says
+   * (`continueAfterAnswer` of `@podkit/dispatch`): nothing yet while other calls are awaited; a
+   * dispatched run is requeued for a worker; otherwise the session at the top of the waiting chain
+   * is resumed here (`resume()`: an allowed call runs once, a denied one reaches the model as its
+   * error result, and the tree continues from there). The approval errors of
+   * `@podkit/session-store` (unknown call, already answered, not pending, delegated, malformed
+   * answer) reach the caller with nothing written.
    */
-  async answer(
-    sessionId: string,
-    callId: string,
-    answer: ApprovalAnswerGiven,
-  ): Promise<{ approval: ApprovalRecord; pending: number; resumed: StartedRun | undefined }> {
-    const current = await this.acquire(sessionId);
+  async answer(sessionId: string, callId: string, answer: ApprovalAnswerInput): Promise<AnsweredApproval> {
+    const holder = (await sessionHoldingCall(this.store, sessionId, callId)) ?? sessionId;
+    if (this.live.get(holder)?.running === true) throw busy(holder);
+    const { approval } = await answerApproval(this.store, holder, callId, answer);
+    // The answer went in beside an open pod of that session: its head is stale now, so the next
+    // run there restores it instead of writing into a drift fork.
+    const stale = this.live.get(holder);
+    if (stale !== undefined) this.retire(holder, stale);
+    const next = await continueAfterAnswer(this.store, holder, {
+      ...(this.dispatcher === undefined ? {} : { dispatcher: this.dispatcher }),
+    });
+    if (next.kind !== "resume") return { sessionId: holder, approval, next, resumed: undefined };
+    const current = await this.acquire(next.sessionId);
     try {
       const pod = await current.pod;
-      const approval = await pod.answerApproval(callId, answer);
-      const pending = pod.pendingApprovals.length;
-      if (pending > 0 || !pod.awaitingApproval) {
-        this.release(sessionId, current);
-        return { approval, pending, resumed: undefined };
-      }
       const handle = pod.resume();
-      this.settleWhenDone(sessionId, current, handle);
-      return { approval, pending, resumed: { sessionId, segmentId: pod.segmentId as string, handle } };
+      this.settleWhenDone(next.sessionId, current, handle);
+      const resumed = { sessionId: next.sessionId, segmentId: pod.segmentId as string, handle };
+      return { sessionId: holder, approval, next, resumed };
     } catch (error) {
-      this.release(sessionId, current);
+      this.release(next.sessionId, current);
       throw error;
     }
   }

@@ -50,7 +50,8 @@ export function openSse(url: string, headers: Record<string, string> = {}): Prom
         status: res.statusCode ?? 0,
         closed,
         close: () => req.destroy(),
-        waitFor: (until, timeoutMs = 10_000) =>
+        // Generous by default: on a busy machine a turn's events can take several seconds.
+        waitFor: (until, timeoutMs = 20_000) =>
           new Promise((done, fail) => {
             const check = () => {
               if (events.some((event) => until(event, events))) {

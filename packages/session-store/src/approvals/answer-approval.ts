@@ -1,31 +1,40 @@
 import { hostname, userInfo } from "node:os";
 import { z } from "zod";
-import { ApprovalDecisionSchema, type MinimalItem } from "../entry/entry-schema.js";
-import { SessionBusyError } from "../errors.js";
-import { SessionLog, type SessionLogOptions } from "../log/session-log.js";
+import { ApprovalDecisionSchema, type EntryInput, type MinimalItem } from "../entry/entry-schema.js";
+import { appendAsGuest } from "../log/guest-append.js";
+import type { SessionLog, SessionLogOptions } from "../log/session-log.js";
 import type { ApprovalRecord } from "../replay/session-state.js";
 import type { Store } from "../store/store.js";
 import {
   ApprovalAlreadyAnsweredError,
+  ApprovalDelegatedError,
   ApprovalNotFoundError,
   ApprovalNotPendingError,
   InvalidApprovalAnswerError,
 } from "./approval-errors.js";
 
-/** An answer to a pending approval; `by` defaults to the local user and host. */
+/**
+ * An answer to a pending approval; `by` defaults to the local user and host. The one schema of an
+ * answer, whoever gives it (the CLI, an HTTP request, the viewer, a queue job).
+ */
 export const ApprovalAnswerInputSchema = z.strictObject({
-  decision: ApprovalDecisionSchema,
+  decision: z.enum(ApprovalDecisionSchema.options, { error: 'give the decision as "allow" or "deny"' }),
   reason: z.string().max(4000).optional(),
   by: z.string().min(1).max(200).optional(),
 });
 export type ApprovalAnswerInput = z.infer<typeof ApprovalAnswerInputSchema>;
 
-/** Re-reads after a lost race before giving up with `SessionBusyError`. */
-const MAX_ANSWER_ATTEMPTS = 5;
-
-/** True while an approval waits for its answer. */
+/**
+ * True while an approval waits: for its answer, or (a delegated one) for its call's result once
+ * the child's approvals it waits on are answered and the call is resumed.
+ */
 export function isPendingApproval(record: ApprovalRecord): boolean {
   return record.answer === undefined && !record.closed;
+}
+
+/** True for a pending approval a person answers: not a delegated one (those wait on a child's). */
+export function isAnswerable(record: ApprovalRecord): boolean {
+  return isPendingApproval(record) && record.childSessionId === undefined;
 }
 
 /** `user@host` of this process, or `podkit` where the system cannot tell. */
@@ -49,38 +58,36 @@ export function parseApprovalAnswer(answer: unknown): ApprovalAnswerInput {
 }
 
 /**
- * Records `answer` for `callId` in `log` if the call is pending and nobody else wrote to the
- * segment since `log` read it: `SessionBusyError` when someone did (nothing written; reopen and
- * look again), the approval errors when the call is unknown, answered or closed.
+ * The `approval_answered` entry for `callId` in `log`'s state, or the approval error that says why
+ * there is none to write: the call is unknown, delegated to a child, answered or closed.
  */
-export async function recordApprovalAnswer<TItem>(
+function answerEntry<TItem>(
   log: SessionLog<TItem>,
   callId: string,
   answer: ApprovalAnswerInput,
-  defaultBy: () => string = localAnswerer,
-): Promise<ApprovalRecord> {
+  defaultBy: () => string,
+): EntryInput<TItem> {
   const approvals = log.state.approvals;
   const record = approvals.find((approval) => approval.callId === callId);
   const sessionId = log.sessionId;
   if (record === undefined) {
-    const pending = approvals.filter(isPendingApproval).map((approval) => approval.callId);
+    const pending = approvals.filter(isAnswerable).map((approval) => approval.callId);
     throw new ApprovalNotFoundError({ sessionId, callId, pending });
+  }
+  if (record.childSessionId !== undefined) {
+    throw new ApprovalDelegatedError({ sessionId, callId, childSessionId: record.childSessionId });
   }
   if (record.answer !== undefined) {
     throw new ApprovalAlreadyAnsweredError({ sessionId, record: { ...record, answer: record.answer } });
   }
   if (record.closed) throw new ApprovalNotPendingError({ sessionId, callId });
-  await log.append(
-    {
-      kind: "approval_answered",
-      call_id: callId,
-      decision: answer.decision,
-      ...(answer.reason === undefined ? {} : { reason: answer.reason }),
-      by: answer.by ?? defaultBy(),
-    },
-    { ifUnchanged: true },
-  );
-  return record;
+  return {
+    kind: "approval_answered",
+    call_id: callId,
+    decision: answer.decision,
+    ...(answer.reason === undefined ? {} : { reason: answer.reason }),
+    by: answer.by ?? defaultBy(),
+  } as EntryInput<TItem>;
 }
 
 /**
@@ -105,17 +112,15 @@ export async function answerApproval<TItem = MinimalItem>(
   } = {},
 ): Promise<{ approval: ApprovalRecord; log: SessionLog<TItem> }> {
   const input = parseApprovalAnswer(answer);
-  for (let attempt = 1; ; attempt++) {
-    const log =
-      attempt === 1 && options.log !== undefined
-        ? options.log
-        : await SessionLog.open(store, sessionId, options);
-    try {
-      await recordApprovalAnswer(log, callId, input, options.defaultBy);
-      const approval = log.state.approvals.find((record) => record.callId === callId) as ApprovalRecord;
-      return { approval, log };
-    } catch (error) {
-      if (!SessionBusyError.isInstance(error) || attempt >= MAX_ANSWER_ATTEMPTS) throw error;
-    }
-  }
+  const { log } = await appendAsGuest(
+    store,
+    sessionId,
+    (current) => ({
+      entry: answerEntry(current, callId, input, options.defaultBy ?? localAnswerer),
+      result: undefined,
+    }),
+    { ...options, ...(options.log === undefined ? {} : { first: options.log }) },
+  );
+  const approval = log.state.approvals.find((record) => record.callId === callId) as ApprovalRecord;
+  return { approval, log };
 }

@@ -1,3 +1,4 @@
+import type { ErrorKind } from "../error-kinds.js";
 import { hasMarker, SessionStoreError } from "../errors.js";
 import type { ApprovalRecord } from "../replay/session-state.js";
 
@@ -6,6 +7,7 @@ const NOT_FOUND_MARKER = Symbol.for("podkit.session-store.error.approval-not-fou
 /** No approval was requested for this call id in the session's head segment. */
 export class ApprovalNotFoundError extends SessionStoreError {
   readonly [NOT_FOUND_MARKER] = true;
+  override readonly errorKind: ErrorKind = "not_found";
   readonly sessionId: string;
   readonly callId: string;
 
@@ -33,6 +35,7 @@ const ANSWERED_MARKER = Symbol.for("podkit.session-store.error.approval-already-
 /** The call was already answered (by someone else, or earlier): the first answer stands. */
 export class ApprovalAlreadyAnsweredError extends SessionStoreError {
   readonly [ANSWERED_MARKER] = true;
+  override readonly errorKind: ErrorKind = "conflict";
   readonly callId: string;
   readonly decision: "allow" | "deny";
   /** Who gave the answer that stands, and when (epoch ms). */
@@ -66,6 +69,7 @@ const NOT_PENDING_MARKER = Symbol.for("podkit.session-store.error.approval-not-p
 /** The call was closed without an answer (a new run closed it as interrupted): nothing waits for it. */
 export class ApprovalNotPendingError extends SessionStoreError {
   readonly [NOT_PENDING_MARKER] = true;
+  override readonly errorKind: ErrorKind = "conflict";
   readonly callId: string;
 
   constructor(args: { sessionId: string; callId: string }) {
@@ -88,6 +92,7 @@ const INVALID_MARKER = Symbol.for("podkit.session-store.error.invalid-approval-a
 /** An answer that is not `{ decision: "allow" | "deny", reason?: string, by?: string }`. */
 export class InvalidApprovalAnswerError extends SessionStoreError {
   readonly [INVALID_MARKER] = true;
+  override readonly errorKind: ErrorKind = "usage";
 
   constructor(detail: string) {
     super(`invalid approval answer: ${detail}; nothing was written`, {
@@ -98,5 +103,33 @@ export class InvalidApprovalAnswerError extends SessionStoreError {
 
   static override isInstance(value: unknown): value is InvalidApprovalAnswerError {
     return hasMarker(value, INVALID_MARKER);
+  }
+}
+
+const DELEGATED_MARKER = Symbol.for("podkit.session-store.error.approval-delegated");
+
+/**
+ * The call waits on the approvals of a child session (a sub-pod's call its foreground run stopped
+ * on): it is never answered itself; the person answers the child's calls.
+ */
+export class ApprovalDelegatedError extends SessionStoreError {
+  readonly [DELEGATED_MARKER] = true;
+  /** The call's state (waiting on its child) does not take an answer, as an answered one does not. */
+  override readonly errorKind: ErrorKind = "conflict";
+  readonly callId: string;
+  readonly childSessionId: string;
+
+  constructor(args: { sessionId: string; callId: string; childSessionId: string }) {
+    super(
+      `call ${args.callId} of session ${args.sessionId} waits on the approvals of its child session ${args.childSessionId}; it is not answered itself, nothing was written`,
+      { hint: `answer the child's calls: \`podkit approvals\` lists them (or answer them from the root)` },
+    );
+    this.name = "ApprovalDelegatedError";
+    this.callId = args.callId;
+    this.childSessionId = args.childSessionId;
+  }
+
+  static override isInstance(value: unknown): value is ApprovalDelegatedError {
+    return hasMarker(value, DELEGATED_MARKER);
   }
 }

@@ -1,11 +1,15 @@
 export {
   type ApprovalAnswerInput,
+  ApprovalAnswerInputSchema,
   answerApproval,
+  isAnswerable,
   isPendingApproval,
   localAnswerer,
+  parseApprovalAnswer,
 } from "./answer-approval.js";
 export {
   ApprovalAlreadyAnsweredError,
+  ApprovalDelegatedError,
   ApprovalNotFoundError,
   ApprovalNotPendingError,
   InvalidApprovalAnswerError,

@@ -2,7 +2,7 @@ import type { MinimalItem } from "../entry/entry-schema.js";
 import { SessionLog, type SessionLogOptions } from "../log/session-log.js";
 import type { ApprovalRecord } from "../replay/session-state.js";
 import type { Store } from "../store/store.js";
-import { isPendingApproval } from "./answer-approval.js";
+import { isAnswerable } from "./answer-approval.js";
 
 /** The approvals of one session's head segment. */
 export interface SessionApprovals {
@@ -38,8 +38,7 @@ export async function listApprovals<TItem = MinimalItem>(
       continue;
     }
     const { state } = log;
-    const approvals =
-      options.pendingOnly === true ? state.approvals.filter(isPendingApproval) : state.approvals;
+    const approvals = options.pendingOnly === true ? state.approvals.filter(isAnswerable) : state.approvals;
     if (approvals.length === 0) continue;
     listing.sessions.push({
       sessionId,

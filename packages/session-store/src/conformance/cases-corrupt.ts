@@ -18,12 +18,18 @@ function startText(sessionId: string, segmentId: string, v: number): string {
   });
 }
 
-/** A committed entry that is not valid is a typed error, never skipped; so is a newer format. */
+/**
+ * A committed entry that is not valid is a typed error, never skipped; a log from a newer writer
+ * (a format version, or an entry kind this code does not know) is `UnsupportedFormatError`.
+ */
 export function corruptionCases({ it }: CaseContext): void {
   const invalid: [string, string][] = [
     ["not JSON", '{"kind":"user_input","ts":1,"text":'],
-    ["an unknown kind", '{"kind":"mystery","ts":1}'],
     ["a known kind missing a field", '{"kind":"user_input","ts":1}'],
+    [
+      "a known kind with a value no format has",
+      '{"kind":"run_completed","ts":1,"result":"vanished","interrupted":false}',
+    ],
   ];
   for (const [what, text] of invalid) {
     it(`a committed entry that is ${what} is CorruptEntryError, never skipped`, async ({
@@ -53,8 +59,38 @@ export function corruptionCases({ it }: CaseContext): void {
       '{"kind":"user_input","ts":1,"text":"x"}',
     ]);
     const unsupported = (error: unknown) =>
-      UnsupportedFormatError.isInstance(error) && error.version === 99 && error.line === 1;
+      UnsupportedFormatError.isInstance(error) &&
+      error.version === 99 &&
+      error.line === 1 &&
+      /written by a newer podkit \(format 99\)/.test(error.message);
     await assert.rejects(readEntries(store, ref), unsupported);
     await assert.rejects(restoreSession(store, ref.sessionId), unsupported);
   });
+
+  for (const v of [2, 3]) {
+    it(`an intact entry of a kind this code does not know, in a v${v} segment, is UnsupportedFormatError naming it`, async ({
+      store,
+      writeRaw,
+    }) => {
+      const ref = { sessionId: newId(), segmentId: newId() };
+      const good = '{"kind":"user_input","ts":1,"text":"fine"}';
+      await writeRaw(ref, [
+        startText(ref.sessionId, ref.segmentId, v),
+        good,
+        '{"kind":"teleport","ts":2}',
+        good,
+      ]);
+      const unsupported = (error: unknown) =>
+        UnsupportedFormatError.isInstance(error) &&
+        !CorruptEntryError.isInstance(error) &&
+        error.kind === "teleport" &&
+        error.line === 3 &&
+        /newer podkit: entry kind "teleport" is not in format \d+/.test(error.message);
+      await assert.rejects(readEntries(store, ref), unsupported);
+      await assert.rejects(readFromIndex(store, ref, 2), unsupported);
+      assert.equal((await readFromIndex(store, ref, 3)).length, 1); // the entries after it
+      await assert.rejects(SessionLog.openSegment(store, ref), unsupported);
+      await assert.rejects(restoreSession(store, ref.sessionId), unsupported);
+    });
+  }
 }

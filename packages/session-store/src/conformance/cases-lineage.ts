@@ -144,4 +144,35 @@ export function lineageCases({ it }: CaseContext): void {
     );
     assert.equal(overview.compacted.length, 0);
   });
+
+  it("children are listed by their parent from the store's index, newest first; a root and a stranger have none", async ({
+    store,
+    openSecond,
+  }) => {
+    const root = await SessionLog.create(store, { systemPrompt: "root", config: {} });
+    const link = (call: string, depth: number, parent = root.sessionId) => ({
+      session_id: parent,
+      call_id: call,
+      role: "reviewer",
+      depth,
+    });
+    const first = await SessionLog.create(store, { systemPrompt: "a", config: {}, parent: link("c1", 1) });
+    const second = await SessionLog.create(store, { systemPrompt: "b", config: {}, parent: link("c2", 1) });
+    const grandchild = await SessionLog.create(store, {
+      systemPrompt: "g",
+      config: {},
+      parent: link("c3", 2, first.sessionId),
+    });
+    // A compaction of a child carries its link on: still one child, listed once.
+    await completeTurn(first, "work", 1);
+    await SessionLog.forkAt(store, first.segmentId, 1);
+    assert.deepEqual(await store.listChildSessions(root.sessionId), [second.sessionId, first.sessionId]);
+    assert.deepEqual(await openSecond().listChildSessions(root.sessionId), [
+      second.sessionId,
+      first.sessionId,
+    ]);
+    assert.deepEqual(await store.listChildSessions(first.sessionId), [grandchild.sessionId]);
+    assert.deepEqual(await store.listChildSessions(grandchild.sessionId), []);
+    assert.deepEqual(await store.listChildSessions("01900000-0000-7000-8000-000000000000"), []);
+  });
 }

@@ -35,10 +35,26 @@ describe("entry codec", () => {
     expect((error as Error).message).toMatch(/^\/s\/seg\.jsonl:7: /);
   });
 
-  it("reports an unknown kind and a wrong field type as corruption", () => {
-    expect(() => codec.decode('{"kind":"teleport","ts":1}', "f", 2)).toThrow(CorruptEntryError);
+  it("reports a wrong field type and an unknown value as corruption", () => {
     const error = catchError(() => codec.decode('{"kind":"turn_end","ts":1,"turn":"two"}', "f", 3));
     expect((error as CorruptEntryError).reason).toMatch(/"turn_end" entry: turn/);
+    const status = '{"kind":"run_completed","ts":1,"result":"vanished","interrupted":false}';
+    expect(CorruptEntryError.isInstance(catchError(() => codec.decode(status, "f", 4)))).toBe(true);
+  });
+
+  it("reports an intact line of a kind it does not know as written by a newer podkit, not as corruption", () => {
+    const error = catchError(() => codec.decode('{"kind":"teleport","ts":1}', "f", 2));
+    expect(UnsupportedFormatError.isInstance(error)).toBe(true);
+    expect(CorruptEntryError.isInstance(error)).toBe(false);
+    expect(error).toMatchObject({ file: "f", line: 2, kind: "teleport", version: undefined });
+    expect((error as Error).message).toBe(
+      'f:2: this session log was written by a newer podkit: entry kind "teleport" is not in format 3, ' +
+        "the newest this @podkit/session-store reads. Upgrade podkit to read it.",
+    );
+    // A line that is not an entry at all stays corruption, whatever its kind says.
+    expect(CorruptEntryError.isInstance(catchError(() => codec.decode('{"kind":7,"ts":1}', "f", 3)))).toBe(
+      true,
+    );
   });
 
   it("reports an empty line and a non-object line as corruption", () => {
@@ -50,10 +66,15 @@ describe("entry codec", () => {
   });
 
   it("rejects a segment from a newer format version with an upgrade hint", () => {
-    const line = '{"kind":"segment_start","ts":1,"v":3,"session_id":"s","segment_id":"g"}';
+    const line = '{"kind":"segment_start","ts":1,"v":4,"session_id":"s","segment_id":"g"}';
     const error = catchError(() => codec.decode(line, "f", 1));
     expect(UnsupportedFormatError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toMatch(/version 3 .*upgrade podkit/);
+    expect(error).toMatchObject({ version: 4, kind: undefined });
+    expect((error as Error).message).toBe(
+      "f:1: this session log was written by a newer podkit (format 4); this @podkit/session-store reads " +
+        "formats 1 to 3. Upgrade podkit to read it.",
+    );
+    expect((error as UnsupportedFormatError).hint).toMatch(/upgrade @podkit\/cli/);
   });
 
   it("validates items with a schema passed in", () => {

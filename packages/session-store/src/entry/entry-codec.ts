@@ -32,7 +32,13 @@ export interface EntryCodec<TItem> {
    * loop between slices of work (`pause`, default every few milliseconds).
    */
   encodeSliced(entry: Entry<TItem>, pause?: Pause): Promise<string[]>;
-  /** Parses and validates one committed line. Throws `CorruptEntryError` or `UnsupportedFormatError`. */
+  /**
+   * Parses and validates one committed line. Throws `CorruptEntryError`, or
+   * `UnsupportedFormatError` for a segment version or an entry kind this package does not know:
+   * the caller has verified the line is intact (FsStore's frame, a database row), so a kind it
+   * does not know comes from a newer writer. A store whose lines carry no integrity check (an
+   * unframed v1 file) reports an unknown kind as corruption instead.
+   */
   decode(line: string, file: string, lineNumber: number): Entry<TItem>;
   /**
    * `decode` for a line that may be large — as text, or as its UTF-8 bytes (the database must
@@ -73,6 +79,7 @@ export function createEntryCodec<TItem>(schemas: EntrySchemas<TItem> = {}): Entr
   // Answers "valid" without zod's copying for nearly every entry; zod decides the rest and words errors.
   const fast = compileFastCheck(schema);
   const fastItem: FastCheck = compileFastCheck(itemSchema) ?? ((item) => itemSchema.safeParse(item).success);
+  const knownKinds = new Set<unknown>(schema.options.map((option) => option.shape.kind.value));
 
   /** The first problem of `value` as a message, or undefined when it is a valid entry. */
   const problem = (value: unknown): string | undefined => {
@@ -108,10 +115,18 @@ export function createEntryCodec<TItem>(schemas: EntrySchemas<TItem> = {}): Entr
     }
     return record;
   };
+  /** The error for a line that is not a valid entry: a kind from a newer writer, else corruption. */
+  const invalid = (value: unknown, file: string, lineNumber: number, reason: string) => {
+    const kind = (value as { kind?: unknown }).kind;
+    if (typeof kind === "string" && !knownKinds.has(kind)) {
+      return new UnsupportedFormatError({ file, line: lineNumber, kind });
+    }
+    return new CorruptEntryError({ file, line: lineNumber, reason });
+  };
   const check = (value: unknown, file: string, lineNumber: number): Entry<TItem> => {
     precheck(value, file, lineNumber);
     const reason = problem(value);
-    if (reason !== undefined) throw new CorruptEntryError({ file, line: lineNumber, reason });
+    if (reason !== undefined) throw invalid(value, file, lineNumber, reason);
     // The parsed input, not zod's output: zod rebuilds objects and would reorder item keys.
     return value as Entry<TItem>;
   };
@@ -140,7 +155,7 @@ export function createEntryCodec<TItem>(schemas: EntrySchemas<TItem> = {}): Entr
     precheck(value, file, lineNumber);
     if (!hasLongHistory(value)) return check(value, file, lineNumber);
     const reason = await problemSliced(value, pause);
-    if (reason !== undefined) throw new CorruptEntryError({ file, line: lineNumber, reason });
+    if (reason !== undefined) throw invalid(value, file, lineNumber, reason);
     return value as Entry<TItem>;
   };
   const encode = (entry: Entry<TItem>): string => {

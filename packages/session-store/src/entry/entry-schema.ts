@@ -3,12 +3,14 @@ import { z } from "zod";
 /**
  * Version of the on-disk entry format this package writes, as `v` on every `segment_start`.
  * v2 lines end with their sequence number and a checksum (see `line-frame.ts`); v1 lines are
- * plain JSON and stay readable (and appendable, in v1).
+ * plain JSON and stay readable (and appendable, in v1). v3 is v2's framing plus approvals, child
+ * sessions and `budget_exhausted` (`format-versions.ts` says which entries need it; the rule for
+ * what bumps the version is in docs/session-store.md).
  */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 /** Every format version this package reads. */
-export const READABLE_VERSIONS: readonly number[] = [1, 2];
-export type FormatVersion = 1 | 2;
+export const READABLE_VERSIONS: readonly number[] = [1, 2, 3];
+export type FormatVersion = 1 | 2 | 3;
 
 /**
  * The least this package needs to know about a history item: a JSON object tagged by `type`.
@@ -47,13 +49,18 @@ export type SystemItem = z.infer<typeof SystemItemSchema>;
 export const InvokeTriggerSchema = z.enum(["user", "notify", "resume"]);
 export type InvokeTrigger = z.infer<typeof InvokeTriggerSchema>;
 
-/** How a run ended; the same name and union as llm-worker's run status. */
+/**
+ * How a run ended: llm-worker's run status, plus `budget_exhausted` (format v3) — a pod's
+ * `[budget]` cap stopped the run before a request (the worker yielded; replay reads it as
+ * `yielded`: nothing in flight, the run can be resumed).
+ */
 export const RunStatusSchema = z.enum([
   "finished",
   "paused",
   "limit_reached",
   "yielded",
   "awaiting_approval",
+  "budget_exhausted",
 ]);
 
 /** What an approval answer decides about a tool call. */
@@ -106,7 +113,7 @@ export function createEntrySchema<TItem>(
     z.object({
       kind: z.literal("segment_start"),
       ts,
-      v: z.union([z.literal(1), z.literal(2)]),
+      v: z.union([z.literal(1), z.literal(2), z.literal(3)]),
       session_id: z.string().min(1),
       segment_id: z.string().min(1),
       system_prompt: z.string().nullable(),
@@ -155,6 +162,12 @@ export function createEntrySchema<TItem>(
       /** What asked: the builtin policy (`bash`, `confirm_writes`) or a hook's name. */
       asked_by: z.string().min(1),
       reason: z.string().optional(),
+      /**
+       * A delegated approval (format v3): this call of a parent (a sub-pod tool call) waits on the
+       * approvals of this child session. It is never answered itself; it closes when the call
+       * gets its result.
+       */
+      child_session_id: z.string().min(1).optional(),
     }),
     z.object({
       kind: z.literal("approval_answered"),

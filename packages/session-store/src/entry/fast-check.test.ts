@@ -71,6 +71,17 @@ const ENTRIES: unknown[] = [
   { kind: "approval_answered", ts: 14, call_id: "c", decision: "deny", reason: "no", by: "me@host" },
   { kind: "approval_answered", ts: 14, call_id: "c", decision: "allow", by: "svc", in_run: true },
   { kind: "run_completed", ts: 15, result: "awaiting_approval", interrupted: true },
+  { kind: "run_completed", ts: 16, result: "budget_exhausted", interrupted: false },
+  {
+    kind: "approval_requested",
+    ts: 17,
+    call_id: "s",
+    tool: "spawn_pod",
+    arguments: "{}",
+    pod_path: ["root"],
+    asked_by: "subpod",
+    child_session_id: "child",
+  },
   { kind: "turn_end", ts: 7, turn: 1, note: "a newer writer's field" },
 ];
 

@@ -7,6 +7,17 @@ import { crc32 } from "./crc32.js";
 // `seq` is the line's 0-based index in its segment (segment_start is 0); `crc` is the CRC-32
 // (zlib's, lowercase hex) of the UTF-8 bytes before `,"crc":`, so it covers `seq` as well.
 const SEQ_MEMBER = ',"seq":';
+
+/**
+ * How a segment file's lines are written: 1 plain JSON (format v1), 2 framed with `seq` and
+ * `crc` (format v2 and every later version: v3 changed what entries may say, not the framing).
+ */
+export type LineFormat = 1 | 2;
+
+/** The line format of a segment whose `segment_start` says format version `v`. */
+export function lineFormatOf(v: number): LineFormat {
+  return v === 1 ? 1 : 2;
+}
 const SEQ_MEMBER_BYTES = Buffer.from(SEQ_MEMBER, "latin1");
 const CRC_OPEN = Buffer.from(',"crc":"', "latin1");
 const CRC_CLOSE = Buffer.from('"}', "latin1");

@@ -1,7 +1,14 @@
 import { join } from "node:path";
 import { createEntryCodec, type EntryCodec } from "../entry/entry-codec.js";
-import type { Entry, EntrySchemas, FormatVersion, MinimalItem } from "../entry/entry-schema.js";
-import { FrameBuffer, frameInto, frameLine, frameParts } from "../entry/line-frame.js";
+import type { Entry, EntrySchemas, MinimalItem } from "../entry/entry-schema.js";
+import {
+  FrameBuffer,
+  frameInto,
+  frameLine,
+  frameParts,
+  type LineFormat,
+  lineFormatOf,
+} from "../entry/line-frame.js";
 import { timeSlicer } from "../entry/time-slice.js";
 import { CorruptEntryError, NotFoundError, SessionStoreUsageError } from "../errors.js";
 import { assertSafeId } from "../ids.js";
@@ -18,6 +25,7 @@ import {
   type TruncateOutcome,
   type WriteOptions,
 } from "../store/store.js";
+import { ChildIndex, type SessionOrigin } from "./child-index.js";
 import { listSegmentFiles, listSessionDirs } from "./list-dir.js";
 import {
   acquireOrRenewLease,
@@ -99,6 +107,7 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem>, AppendsNow<TI
    * (frozen) ref renews that lease and probes that file without looking either up again.
    */
   private last: { ref: SegmentRef; segment: OpenSegment; lease: HeldLease } | undefined;
+  private readonly children: ChildIndex;
 
   constructor(options: FsStoreOptions<TItem>) {
     this.root = options.root;
@@ -115,6 +124,7 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem>, AppendsNow<TI
       isProcessAlive: options.isProcessAlive ?? isProcessAlive,
       now: options.now ?? Date.now,
     };
+    this.children = new ChildIndex(this.root, this.fs, (sessionId) => this.originOf(sessionId));
   }
 
   /** Absolute path of a segment file. */
@@ -134,7 +144,7 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem>, AppendsNow<TI
     if (first?.kind !== "segment_start") {
       throw new SessionStoreUsageError(`segment ${ref.segmentId} must begin with a segment_start entry`);
     }
-    const version = first.v;
+    const version = lineFormatOf(first.v);
     const pause = timeSlicer();
     // Serialize (and validate) everything before touching the file system.
     const encoded: string[][] = [];
@@ -143,6 +153,8 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem>, AppendsNow<TI
       encoded.push(await this.codec.encodeSliced(entry, pause));
       await pause();
     }
+    // The child is indexed under its parent before its segment exists (see ChildIndex).
+    if (first.parent !== undefined) this.children.record(first.parent.session_id, ref.sessionId);
     this.fs.mkdirSync(join(this.root, ref.sessionId), { recursive: true });
     const file = await createFileExclusive(
       path,
@@ -382,6 +394,42 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem>, AppendsNow<TI
     return names.sort().reverse();
   }
 
+  /**
+   * Removes session `sessionId`'s directory when it holds no segment at all — debris a crash
+   * between creating it and the first write leaves (`podkit session doctor --fix`). A directory
+   * with any segment file is never touched; returns whether one was removed.
+   */
+  async removeSessionDebris(sessionId: string): Promise<boolean> {
+    assertSafeId(sessionId, "session");
+    const dir = join(this.root, sessionId);
+    const segments = listSegmentFiles(dir);
+    if (segments === undefined || segments.length > 0) return false;
+    const { lstat, readdir, rm } = await import("node:fs/promises");
+    if ((await lstat(dir)).isSymbolicLink()) return false;
+    // Only what the store itself leaves beside segments: lock files and the child index's markers.
+    for (const name of await readdir(dir)) {
+      if (!name.endsWith(".lock") && !name.startsWith(".child-")) return false;
+    }
+    await rm(dir, { recursive: true, force: true });
+    return true;
+  }
+
+  async listChildSessions(parentSessionId: string): Promise<string[]> {
+    return this.children.list(parentSessionId);
+  }
+
+  /** A session's oldest segment start (format version, parent), for the child index; undefined when unreadable. */
+  private async originOf(sessionId: string): Promise<SessionOrigin | undefined> {
+    try {
+      const segmentId = (await this.listSegments(sessionId)).at(-1);
+      if (segmentId === undefined) return undefined;
+      const { start } = await this.describeSegment({ sessionId, segmentId });
+      return { version: start.v, parent: start.parent?.session_id };
+    } catch {
+      return undefined; // a damaged or vanished session has no child link to index
+    }
+  }
+
   async lookupSessionOf(segmentId: string): Promise<string | undefined> {
     assertSafeId(segmentId, "segment");
     for (const sessionId of await this.listSessions()) {
@@ -435,7 +483,7 @@ markAppendNow(FsStore.prototype.append);
  * The bytes of a new segment's lines: each entry's serialized parts, framed when v2. Short lines
  * are gathered into chunks of about 64 Ki characters; a long one comes as the chunks `frameParts` makes.
  */
-function* lines(encoded: readonly string[][], version: FormatVersion): Iterable<Buffer> {
+function* lines(encoded: readonly string[][], version: LineFormat): Iterable<Buffer> {
   let pending = "";
   for (let seq = 0; seq < encoded.length; seq++) {
     const parts = encoded[seq] as string[];

@@ -1,11 +1,18 @@
 import { isUtf8 } from "node:buffer";
 import { crc32 as zlibCrc32 } from "node:zlib";
 import type { EntryCodec } from "../entry/entry-codec.js";
-import type { Entry, FormatVersion } from "../entry/entry-schema.js";
+import type { Entry } from "../entry/entry-schema.js";
 import { parseWithHistory, SLICED_LINE_BYTES, SlicedParseError } from "../entry/large-entry.js";
-import { coveredEnd, frameBodyEnd, hasFrameTail, readFrame, unframeLine } from "../entry/line-frame.js";
+import {
+  coveredEnd,
+  frameBodyEnd,
+  hasFrameTail,
+  type LineFormat,
+  readFrame,
+  unframeLine,
+} from "../entry/line-frame.js";
 import type { Pause } from "../entry/time-slice.js";
-import { CorruptEntryError } from "../errors.js";
+import { CorruptEntryError, UnsupportedFormatError } from "../errors.js";
 
 /** Bytes checksummed (or checked for UTF-8) between two pauses when verifying a long line. */
 const CRC_SLICE = 4 << 20;
@@ -13,13 +20,13 @@ const INVALID_UTF8 =
   "invalid UTF-8 (a committed line must be valid UTF-8; it would otherwise restore altered)";
 
 /**
- * Decodes the committed lines of one segment file. The first line fixes the format: a v2
- * `segment_start` is framed (`seq`, `crc`), a v1 one is plain JSON; every later line must
- * match. A v2 line whose checksum or sequence number is wrong is corruption, so a duplicated,
+ * Decodes the committed lines of one segment file. The first line fixes the format: a v2 (or
+ * later) `segment_start` is framed (`seq`, `crc`), a v1 one is plain JSON; every later line must
+ * match. A framed line whose checksum or sequence number is wrong is corruption, so a duplicated,
  * reordered or altered line never decodes as a valid entry.
  */
 export class LineDecoder<TItem> {
-  version: FormatVersion | undefined;
+  version: LineFormat | undefined;
   /** The last buffer decoded from, and its memory as 32-bit words when 4-byte aligned (for `crc32`). */
   private wordsBuffer: Buffer | undefined;
   private words: Int32Array | undefined;
@@ -43,7 +50,11 @@ export class LineDecoder<TItem> {
     const version = this.version ?? this.firstLineVersion(buffer, start, end);
     let entry: Entry<TItem>;
     if (version === 1) {
-      entry = this.codec.decode(buffer.toString("utf8", start, end), this.file, lineNumber);
+      try {
+        entry = this.codec.decode(buffer.toString("utf8", start, end), this.file, lineNumber);
+      } catch (error) {
+        throw this.unknownKindAsCorrupt(error);
+      }
     } else {
       const bodyEnd = frameBodyEnd(buffer, start, end, lineNumber - 1, this.wordsOf(buffer));
       if (bodyEnd !== -1) {
@@ -105,7 +116,8 @@ export class LineDecoder<TItem> {
         cause: error,
       });
     }
-    const entry = await this.codec.checkSliced(value, this.file, lineNumber, pause);
+    const check = this.codec.checkSliced(value, this.file, lineNumber, pause);
+    const entry = version === 1 ? await this.unframedAsync(check) : await check;
     return this.version === undefined ? this.checkFirst(entry, version, lineNumber) : entry;
   }
 
@@ -118,6 +130,27 @@ export class LineDecoder<TItem> {
     const framed = unframeLine(buffer, start, end);
     if (!framed.ok) return null;
     return { entry: this.codec.decode(framed.body, this.file, framed.seq + 1), seq: framed.seq };
+  }
+
+  private async unframedAsync(decoding: Promise<Entry<TItem>>): Promise<Entry<TItem>> {
+    try {
+      return await decoding;
+    } catch (error) {
+      throw this.unknownKindAsCorrupt(error);
+    }
+  }
+
+  /**
+   * A v1 line carries no checksum, so an entry kind this package does not know may as well be
+   * damage: corruption, as it always was. (A framed line with an unknown kind is intact, hence
+   * from a newer writer: the codec's `UnsupportedFormatError`.)
+   */
+  private unknownKindAsCorrupt(error: unknown): unknown {
+    if (!UnsupportedFormatError.isInstance(error) || error.kind === undefined) return error;
+    return this.corrupt(
+      error.line,
+      `unknown entry kind ${JSON.stringify(error.kind)} in a format v1 segment`,
+    );
   }
 
   private wordsOf(buffer: Buffer): Int32Array | undefined {
@@ -140,13 +173,13 @@ export class LineDecoder<TItem> {
     }
   }
 
-  /** The format the first line is written in: framed lines are v2. */
-  private firstLineVersion(buffer: Buffer, start: number, end: number): FormatVersion {
+  /** The format the first line is written in: framed lines are v2 or later. */
+  private firstLineVersion(buffer: Buffer, start: number, end: number): LineFormat {
     return hasFrameTail(buffer, start, end) ? 2 : 1;
   }
 
   /** The first line's `segment_start` must say the version its framing implies. */
-  private checkFirst(entry: Entry<TItem>, version: FormatVersion, lineNumber: number): Entry<TItem> {
+  private checkFirst(entry: Entry<TItem>, version: LineFormat, lineNumber: number): Entry<TItem> {
     if (entry.kind === "segment_start") {
       if (version === 1 && entry.v !== 1) {
         throw this.corrupt(

@@ -1,5 +1,4 @@
-import { FORMAT_VERSION, type FormatVersion } from "../entry/entry-schema.js";
-import { CRC_TAIL_LENGTH, hasFrameTail } from "../entry/line-frame.js";
+import { CRC_TAIL_LENGTH, hasFrameTail, type LineFormat } from "../entry/line-frame.js";
 import { NotFoundError } from "../errors.js";
 import type { SegmentRef } from "../store/store.js";
 import type { SegmentPositions } from "./segment-positions.js";
@@ -95,9 +94,9 @@ export class OpenSegments {
   }
 
   /** A segment's format, from the frame (or its absence) on its last committed line. */
-  private versionOf(fd: number, committedSize: number): FormatVersion {
+  private versionOf(fd: number, committedSize: number): LineFormat {
     const length = Math.min(committedSize - 1, CRC_TAIL_LENGTH + 1);
-    if (length <= CRC_TAIL_LENGTH) return FORMAT_VERSION;
+    if (length <= CRC_TAIL_LENGTH) return 2;
     const tail = Buffer.alloc(length);
     this.fs.readSync(fd, tail, 0, length, committedSize - 1 - length);
     return hasFrameTail(tail, 0, length) ? 2 : 1;

@@ -1,8 +1,8 @@
 import { isUtf8 } from "node:buffer";
 import { type FileHandle, open } from "node:fs/promises";
 import type { EntryCodec } from "../entry/entry-codec.js";
-import type { Entry, FormatVersion } from "../entry/entry-schema.js";
-import { hasFrameTail } from "../entry/line-frame.js";
+import type { Entry } from "../entry/entry-schema.js";
+import { hasFrameTail, type LineFormat } from "../entry/line-frame.js";
 import { timeSlicer } from "../entry/time-slice.js";
 import { LineDecoder } from "./line-decoder.js";
 import type { LinePosition, ReadStart } from "./segment-positions.js";
@@ -19,7 +19,7 @@ export interface SegmentReadOptions {
   /** Where to start, given the file's inode and size once it is open (a line start at or before `from`). */
   startAt(ino: number, size: number): ReadStart;
   /** Reports line starts seen (at read chunk boundaries and the committed end). */
-  onPosition?(ino: number, version: FormatVersion | undefined, position: LinePosition): void;
+  onPosition?(ino: number, version: LineFormat | undefined, position: LinePosition): void;
   signal?: AbortSignal;
 }
 

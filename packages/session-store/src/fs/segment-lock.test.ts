@@ -71,14 +71,16 @@ describe("segment append lock", () => {
   });
 
   it("takes over an old lock file without a pid, but waits on a fresh one", async () => {
+    // "Fresh" must outlast the wait by far: on a busy machine the lock can age for a while
+    // between being written and being looked at.
     const { store, ref, lock } = await segment({
       lockLingerMs: 0,
-      staleEmptyLockMs: 500,
+      staleEmptyLockMs: 60_000,
       lockTimeoutMs: 100,
     });
     await writeFile(lock, "");
     await expect(store.append(ref, [input("x")])).rejects.toThrow(LockTimeoutError);
-    const old = new Date(Date.now() - 5_000);
+    const old = new Date(Date.now() - 120_000);
     await utimes(lock, old, old);
     expect(await store.append(ref, [input("x")])).toEqual({ status: "appended", count: 2 });
     store.close();
@@ -105,7 +107,8 @@ describe("segment append lock", () => {
   });
 
   it("does not wait forever on a hand-over request nobody will take up", async () => {
-    const { store, ref, lock } = await segment({ lockLingerMs: 0, lockTimeoutMs: 2_000 });
+    // The timeout only bounds the failure: the request is dropped after a grace of 200 ms.
+    const { store, ref, lock } = await segment({ lockLingerMs: 0, lockTimeoutMs: 10_000 });
     // A live process whose pid sits in the request file but that never takes the lock
     // (e.g. a pid reused after a reboot).
     const bystander = node("setInterval(() => {}, 1000); console.log('up')");

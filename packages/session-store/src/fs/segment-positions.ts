@@ -1,4 +1,4 @@
-import type { FormatVersion } from "../entry/entry-schema.js";
+import type { LineFormat } from "../entry/line-frame.js";
 
 /** Where line `index` (0-based) of a segment file starts. */
 export interface LinePosition {
@@ -8,12 +8,12 @@ export interface LinePosition {
 
 /** A place to start reading a segment file from: a known line start and the file's format. */
 export interface ReadStart extends LinePosition {
-  version: FormatVersion | undefined;
+  version: LineFormat | undefined;
 }
 
 interface FilePositions {
   ino: number;
-  version: FormatVersion | undefined;
+  version: LineFormat | undefined;
   /** Pairs (index, offset), ascending. */
   marks: number[];
 }
@@ -54,7 +54,7 @@ export class SegmentPositions {
   }
 
   /** Records that line `index` of `path` (inode `ino`) starts at `offset`. */
-  record(path: string, ino: number, version: FormatVersion | undefined, index: number, offset: number): void {
+  record(path: string, ino: number, version: LineFormat | undefined, index: number, offset: number): void {
     let known = this.files.get(path);
     if (known === undefined || known.ino !== ino) {
       if (known === undefined && this.files.size >= MAX_FILES) {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { dirname } from "node:path";
-import type { FormatVersion } from "../entry/entry-schema.js";
+import type { LineFormat } from "../entry/line-frame.js";
 import type { Pause } from "../entry/time-slice.js";
 import { AppendFailedError, SessionStoreUsageError } from "../errors.js";
 import { errorCode, type SyncFs } from "./sync-fs.js";
@@ -19,7 +19,7 @@ export interface OpenSegment {
   /** Length of the file when last looked at; more than `committedSize` means a torn tail. */
   fileSize: number;
   /** Format of the segment's lines; appends keep it. */
-  version: FormatVersion;
+  version: LineFormat;
 }
 
 function rollBack(fs: SyncFs, segment: OpenSegment, failure: unknown, detail: string): AppendFailedError {

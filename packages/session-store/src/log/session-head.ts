@@ -1,4 +1,4 @@
-import type { MinimalItem } from "../entry/entry-schema.js";
+import type { Entry, MinimalItem } from "../entry/entry-schema.js";
 import { NotFoundError } from "../errors.js";
 import type { LineageRef } from "../replay/session-state.js";
 import type { SegmentSummary, Store } from "../store/store.js";
@@ -20,6 +20,27 @@ export interface SegmentInfo {
    */
   role: "head" | "branch" | "compacted";
   compactedInto?: string;
+  /**
+   * A drift fork whose source line completed a run its writer never saw: that line (this segment
+   * of it, the newest to do so) is what happened, so this branch is never the head (rule 2).
+   */
+  supersededBy?: string;
+}
+
+/**
+ * What the head rule reads of a segment beyond its summary, only where a drift fork competes with
+ * the line it split from (`describeSession` gathers it; see rule 2 of `applyHeadRule`).
+ */
+export interface SegmentFacts {
+  /**
+   * For a segment that split off its source carrying entries (a drift fork carries the source's
+   * state — usage, extensions, the last run end, the open turn — verbatim): the newest `ts` among
+   * them, how far its writer had seen the source. Absent for a branch started on purpose
+   * (`forkAt`) or a compaction: they carry nothing.
+   */
+  readonly carriedUpTo?: number;
+  /** The `ts` of the segment's newest `run_completed` (absent: it has none). */
+  readonly lastRunCompletedAt?: number;
 }
 
 /** A session's segments sorted by role: the head, the other live branches, the compacted ones. */
@@ -41,19 +62,37 @@ function byActivity(a: SegmentInfo, b: SegmentInfo): number {
   return a.segmentId < b.segmentId ? 1 : a.segmentId > b.segmentId ? -1 : 0;
 }
 
+/** True when `info` is segment `source` or continues it through compactions. */
+function continuesLine(info: SegmentInfo, source: string, byId: ReadonlyMap<string, SegmentInfo>): boolean {
+  const seen = new Set<string>();
+  for (let at: SegmentInfo | undefined = info; at !== undefined && !seen.has(at.segmentId); ) {
+    if (at.segmentId === source) return true;
+    seen.add(at.segmentId);
+    const from: string | undefined = at.compactedFrom?.segmentId;
+    at = from === undefined ? undefined : byId.get(from);
+  }
+  return false;
+}
+
 /**
  * Applies the head rule to a session's segments (see docs/session-store.md, "Which segment is
  * the session"):
  * 1. A segment is *compacted* when a compaction names it as `compacted_from` and nothing was
  *    written to it after that compaction started (its last entry is not newer than the
  *    compacted segment's `segment_start`). Every other segment is a live branch.
- * 2. The *head* is the live branch whose last committed entry is the newest (by `ts`, ties
- *    to the newer segment id). No live branch holds a committed entry newer than the head's,
- *    so a restore of the head never hides later work; the other branches are listed.
+ * 2. A drift fork is *superseded* when its source line — the source, or a compaction that
+ *    continues it — holds a live segment that completed a run after everything the fork's writer
+ *    had seen of the source (`SegmentFacts`): the fork's writer was stale, and whatever it wrote
+ *    afterwards — even a whole turn without tools — is not what happened.
+ * 3. The *head* is the live branch, not superseded, whose last committed entry is the newest (by
+ *    `ts`, ties to the newer segment id). Which write came last decides only between lines that
+ *    do not contradict each other; the other branches are listed.
+ * Without `facts` (none gathered) rule 2 finds nothing.
  */
 export function applyHeadRule<TItem>(
   sessionId: string,
   summaries: ReadonlyMap<string, SegmentSummary<TItem>>,
+  facts: ReadonlyMap<string, SegmentFacts> = new Map(),
 ): SessionOverview {
   const infos: SegmentInfo[] = [];
   for (const [segmentId, summary] of summaries) {
@@ -77,7 +116,21 @@ export function applyHeadRule<TItem>(
     }
   }
   const live = infos.filter((info) => info.role !== "compacted").sort(byActivity);
-  const head = live[0];
+  const byId = new Map(infos.map((info) => [info.segmentId, info]));
+  for (const fork of live) {
+    const carriedUpTo = facts.get(fork.segmentId)?.carriedUpTo;
+    const source = fork.forkedFrom?.segmentId;
+    if (carriedUpTo === undefined || source === undefined) continue;
+    // `live` is newest first: the first line segment found is the newest to supersede the fork.
+    const superseding = live.find((other) => {
+      if (other === fork || !continuesLine(other, source, byId)) return false;
+      const completed = facts.get(other.segmentId)?.lastRunCompletedAt;
+      return completed !== undefined && completed > carriedUpTo;
+    });
+    if (superseding !== undefined) fork.supersededBy = superseding.segmentId;
+  }
+  // Only a cycle of superseding lines (hand-edited files) leaves no candidate: then the newest.
+  const head = live.find((info) => info.supersededBy === undefined) ?? live[0];
   if (head === undefined) {
     // Compaction chains always end in a live segment; only a cycle (hand-edited files) gets here.
     throw new NotFoundError({ what: "session", id: sessionId, where: "its store (no live segment)" });
@@ -86,7 +139,7 @@ export function applyHeadRule<TItem>(
   return {
     sessionId,
     head,
-    otherBranches: live.slice(1),
+    otherBranches: live.filter((info) => info !== head),
     compacted: infos.filter((info) => info.role === "compacted").sort(byActivity),
   };
 }
@@ -102,5 +155,87 @@ export async function describeSession<TItem = MinimalItem>(
   const summaries = new Map<string, SegmentSummary<TItem>>();
   for (const segmentId of ids)
     summaries.set(segmentId, await store.describeSegment({ sessionId, segmentId }));
-  return applyHeadRule(sessionId, summaries);
+  return applyHeadRule(sessionId, summaries, await gatherFacts(store, sessionId, summaries));
+}
+
+/**
+ * The facts rule 2 needs, read only where it can apply: for each segment forked from another of
+ * the session while carrying entries, how far its writer had seen the source (the newest source
+ * entry it carries); for the segments of that source's line written after that, their newest
+ * `run_completed`. A session without drift forks (nearly all) reads nothing beyond the summaries.
+ */
+async function gatherFacts<TItem>(
+  store: Store<TItem>,
+  sessionId: string,
+  summaries: ReadonlyMap<string, SegmentSummary<TItem>>,
+): Promise<Map<string, SegmentFacts>> {
+  const facts = new Map<string, SegmentFacts>();
+  const forks = [...summaries].filter(
+    ([, summary]) =>
+      summary.entryCount > 1 &&
+      summary.start.forked_from !== undefined &&
+      summaries.has(summary.start.forked_from.segment_id),
+  );
+  if (forks.length === 0) return facts;
+  const compactedFrom = (id: string) => summaries.get(id)?.start.compacted_from?.segment_id;
+  const inLine = (id: string, source: string) => {
+    const seen = new Set<string>();
+    for (let at: string | undefined = id; at !== undefined && !seen.has(at); at = compactedFrom(at)) {
+      if (at === source) return true;
+      seen.add(at);
+    }
+    return false;
+  };
+  for (const [segmentId, summary] of forks) {
+    const source = summary.start.forked_from?.segment_id as string;
+    const carriedUpTo = await newestCarried(store, sessionId, segmentId, source);
+    if (carriedUpTo === undefined) continue;
+    facts.set(segmentId, { ...facts.get(segmentId), carriedUpTo });
+    for (const [otherId, other] of summaries) {
+      if (otherId === segmentId || other.last.ts <= carriedUpTo || !inLine(otherId, source)) continue;
+      if (facts.get(otherId)?.lastRunCompletedAt !== undefined) continue;
+      const completed = await newestRunCompleted(store, { sessionId, segmentId: otherId });
+      if (completed !== undefined)
+        facts.set(otherId, { ...facts.get(otherId), lastRunCompletedAt: completed });
+    }
+  }
+  return facts;
+}
+
+/**
+ * The newest `ts` among the source's entries a fork carries: a drift fork starts with copies of
+ * source entries, verbatim; its first entry that is not one of them (the write that drifted, which
+ * may have been stamped before the fork was made) ends the copies.
+ */
+async function newestCarried<TItem>(
+  store: Store<TItem>,
+  sessionId: string,
+  segmentId: string,
+  source: string,
+): Promise<number | undefined> {
+  const known = new Set<string>();
+  for await (const batch of store.readFrom({ sessionId, segmentId: source }, 1))
+    for (const entry of batch) known.add(JSON.stringify(entry));
+  let newest: number | undefined;
+  for await (const batch of store.readFrom({ sessionId, segmentId }, 1)) {
+    for (const entry of batch as readonly Entry<TItem>[]) {
+      if (!known.has(JSON.stringify(entry))) return newest;
+      newest = Math.max(newest ?? entry.ts, entry.ts);
+    }
+  }
+  return newest;
+}
+
+/** The `ts` of a segment's newest `run_completed`. */
+async function newestRunCompleted<TItem>(
+  store: Store<TItem>,
+  ref: { sessionId: string; segmentId: string },
+): Promise<number | undefined> {
+  let newest: number | undefined;
+  for await (const batch of store.readFrom(ref, 0)) {
+    for (const entry of batch as readonly Entry<TItem>[]) {
+      if (entry.kind === "run_completed") newest = Math.max(newest ?? entry.ts, entry.ts);
+    }
+  }
+  return newest;
 }

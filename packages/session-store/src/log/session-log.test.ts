@@ -73,7 +73,7 @@ describe("SessionLog create, append, restore", () => {
     expect(lines[1]).toMatch(/^\{"kind":"user_input","ts":1002,"text":"hi","seq":1,"crc":"[0-9a-f]{8}"\}$/);
     expect(lines[1]).toBe(frameLine('{"kind":"user_input","ts":1002,"text":"hi"}', 1));
     expect(lines[2]).toBe(frameLine('{"kind":"turn_end","ts":42,"turn":1}', 2));
-    expect(JSON.parse(lines[0] as string)).toMatchObject({ kind: "segment_start", ts: 1001, v: 2, seq: 0 });
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ kind: "segment_start", ts: 1001, v: 3, seq: 0 });
     store.close();
   });
 

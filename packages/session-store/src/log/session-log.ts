@@ -1,4 +1,5 @@
-import type { Entry, EntryInput, MinimalItem } from "../entry/entry-schema.js";
+import { type Entry, type EntryInput, FORMAT_VERSION, type MinimalItem } from "../entry/entry-schema.js";
+import { formatIntroducing, isLegacyApprovalEntry } from "../entry/format-versions.js";
 import { NotFoundError, SessionBusyError, SessionStoreError, SessionStoreUsageError } from "../errors.js";
 import { newId } from "../ids.js";
 import { type ReplayFold, type ReplayOptions, replay, startFold } from "../replay/replay.js";
@@ -245,6 +246,15 @@ export class SessionLog<TItem = MinimalItem> {
 
   /** One conditional write that never forks: on drift, `SessionBusyError` and nothing written. */
   private async claim(entries: Entry<TItem>[], signal: AbortSignal | undefined): Promise<AppendResult> {
+    const refused = this.refusedBySegment(entries);
+    if (refused !== undefined) {
+      // Never reached by the claims podkit makes (an answer or an `awaiting_approval` close lands
+      // in a segment holding its request; a resume's `invoke` is in every format).
+      throw new SessionStoreUsageError(
+        `segment ${this.segmentId} is format v${this.state.formatVersion}, which cannot hold this "${refused.kind}" ` +
+          "entry, and a write that claims the session cannot continue in a new segment; append it without ifUnchanged",
+      );
+    }
     const index = this.entryCount;
     const outcome = await this.store.append(this.ref, entries, { expectedCount: index, signal });
     if (outcome.status === "drift") {
@@ -359,6 +369,9 @@ export class SessionLog<TItem = MinimalItem> {
     attempt = 0,
     driftFork: DriftFork | null = null,
   ): AppendResult | Promise<AppendResult> {
+    if (this.refusedBySegment(entries) !== undefined) {
+      return this.continueInFork(this.fold).then(() => this.write(entries, signal, attempt, driftFork));
+    }
     const index = this.entryCount;
     const written = appendEither(this.store, this.ref, entries, index, signal);
     if (written instanceof Promise) {
@@ -392,6 +405,25 @@ export class SessionLog<TItem = MinimalItem> {
   }
 
   /**
+   * The first of `entries` the current segment's format version does not include, if any: an
+   * entry added by a later version (`format-versions.ts`) — except the approval entries main
+   * wrote into v1 and v2 segments, which a segment already holding one takes in its own version.
+   * A writer never puts such an entry into such a segment: the previous release would call the
+   * segment corrupt, though it could read it before. It continues in a segment of the current
+   * version first (`continueInFork`), as a drift fork does.
+   */
+  private refusedBySegment(entries: readonly Entry<TItem>[]): Entry<TItem> | undefined {
+    const version = this.fold.state.formatVersion;
+    if (version >= FORMAT_VERSION) return undefined;
+    for (const entry of entries) {
+      if (formatIntroducing(entry) <= version) continue;
+      if (this.fold.holdsApprovalEntries && isLegacyApprovalEntry(entry)) continue;
+      return entry;
+    }
+    return undefined;
+  }
+
+  /**
    * Moves this writer onto a new segment that replays to `fold`'s state (`forked_from` the
    * current one). The store has already released the old segment's lock when it reported the
    * drift, so writers waiting for it are not held up while the whole history is written here.
@@ -401,6 +433,21 @@ export class SessionLog<TItem = MinimalItem> {
     expectedCount: number,
     actualCount: number,
   ): Promise<DriftFork> {
+    const from = this.segmentId;
+    await this.continueInFork(fold);
+    const event: DriftFork = { fromSegmentId: from, toSegmentId: this.segmentId, expectedCount, actualCount };
+    this.options.onDriftFork?.(event);
+    return event;
+  }
+
+  /**
+   * Continues in a new segment of the session, in the current format version, `forked_from` the
+   * current one, holding `fold`'s state: the byte-identical system prompt and history up to the
+   * open turn, the entries that carry usage, extension, approval and run state, then the open
+   * turn's entries verbatim (see `ForkSnapshot`). Used after a drift, and before an entry the
+   * current segment's version cannot hold.
+   */
+  private async continueInFork(fold: ReplayFold<TItem>): Promise<void> {
     const from = this.segmentId;
     const snapshot = fold.forkSnapshot();
     const next = await SessionLog.startSegment(
@@ -419,9 +466,6 @@ export class SessionLog<TItem = MinimalItem> {
       snapshot.carried,
     );
     this.moveTo(next.fold);
-    const event: DriftFork = { fromSegmentId: from, toSegmentId: next.segmentId, expectedCount, actualCount };
-    this.options.onDriftFork?.(event);
-    return event;
   }
 }
 

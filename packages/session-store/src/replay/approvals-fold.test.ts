@@ -105,4 +105,32 @@ describe("the approvals fold", () => {
     expect(fork.awaitingApproval).toBe(true);
     expect(fork.history).toEqual(fold.state.history);
   });
+
+  it("a delegated request names its child session; it is closed by its call's result, like any other", () => {
+    const delegated: Entry = {
+      ...(request("c") as Entry & { kind: "approval_requested" }),
+      tool: "spawn_pod",
+      child_session_id: "child-1",
+    };
+    const entries: Entry[] = [...AWAITING.slice(0, -1), call("c"), delegated, AWAITING.at(-1) as Entry];
+    const state = replay(entries);
+    expect(state.approvals.at(-1)).toEqual({
+      callId: "c",
+      tool: "spawn_pod",
+      arguments: '{"command":"ls"}',
+      podPath: ["root"],
+      askedBy: "bash",
+      childSessionId: "child-1",
+      requestedAt: 4,
+      closed: false,
+    });
+    const closed = replay([
+      ...entries,
+      { kind: "invoke", ts: 8, trigger: "resume" },
+      { kind: "tool_result", ts: 9, item: { type: "tool_result", call_id: "c", summary: "reviewed" } },
+    ]);
+    expect(closed.approvals.at(-1)).toMatchObject({ childSessionId: "child-1", closed: true });
+    expect(closed.approvals.at(-1)).not.toHaveProperty("answer");
+    expect(state.approvals[0]).not.toHaveProperty("childSessionId");
+  });
 });

@@ -90,6 +90,7 @@ export class ReplayFold<TItem = MinimalItem> {
     string,
     { record: ApprovalRecord; entries: EntryOf<"approval_requested" | "approval_answered", TItem>[] }
   >();
+  private approvalEntrySeen = false;
   private readonly userMessage: (entry: EntryOf<"user_input", TItem>) => TItem;
   private readonly systemMessage: (entry: EntryOf<"system_item", TItem>) => TItem;
 
@@ -192,9 +193,11 @@ export class ReplayFold<TItem = MinimalItem> {
         state.awaitingApproval = entry.kind === "run_completed" && entry.result === "awaiting_approval";
         break;
       case "approval_requested":
+        this.approvalEntrySeen = true;
         this.requestApproval(entry);
         break;
       case "approval_answered":
+        this.approvalEntrySeen = true;
         this.answerApproval(entry);
         break;
       case "config_changed":
@@ -221,6 +224,14 @@ export class ReplayFold<TItem = MinimalItem> {
     }
     state.interrupted = this.runInterrupted || state.inFlight !== null;
     state.entryCount = index + 1;
+  }
+
+  /**
+   * The segment holds an approval entry (read by its writer: a v1 or v2 segment main wrote
+   * approvals into takes more of them in its own version, see `format-versions.ts`).
+   */
+  get holdsApprovalEntries(): boolean {
+    return this.approvalEntrySeen;
   }
 
   /**
@@ -260,6 +271,7 @@ export class ReplayFold<TItem = MinimalItem> {
       podPath: [...entry.pod_path],
       askedBy: entry.asked_by,
       ...(entry.reason === undefined ? {} : { reason: entry.reason }),
+      ...(entry.child_session_id === undefined ? {} : { childSessionId: entry.child_session_id }),
       requestedAt: entry.ts,
       closed: false,
     };

@@ -67,6 +67,11 @@ export interface ApprovalRecord {
   /** What asked: the builtin policy (`bash`, `confirm_writes`) or a hook's name. */
   askedBy: string;
   reason?: string;
+  /**
+   * A delegated approval (format v3): this call is a sub-pod tool call waiting on the approvals of
+   * this child session. It is never answered itself; it closes when the call gets its result.
+   */
+  childSessionId?: string;
   /** When the approval was requested (epoch ms). */
   requestedAt: number;
   answer?: ApprovalAnswer;

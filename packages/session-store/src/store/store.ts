@@ -77,6 +77,13 @@ export interface Store<TItem = MinimalItem> {
   listSessions(): Promise<string[]>;
   /** Segment ids of one session, newest first. */
   listSegments(sessionId: string): Promise<string[]>;
+  /**
+   * The child sessions of `parentSessionId` (sub-pods: sessions whose `segment_start` names it as
+   * `parent`), newest first, from an index the store keeps as it creates their segments — never by
+   * reading every session. A child whose segment is not there (a crash between the index and the
+   * segment) is not listed. An unknown parent has none.
+   */
+  listChildSessions(parentSessionId: string): Promise<string[]>;
   /** The session holding `segmentId`, or undefined. */
   lookupSessionOf(segmentId: string): Promise<string | undefined>;
   /** Releases open files and held locks; the store may be used again afterwards. */

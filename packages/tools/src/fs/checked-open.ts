@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
+import type { ErrorKind } from "@podkit/llm-worker";
 import { hasMarker, ToolsError } from "../errors.js";
 import { BINARY_PROBE_BYTES, looksBinary } from "./text.js";
 
@@ -8,6 +9,8 @@ const PATH_CHANGED_MARKER = Symbol.for("podkit.tools.error.path-changed");
 /** The file system changed between the scope check and the open (a symlink appeared). */
 export class PathChangedError extends ToolsError {
   readonly [PATH_CHANGED_MARKER] = true;
+  /** Someone else changed the workspace in between: not now, rather than wrong. */
+  override readonly errorKind: ErrorKind = "conflict";
 
   constructor(shown: string) {
     super(`"${shown}" changed while it was being opened (a symlink appeared); nothing was read or written`, {
@@ -26,6 +29,8 @@ const NOT_VERIFIABLE_MARKER = Symbol.for("podkit.tools.error.path-not-verifiable
 /** The kernel could not be asked where an opened file really is (`/proc/self/fd` unreadable). */
 export class PathNotVerifiableError extends ToolsError {
   readonly [NOT_VERIFIABLE_MARKER] = true;
+  /** This host lacks what the check needs (`/proc`); another may have it. */
+  override readonly errorKind: ErrorKind = "unsupported";
 
   constructor(shown: string) {
     super(

@@ -54,12 +54,15 @@ describe("MCP server over Streamable HTTP on 127.0.0.1", () => {
 
   it("a call past its timeout is a tool error with a warning", async () => {
     const fixture = await startHttpFixture();
-    const loaded = await loadPackage(mcpToolPackage([{ name: "web", url: fixture.url, timeout_ms: 300 }]));
+    // The timeout holds for the checks below too: short next to the sleep, long enough for a
+    // quick call to be answered on a busy machine (one that timed out would count a second
+    // cancellation).
+    const loaded = await loadPackage(mcpToolPackage([{ name: "web", url: fixture.url, timeout_ms: 2_000 }]));
 
-    const output = await loaded.call("mcp__web__sleep", { ms: 10_000 });
+    const output = await loaded.call("mcp__web__sleep", { ms: 60_000 });
 
     expect(output.is_error).toBe(true);
-    expect(output.summary).toMatch(/did not answer within 300 ms/);
+    expect(output.summary).toMatch(/did not answer within 2000 ms/);
     expect(loaded.warnings.map((w) => w.code)).toEqual(["mcp.call_timeout"]);
     // The cancellation is its own POST; wait until the server has processed it.
     expect(

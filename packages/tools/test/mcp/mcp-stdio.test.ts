@@ -133,12 +133,14 @@ describe("MCP server over stdio", () => {
   });
 
   it("a call past its timeout is cancelled on the server and comes back as a tool error with a warning", async () => {
-    const loaded = await loadPackage(mcpToolPackage([stdioServer("fx", { timeout_ms: 300 })]));
+    // The timeout holds for the check below too: short next to the sleep, long enough for a
+    // quick call to be answered on a busy machine.
+    const loaded = await loadPackage(mcpToolPackage([stdioServer("fx", { timeout_ms: 2_000 })]));
 
-    const output = await loaded.call("mcp__fx__sleep", { ms: 10_000 });
+    const output = await loaded.call("mcp__fx__sleep", { ms: 60_000 });
 
     expect(output).toMatchObject({ is_error: true });
-    expect(output.summary).toMatch(/mcp__fx__sleep timed out: MCP server "fx" did not answer within 300 ms/);
+    expect(output.summary).toMatch(/mcp__fx__sleep timed out: MCP server "fx" did not answer within 2000 ms/);
     expect(loaded.warnings.map((w) => w.code)).toEqual(["mcp.call_timeout"]);
     // The server got notifications/cancelled and is still usable.
     expect((await loaded.call("mcp__fx__cancellations", {})).summary).toBe("1");
@@ -149,7 +151,12 @@ describe("MCP server over stdio", () => {
     const abort = new AbortController();
 
     const pending = loaded.call("mcp__fx__sleep", { ms: 10_000 }, abort.signal);
-    setTimeout(() => abort.abort(new Error("user pressed stop")), 100);
+    // stdio keeps order: once a later call is answered, the sleep is running on the server (a
+    // fixed delay could abort before a busy machine even sent it).
+    expect((await loaded.call("mcp__fx__echo", { text: "after the sleep" })).summary).toBe(
+      "echo: after the sleep",
+    );
+    abort.abort(new Error("user pressed stop"));
 
     await expect(pending).rejects.toThrow("user pressed stop");
     // stdio keeps order: the cancellation notification reaches the server before this call.
@@ -229,7 +236,8 @@ describe("MCP server over stdio", () => {
             env: { PID_FILE: pidFile },
           },
         ],
-        { connectTimeoutMs: 1500 },
+        // Long enough for the server to start and write its pid on a busy machine.
+        { connectTimeoutMs: 5_000 },
       ),
     );
 
@@ -279,7 +287,7 @@ describe("MCP server over stdio", () => {
     });
 
     const loaded = await loadPackage(
-      mcpToolPackage([meeting("a", "b"), meeting("b", "a")], { connectTimeoutMs: 5000 }),
+      mcpToolPackage([meeting("a", "b"), meeting("b", "a")], { connectTimeoutMs: 20_000 }),
     );
 
     expect(loaded.warnings).toEqual([]);

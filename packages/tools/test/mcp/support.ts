@@ -126,8 +126,8 @@ export function running(pid: number): boolean {
   }
 }
 
-/** Polls until `predicate` holds or `timeoutMs` passes; returns whether it held. */
-export async function eventually(predicate: () => boolean, timeoutMs = 5000): Promise<boolean> {
+/** Polls until `predicate` holds or `timeoutMs` passes (generous: the machine may be busy); returns whether it held. */
+export async function eventually(predicate: () => boolean, timeoutMs = 20_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
     if (Date.now() > deadline) return false;
@@ -136,8 +136,8 @@ export async function eventually(predicate: () => boolean, timeoutMs = 5000): Pr
   return true;
 }
 
-/** Repeats `attempt` until it returns true or `timeoutMs` passes; returns whether it did. */
-export async function eventuallyAsync(attempt: () => Promise<boolean>, timeoutMs = 5000): Promise<boolean> {
+/** Repeats `attempt` until it returns true or `timeoutMs` passes (generous, as above); returns whether it did. */
+export async function eventuallyAsync(attempt: () => Promise<boolean>, timeoutMs = 20_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (!(await attempt())) {
     if (Date.now() > deadline) return false;

@@ -1,0 +1,34 @@
+export {
+  type AwaitedApproval,
+  approvalsAwaitedBy,
+  type NextAfterAnswer,
+  nextAfterAnswer,
+  sessionHoldingCall,
+} from "./awaited-approvals.js";
+export { entriesBeforeCorruption, intactView, segmentOfFile } from "./entries-before-corruption.js";
+export { lineOf } from "./session-line.js";
+export {
+  type ListSessionsOptions,
+  listSessionRows,
+  type SessionRow,
+  type SkippedSession,
+  sessionRow,
+} from "./session-rows.js";
+export {
+  type ApprovalSummary,
+  type SegmentSummaryText,
+  summarizeEntries,
+  type TurnSummary,
+  type UsageTotals,
+} from "./session-summary.js";
+export {
+  type Ancestry,
+  ancestryOf,
+  descendantsOf,
+  parentOf,
+  rootSessionOf,
+  type TreeStep,
+} from "./session-tree.js";
+export { readSessionLine, readSessionView, type SessionView, type ShownSegment } from "./session-view.js";
+export type { SessionStatus, TurnStatus } from "./status.js";
+export { readSessionTree, type SessionTreeNode, sessionForest, treeOf } from "./tree-view.js";
