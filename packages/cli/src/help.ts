@@ -3,6 +3,7 @@ import type { CommandSpec } from "./commands/command.js";
 const GLOBAL_OPTIONS = [
   ["-h, --help", "show help (also after any command)"],
   ["--version", "print the version"],
+  ["--workspace <dir>", "work in <dir> (default: the nearest ancestor of the cwd holding .podkit/)"],
   ["--debug", "print stack traces of errors"],
 ] as const;
 
@@ -59,6 +60,10 @@ export function commandHelp(command: CommandSpec): string {
   const all = [
     ...options,
     ["-h, --help", "show this help"] as const,
+    [
+      "--workspace <dir>",
+      "the workspace (default: the nearest ancestor of the cwd holding .podkit/)",
+    ] as const,
     ["--debug", "print stack traces of errors"] as const,
   ];
   const width = Math.max(...all.map(([flag]) => flag.length)) + 2;

@@ -17,12 +17,8 @@ export async function main(
 ): Promise<number> {
   const debug = argv.includes("--debug");
   try {
-    return await dispatch(
-      argv.filter((arg) => arg !== "--debug"),
-      io,
-      commands,
-      debug,
-    );
+    const { rest, workspace } = takeWorkspaceOption(argv.filter((arg) => arg !== "--debug"));
+    return await dispatch(rest, io, commands, debug, workspace);
   } catch (error) {
     return reportError(error, io.stderr, debug);
   }
@@ -33,6 +29,7 @@ async function dispatch(
   io: CliIo,
   commands: readonly CommandSpec[],
   debug: boolean,
+  workspace: string | undefined,
 ): Promise<number> {
   const words = leadingWords(argv);
   const command = longestMatch(words, commands);
@@ -55,7 +52,50 @@ async function dispatch(
     return 0;
   }
   const { help: _help, ...values } = parsed.values;
-  return command.run({ values, positionals: parsed.positionals }, { io, env: podkitEnvOf(io), debug });
+  const env = podkitEnvOf(io);
+  if (workspace !== undefined) env.workspace = workspace;
+  return command.run({ values, positionals: parsed.positionals }, { io, env, debug });
+}
+
+/**
+ * `--workspace <dir>` (or `--workspace=<dir>`), accepted before or after the command like
+ * `--debug`: the workspace every command of this invocation works in, instead of the nearest
+ * ancestor of the cwd holding `.podkit/`. Arguments after `--` are left alone.
+ */
+function takeWorkspaceOption(argv: readonly string[]): { rest: string[]; workspace: string | undefined } {
+  const rest: string[] = [];
+  let workspace: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--") {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    let value: string | undefined;
+    if (arg === "--workspace") {
+      value = argv[i + 1];
+      if (value === undefined || value.startsWith("-")) {
+        throw new UsageError("option --workspace needs a directory", {
+          hint: "e.g. podkit --workspace ../project run",
+        });
+      }
+      i++;
+    } else if (arg.startsWith("--workspace=")) {
+      value = arg.slice("--workspace=".length);
+    } else {
+      rest.push(arg);
+      continue;
+    }
+    if (value === "")
+      throw new UsageError("option --workspace needs a directory", { hint: "e.g. --workspace ../project" });
+    if (workspace !== undefined && workspace !== value) {
+      throw new UsageError("--workspace is given twice with different directories", {
+        hint: "give it once",
+      });
+    }
+    workspace = value;
+  }
+  return { rest, workspace };
 }
 
 /** `podkit`, `podkit --help`, `podkit --version`. */

@@ -140,6 +140,45 @@ describe("podkit submit, worker and runs", { timeout: 120_000 }, () => {
     expect(session.stdout).toContain("alice");
   });
 
+  it("runs cancel of a run awaiting approval cancels it: an answer requeues nothing, and resume may continue the session", async () => {
+    const manifest = join(ws.workspace, ".podkit", "manifest.toml");
+    await writeFile(
+      manifest,
+      (await readFile(manifest, "utf8")).replace("builtin = []", "builtin = []\nbash = true"),
+    );
+    double.enqueue({
+      parts: [
+        { type: "tool_call", id: "toolu_c", name: "bash", arguments: { command: "echo ran >> ran.txt" } },
+      ],
+    });
+    const runId = (await podkit(["submit", "run the script"])).stdout.trim();
+    worker();
+    const waiting = await until(async () => {
+      const shown = await showJson(runId);
+      return shown.state === "awaiting_approval" ? shown : undefined;
+    });
+    const sessionId = waiting.sessionId as string;
+    // Positive control: while the dispatcher holds the run, resume is refused.
+    const refused = await podkit(["resume", sessionId]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`is dispatched run ${runId}, waiting for approvals`);
+
+    const cancelled = await podkit(["runs", "cancel", runId]);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(cancelled.stdout).toContain("cancelled");
+    expect((await showJson(runId)).state).toBe("cancelled");
+    const approved = await podkit(["approve", sessionId, "toolu_c", "--allow"]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).not.toContain("queued again");
+    expect((await showJson(runId)).state).toBe("cancelled");
+
+    // The session is the person's again: resume runs the answered call here, once.
+    double.enqueue(text("ran it here"));
+    const resumed = await podkit(["resume", sessionId]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect((await readFile(join(ws.workspace, "ran.txt"), "utf8")).trim()).toBe("ran");
+  });
+
   it("runs cancel interrupts the run on the worker that holds it", async () => {
     double.enqueue(count(60_000));
     const runId = (await podkit(["submit", "count slowly"])).stdout.trim();

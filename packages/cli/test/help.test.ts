@@ -70,7 +70,8 @@ describe("help", () => {
       expect(await main([...command.path, "--help"], io)).toBe(0);
       expect(out.stdout).toContain(`Usage: podkit ${command.usage}`);
       const lines = optionLines(out.stdout);
-      expect(lines.length).toBe(Object.keys(command.options ?? {}).length + 2);
+      // The command's own options, then --help, --workspace and --debug.
+      expect(lines.length).toBe(Object.keys(command.options ?? {}).length + 3);
       for (const line of lines) expect(line).toMatch(/^ {2}-\S.* {2,}\S.*$/);
       for (const name of Object.keys(command.options ?? {})) expect(out.stdout).toContain(`--${name}`);
     }

@@ -162,6 +162,7 @@ describe("podkit run with a prompt", () => {
     child.kill("SIGINT");
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
     expect(code).toBe(130);
+    expect(stderr).toContain("interrupted (Ctrl-C)");
     const sessionId = /podkit resume (\S+)/.exec(stderr)?.[1] as string;
     expect(everyInvokeClosed(await sessionEntries(ws.workspace, sessionId))).toBe(true);
     expect(stdout).not.toContain("✓ bash");
@@ -175,6 +176,31 @@ describe("podkit run with a prompt", () => {
     expect(JSON.stringify(double.requests.at(-1)?.body.messages)).toContain(
       "Interrupted: the user stopped the turn",
     );
+  });
+});
+
+describe("podkit run reading piped input", () => {
+  it("Ctrl-C (SIGINT) between turns says interrupted and ends the session; nobody can press it twice", async () => {
+    const ws = await doubleWorkspace(double.baseUrl);
+    root = ws.root;
+    double.enqueue({ parts: [{ type: "text", text: "first answer" }] });
+    const child = spawn(process.execPath, [BIN, "run"], {
+      cwd: ws.workspace,
+      env: { PATH: process.env.PATH ?? "", HOME: ws.home, ANTHROPIC_API_KEY: "test-key" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    child.stdin.write("hello\n");
+    // The input stays open: the session waits for the next line when the signal comes.
+    while (!stdout.includes("first answer")) await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGINT");
+    expect(await exited).toBe(0);
+    expect(stdout).toContain("interrupted\n");
+    expect(stderr).toContain("continue it with: podkit resume");
   });
 });
 

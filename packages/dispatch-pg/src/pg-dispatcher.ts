@@ -173,8 +173,43 @@ export class PgDispatcher implements Dispatcher {
   async cancel(runId: string): Promise<RunInfo | undefined> {
     const run = await this.show(runId);
     if (run === undefined) return undefined;
-    await this.boss.cancel(queueOf(run.pod), runId);
+    if (run.state === "awaiting_approval") await this.cancelAwaiting(run);
+    else await this.boss.cancel(queueOf(run.pod), runId);
     return this.show(runId);
+  }
+
+  /**
+   * A run awaiting approval is a completed job to pg-boss, which cancels only jobs that have not
+   * ended: its job is replaced by a cancelled one under the same id, in one transaction (the
+   * requeue's way), so an answer arriving later finds the run cancelled and requeues nothing.
+   */
+  private async cancelAwaiting(run: RunInfo): Promise<void> {
+    const queue = queueOf(run.pod);
+    const begin = this.boss.getDb().beginTransaction;
+    if (begin === undefined) throw new DispatchEngineError("pg-boss's database adapter has no transactions");
+    const transaction = await begin.call(this.boss.getDb());
+    try {
+      // Still awaiting (a concurrent answer may have requeued it): only then is it replaced.
+      const [current] = await selectRuns(this.pool, this.schema, { runId: run.runId, limit: 1 });
+      if (current?.state !== "awaiting_approval") {
+        await transaction.rollback();
+        if (current !== undefined) await this.boss.cancel(queue, run.runId);
+        return;
+      }
+      await this.boss.deleteJob(queue, run.runId, { db: transaction.db });
+      await this.boss.send(queue, runJobData(run), {
+        id: run.runId,
+        group: { id: run.sessionId },
+        retryLimit: run.maxAttempts - 1,
+        startAfter: new Date(Date.now() + 3_600_000),
+        db: transaction.db,
+      });
+      await this.boss.cancel(queue, run.runId, { db: transaction.db });
+      await transaction.commit();
+    } catch (error) {
+      await transaction.rollback();
+      throw error;
+    }
   }
 
   /**

@@ -3,6 +3,7 @@ import type { ErrorKind } from "./error-kinds.js";
 const MARKER = Symbol.for("podkit.manifest.error");
 const MANIFEST_MARKER = Symbol.for("podkit.manifest.error.manifest");
 const SCOPE_MARKER = Symbol.for("podkit.manifest.error.scope");
+const WORKSPACE_MARKER = Symbol.for("podkit.manifest.error.workspace-not-found");
 
 function hasMarker(value: unknown, marker: symbol): boolean {
   return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[marker] === true;
@@ -106,5 +107,22 @@ export class ScopeError extends PodkitManifestError {
 
   static override isInstance(error: unknown): error is ScopeError {
     return hasMarker(error, SCOPE_MARKER);
+  }
+}
+
+/** The workspace given explicitly (`--workspace`, the `workspace` option) is not a directory. */
+export class WorkspaceNotFoundError extends PodkitManifestError {
+  readonly [WORKSPACE_MARKER] = true;
+  override name = "WorkspaceNotFoundError";
+
+  constructor(message: string, options?: { cause?: unknown; hint?: string }) {
+    super(message, {
+      ...options,
+      hint: options?.hint ?? "pass --workspace an existing directory, or leave it out",
+    });
+  }
+
+  static override isInstance(error: unknown): error is WorkspaceNotFoundError {
+    return hasMarker(error, WORKSPACE_MARKER);
   }
 }

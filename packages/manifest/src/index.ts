@@ -8,7 +8,14 @@ export {
   READ_TOOLS,
   TOOLS_DEFAULTS,
 } from "./defaults.js";
-export { findWorkspace, type PodkitEnv, userConfigDir, workspaceManifestPath } from "./env.js";
+export {
+  findWorkspace,
+  type PodkitEnv,
+  userConfigDir,
+  userStateDir,
+  workspaceDataDir,
+  workspaceManifestPath,
+} from "./env.js";
 export { ERROR_KINDS, type ErrorKind } from "./error-kinds.js";
 export {
   ManifestError,
@@ -17,6 +24,7 @@ export {
   PodkitManifestError,
   ScopeError,
   type ScopeTargetProblem,
+  WorkspaceNotFoundError,
 } from "./errors.js";
 export { formatKeyPath } from "./key-path.js";
 export { type LoadedManifest, type LoadManifestOptions, loadManifest } from "./load-manifest.js";

@@ -12,6 +12,7 @@ import {
   type PodkitEnv,
   userConfigDir,
   userManifestPath,
+  workspaceDataDir,
   workspaceManifestPath,
 } from "./env.js";
 import type { ResolvedManifest, ToolPackageRef } from "./resolved-manifest.js";
@@ -25,6 +26,11 @@ export interface LoadManifestOptions {
   overlays?: readonly string[];
   /** cwd, home and environment; defaults to the real process ones. */
   env?: PodkitEnv;
+  /**
+   * The workspace (relative to the cwd), used as given instead of searched for: scope targets,
+   * tool paths, prompt packs and sessions resolve against it. Overrides `env.workspace`.
+   */
+  workspace?: string;
 }
 
 /** A manifest after the cascade, with where every value came from. */
@@ -34,7 +40,15 @@ export interface LoadedManifest {
   scope: Scope;
   /** Absolute path of the explicit manifest file, when one was given. */
   file?: string;
+  /** The workspace: what `scope` targets, `$workspace/` prompt refs and the default store resolve against. */
   workspace: string;
+  /**
+   * Where podkit keeps this workspace's sessions (the filesystem store's `sessions/`):
+   * `<workspace>/.podkit` when that directory exists, else a directory of its own under the user
+   * state dir (`$XDG_STATE_HOME/podkit/workspaces/…`, default `~/.local/state/podkit/…`), so that
+   * loading a manifest or running a pod never creates `.podkit/` in a directory that has none.
+   */
+  dataDir: string;
   /**
    * The user config dir the cascade used (`$XDG_CONFIG_HOME/podkit` or `~/.config/podkit`): its
    * `prompts.toml` and `prompts/` are the user layer of the prompt catalog.
@@ -59,7 +73,8 @@ export interface LoadedManifest {
  * naming file, line and key.
  */
 export async function loadManifest(options: LoadManifestOptions = {}): Promise<LoadedManifest> {
-  const env = options.env ?? defaultPodkitEnv();
+  const given = options.env ?? defaultPodkitEnv();
+  const env = options.workspace === undefined ? given : { ...given, workspace: options.workspace };
   const cwd = resolve(env.cwd);
   const workspace = findWorkspace(env);
   const file = options.file === undefined ? undefined : resolve(cwd, options.file);
@@ -99,6 +114,7 @@ export async function loadManifest(options: LoadManifestOptions = {}): Promise<L
     manifest,
     scope,
     workspace,
+    dataDir: workspaceDataDir(workspace, env),
     userConfigDir: userConfigDir(env),
     toolPackages,
     layers,

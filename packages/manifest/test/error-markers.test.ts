@@ -11,6 +11,12 @@ describeErrorScheme(
     PodkitManifestError: () => new api.PodkitManifestError("base"),
     ManifestError: () => new api.ManifestError("m", { kind: "schema", issues: [] }),
     ScopeError: () => new api.ScopeError("m", { target: "x", problem: "unresolvable" }),
+    WorkspaceNotFoundError: () => new api.WorkspaceNotFoundError("m"),
   },
-  { PodkitManifestError: "usage", ManifestError: "usage", ScopeError: "usage" },
+  {
+    PodkitManifestError: "usage",
+    ManifestError: "usage",
+    ScopeError: "usage",
+    WorkspaceNotFoundError: "usage",
+  },
 );

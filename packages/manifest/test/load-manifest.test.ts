@@ -1,8 +1,15 @@
-import { symlink } from "node:fs/promises";
+import { readdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_SYSTEM_PROMPT } from "../src/defaults.js";
-import { findWorkspace, loadManifest, userConfigDir } from "../src/index.js";
+import {
+  findWorkspace,
+  loadManifest,
+  userConfigDir,
+  userStateDir,
+  WorkspaceNotFoundError,
+  workspaceDataDir,
+} from "../src/index.js";
 import { makeTempRoot, type TempRoot } from "./temp-root.js";
 
 const MINIMAL = `[pod]\nname = "reviewer"\n[model]\nref = "anthropic/claude-sonnet-4-5"\n`;
@@ -38,6 +45,48 @@ describe("user config dir and workspace discovery", () => {
     expect(findWorkspace(t.env("proj/src/deep"))).toBe(t.path("proj"));
     expect(findWorkspace(t.env("proj"))).toBe(t.path("proj"));
     expect(findWorkspace(t.env("loose/dir"))).toBe(t.path("loose/dir"));
+  });
+
+  it("takes an explicit workspace as given, relative to the cwd, and refuses one that is not a directory", async () => {
+    await t.mkdir("proj/.podkit");
+    await t.mkdir("other/src");
+    expect(findWorkspace({ ...t.env("proj"), workspace: "../other" })).toBe(t.path("other"));
+    expect(() => findWorkspace({ ...t.env("proj"), workspace: "../missing" })).toThrow(
+      WorkspaceNotFoundError,
+    );
+    await t.write("proj/pod.toml", `${MINIMAL}[[scope.allow]]\ntarget = "."\npermission = "read"\n`);
+    // A relative path of the explicit file still resolves against the cwd (proj/); the workspace
+    // is what was given, and the workspace layer is read from it (none there here).
+    const loaded = await loadManifest({
+      file: "pod.toml",
+      env: t.env("proj"),
+      workspace: t.path("other/src"),
+    });
+    expect(loaded.workspace).toBe(t.path("other/src"));
+    expect(loaded.file).toBe(t.path("proj/pod.toml"));
+    expect(loaded.layers.find((l) => l.kind === "workspace")?.file).toBe(
+      t.path("other/src/.podkit/manifest.toml"),
+    );
+  });
+
+  it("keeps the data of a workspace without .podkit/ under the user state dir, and creates nothing", async () => {
+    await t.mkdir("proj/.podkit");
+    await t.mkdir("loose");
+    await t.write("loose/pod.toml", MINIMAL);
+    expect(userStateDir(t.env())).toBe(join(t.home, ".local", "state", "podkit"));
+    expect(userStateDir(t.env(".", { XDG_STATE_HOME: t.path("state") }))).toBe(t.path("state/podkit"));
+    await t.write("proj/.podkit/manifest.toml", MINIMAL);
+    const inProj = await loadManifest({ env: t.env("proj") });
+    expect(inProj.dataDir).toBe(t.path("proj/.podkit"));
+    const loose = await loadManifest({ file: "pod.toml", env: t.env("loose") });
+    expect(loose.workspace).toBe(t.path("loose"));
+    expect(loose.dataDir.startsWith(join(t.home, ".local", "state", "podkit", "workspaces", "loose-"))).toBe(
+      true,
+    );
+    // One directory per workspace path: another directory of the same name gets another one.
+    await t.mkdir("elsewhere/loose");
+    expect(workspaceDataDir(t.path("elsewhere/loose"), t.env())).not.toBe(loose.dataDir);
+    expect(await readdir(t.path("loose"))).toEqual(["pod.toml"]);
   });
 
   it("reads the user layer from $XDG_CONFIG_HOME when it is set", async () => {

@@ -18,6 +18,7 @@ describe("the public surface of @podkit/manifest", () => {
       "Scope",
       "ScopeError",
       "TOOLS_DEFAULTS",
+      "WorkspaceNotFoundError",
       "defaultApiKeyEnv",
       "defaultCompactionConfig",
       "findWorkspace",
@@ -26,6 +27,8 @@ describe("the public surface of @podkit/manifest", () => {
       "safeParseModelRef",
       "spellPromptRef",
       "userConfigDir",
+      "userStateDir",
+      "workspaceDataDir",
       "workspaceManifestPath",
     ]);
     // The cascade's steps, the TOML reader and the schema stay inside the package.

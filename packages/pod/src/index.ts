@@ -48,15 +48,28 @@ export type {
   PodTrigger,
 } from "./pod/events.js";
 export type { HookPod, PodHooks } from "./pod/hooks.js";
+export {
+  INVOCATION_DOMAIN,
+  invocationManifestPath,
+  invocationOf,
+  type ManifestInvocation,
+  parseInvocation,
+  recordedInvocation,
+} from "./pod/invocation.js";
 export { type LanguageModel, type ModelOverride, podModelAdapter } from "./pod/model.js";
 export { Pod } from "./pod/pod.js";
 export { NOTIFICATION_CAPACITY, type PodOptions } from "./pod/pod-options.js";
 export { RunHandle } from "./pod/run-handle.js";
 export type { InterruptCause } from "./pod/session-recorder.js";
-export { type OpenSessionStoreOptions, openSessionStore } from "./pod/store-selection.js";
+export {
+  type OpenSessionStoreOptions,
+  openSessionStore,
+  openWorkspaceFsStore,
+} from "./pod/store-selection.js";
 export {
   MemoryPackageInvalidError,
   MemoryPackageMissingError,
+  MemoryWithoutWorkspaceError,
   SessionStorePackageInvalidError,
   SessionStorePackageMissingError,
   SessionStoreUrlUnsetError,

@@ -13,6 +13,7 @@ import { HooksFrozenError, PodBusyError, PodClosedError, PromptCancelledError } 
 import {
   MemoryPackageInvalidError,
   MemoryPackageMissingError,
+  MemoryWithoutWorkspaceError,
   SessionStorePackageInvalidError,
   SessionStorePackageMissingError,
   SessionStoreUrlUnsetError,
@@ -202,6 +203,12 @@ const CASES = [
     errorKind: "usage",
     make: () => new MemoryPackageInvalidError("invalid", { packageName: "p", hint: "h" }),
     is: MemoryPackageInvalidError,
+  },
+  {
+    kind: "memory-without-workspace",
+    errorKind: "usage",
+    make: () => new MemoryWithoutWorkspaceError("no .podkit", { workspace: "/w" }),
+    is: MemoryWithoutWorkspaceError,
   },
   {
     kind: "compact-summary-missing",

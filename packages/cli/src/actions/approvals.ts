@@ -58,6 +58,15 @@ export async function approve(input: CommandInput, ctx: CommandContext): Promise
     let dispatcher: ReturnType<typeof openDispatcher> | undefined;
     const next = await continueAfterAnswer(store, holder, {
       dispatcher: () => {
+        if (loaded === undefined) {
+          // Dispatched runs live on PostgreSQL, which only a manifest selects.
+          throw new PodkitCliError(
+            `the run of session ${holder} was dispatched; its queue needs the pod's manifest`,
+            {
+              hint: `answer it again with --manifest <file> (the manifest whose [session] holds the dispatcher's database)`,
+            },
+          );
+        }
         dispatcher ??= openDispatcher(loaded, ctx.io.env);
         return dispatcher;
       },

@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
+import { findWorkspace } from "@podkit/manifest";
 import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
 
@@ -7,7 +8,10 @@ const DEFAULT_MODEL = "anthropic/claude-sonnet-4-5";
 
 /** `podkit init`: a commented `.podkit/manifest.toml` in the cwd; an existing one is never replaced. */
 export async function run(input: CommandInput, ctx: CommandContext): Promise<number> {
-  const name = stringOption(input.values.name) ?? podName(basename(ctx.env.cwd));
+  // `podkit init` works in the cwd (or the --workspace given), never in an ancestor's workspace:
+  // it is the one command that creates `.podkit/`.
+  const root = ctx.env.workspace === undefined ? ctx.env.cwd : findWorkspace(ctx.env);
+  const name = stringOption(input.values.name) ?? podName(basename(root));
   const model = stringOption(input.values.model) ?? DEFAULT_MODEL;
   const { safeParseModelRef } = await import("@podkit/manifest");
   const ref = safeParseModelRef(model);
@@ -16,7 +20,7 @@ export async function run(input: CommandInput, ctx: CommandContext): Promise<num
       hint: "e.g. --model openai/gpt-5 or --model ollama/llama3.2",
     });
   }
-  const dir = join(ctx.env.cwd, ".podkit");
+  const dir = join(root, ".podkit");
   const file = join(dir, "manifest.toml");
   await mkdir(dir, { recursive: true });
   try {

@@ -32,7 +32,9 @@ export function interruptHandler(
       pod.interrupt("interrupted by Ctrl-C");
       return;
     }
-    if (control.exitArmed) {
+    if (control.exitArmed || out.isTTY !== true) {
+      // Without a terminal there is nobody to press Ctrl-C twice: the first one ends the session.
+      if (out.isTTY !== true) out.write("interrupted\n");
       input?.close();
       return;
     }

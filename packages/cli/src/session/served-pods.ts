@@ -1,10 +1,11 @@
 import type { Item } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
-import { Pod, type PodOptions } from "@podkit/pod";
+import { invocationOf, Pod, type PodOptions, recordedInvocation } from "@podkit/pod";
 import type { PodSource } from "@podkit/serve";
-import type { Store } from "@podkit/session-store";
+import { NotFoundError, type Store } from "@podkit/session-store";
 import type { CommandContext } from "../commands/command.js";
 import { cliPodOptions } from "./pod-options.js";
+import { describeInvocation, manifestForSession } from "./session-manifest.js";
 
 /**
  * The pods `podkit serve` runs: the manifest's (memory attached by the pod when `[memory]` is on).
@@ -19,8 +20,30 @@ export function servedPods(
 ): PodSource {
   const podOptions = (store: Store<Item>): PodOptions =>
     cliPodOptions(ctx, { store, autoApprove: options.yes });
+  // A session started with `-m`/`--set` (`podkit run`) is restored with what it recorded, as
+  // `podkit resume` does (one rule: session-manifest.ts); each distinct record is loaded once.
+  const own = describeInvocation(invocationOf(loaded));
+  const manifests = new Map<string, Promise<LoadedManifest>>();
+  const manifestOf = async (store: Store<Item>, sessionId: string): Promise<LoadedManifest> => {
+    const recorded = await recordedInvocation(store, sessionId).catch((error: unknown) => {
+      if (NotFoundError.isInstance(error)) return undefined; // the restore says so
+      throw error;
+    });
+    const key = describeInvocation(recorded);
+    if (recorded === undefined || key === own) return loaded;
+    let found = manifests.get(key);
+    if (found === undefined) {
+      found = manifestForSession(recorded, loaded.workspace, ctx.env, (text) =>
+        ctx.io.stderr.write(`warning: ${text}\n`),
+      );
+      manifests.set(key, found);
+      found.catch(() => manifests.delete(key));
+    }
+    return found;
+  };
   return {
     create: (store) => Pod.fromManifest(loaded, podOptions(store)),
-    restore: (store, sessionId) => Pod.restore(loaded, sessionId, podOptions(store)),
+    restore: async (store, sessionId) =>
+      Pod.restore(await manifestOf(store, sessionId), sessionId, podOptions(store)),
   };
 }

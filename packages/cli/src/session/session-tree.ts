@@ -32,5 +32,17 @@ export function sessionTreeText(tree: SessionTreeNode, shown: string): string {
 
 function rowLine(row: SessionRow): string {
   const role = row.parent === undefined ? "" : `[${row.parent.role}]  `;
-  return `${row.sessionId}  ${role}${row.lastActivity}  ${row.turns} turn(s)  ${row.segments} segment(s)  ${oneLine(row.firstInput, 60)}`;
+  const status = STATUS_MARKS[row.status as keyof typeof STATUS_MARKS];
+  return `${row.sessionId}  ${role}${row.lastActivity}  ${row.turns} turn(s)  ${row.segments} segment(s)  ${status === undefined ? "" : `(${status})  `}${oneLine(row.firstInput, 60)}`;
 }
+
+/** How `session list` marks a session whose latest turn did not simply finish (none otherwise). */
+const STATUS_MARKS = {
+  errored: "failed",
+  open: "running or died",
+  awaiting_approval: "awaiting approval",
+  limit_reached: "hit max_turns",
+  paused: "paused",
+  yielded: "yielded",
+  budget_exhausted: "budget exhausted",
+} as const;

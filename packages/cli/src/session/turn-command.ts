@@ -1,4 +1,5 @@
 import { awaitingRunOf } from "@podkit/dispatch";
+import type { LoadedManifest } from "@podkit/manifest";
 import type { Pod, PodRunResult } from "@podkit/pod";
 import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
@@ -12,6 +13,7 @@ import { LineInput } from "./line-input.js";
 import { loadPodManifest } from "./load-pod-manifest.js";
 import { type OpenedPod, openPod } from "./open-pod.js";
 import { runTurn } from "./run-turn.js";
+import { loadSessionManifest } from "./session-manifest.js";
 import { styleFor } from "./style.js";
 
 /** Exit code of a one-shot turn ended by Ctrl-C (128 + SIGINT, as shells report it). */
@@ -31,7 +33,10 @@ export async function turnCommand(
   target: { sessionId?: string; prompt?: string },
 ): Promise<number> {
   const { io } = ctx;
-  const loaded = await loadPodManifest(input, ctx);
+  const loaded =
+    target.sessionId === undefined
+      ? await loadPodManifest(input, ctx)
+      : await loadSessionManifest(input, ctx, target.sessionId);
   const json = input.values.json === true;
   // Only with OTEL_EXPORTER_OTLP_ENDPOINT set; shut down (bounded) after the pod is closed.
   const telemetry = await startTelemetry(io.env, (message) => io.stderr.write(`warning: ${message}\n`));
@@ -73,7 +78,7 @@ export async function turnCommand(
   // A dispatched run waiting for approvals is continued by a worker once they are answered
   // (`podkit approve` requeues it): continuing it here would leave the dispatcher's run stale.
   const dispatched = awaitingRunOf(pod);
-  if (dispatched !== undefined) {
+  if (dispatched !== undefined && (await dispatcherStillHolds(loaded, io.env, dispatched))) {
     await opened.close();
     await telemetry.shutdown();
     throw new PodkitCliError(
@@ -90,6 +95,7 @@ export async function turnCommand(
     if (event.type === "job_progress") jobPrinter.print(event);
   });
   let code = 0;
+  let turnFailed = false;
   try {
     // `podkit resume <session>` of a run awaiting approval continues that run (its answered calls).
     const continuing = target.prompt === undefined && target.sessionId !== undefined && pod.awaitingApproval;
@@ -98,8 +104,11 @@ export async function turnCommand(
       control.turnRunning = true;
       try {
         const outcome = await runTurn(pod, target.prompt, printer);
-        if (outcome.kind === "interrupted") code = INTERRUPTED_EXIT;
-        else if (outcome.result.status === "awaiting_approval") {
+        if (outcome.kind === "interrupted") {
+          // Said on stderr in every mode: without a terminal nothing else would show why it stopped.
+          io.stderr.write("interrupted (Ctrl-C): the turn stopped; what was written is kept\n");
+          code = INTERRUPTED_EXIT;
+        } else if (outcome.result.status === "awaiting_approval") {
           reportPending(pod, outcome.result, json ? io.stdout : io.stderr, json, manifestArg);
           code = AWAITING_APPROVAL_EXIT;
         } else if (outcome.result.status !== "finished") {
@@ -112,6 +121,7 @@ export async function turnCommand(
         }
       } catch (error) {
         code = reportError(error, io.stderr, ctx.debug);
+        turnFailed = true;
       } finally {
         unsubscribe?.();
         control.turnRunning = false;
@@ -152,7 +162,8 @@ export async function turnCommand(
     if (json) {
       if (sessionId !== undefined) io.stdout.write(`${JSON.stringify({ type: "session", sessionId })}\n`);
     } else if (sessionId !== undefined) {
-      io.stderr.write(`session ${sessionId} · continue it with: podkit resume ${sessionId}\n`);
+      const failed = turnFailed ? "its turn failed (your message is kept) · " : "";
+      io.stderr.write(`session ${sessionId} · ${failed}continue it with: podkit resume ${sessionId}\n`);
     } else {
       io.stderr.write("no session was started (no turn ran)\n");
     }
@@ -205,5 +216,25 @@ async function askApproval(lines: LineInput, printer: EventPrinter, question: st
     if (line === null) return "no";
     const answer = parseApproval(line);
     if (answer !== undefined) return answer;
+  }
+}
+
+/**
+ * True unless the dispatcher says run `runId` has ended (cancelled with `podkit runs cancel`,
+ * dead-lettered, completed): only then may the session be continued here.
+ */
+async function dispatcherStillHolds(
+  loaded: LoadedManifest,
+  env: Readonly<Record<string, string | undefined>>,
+  runId: string,
+): Promise<boolean> {
+  if (loaded.manifest.session.store !== "postgres") return true;
+  const { openDispatcher } = await import("../dispatch/open-dispatcher.js");
+  const dispatcher = await openDispatcher(loaded, env);
+  try {
+    const run = await dispatcher.show(runId);
+    return run !== undefined && !["cancelled", "dead", "completed"].includes(run.state);
+  } finally {
+    await dispatcher.close();
   }
 }

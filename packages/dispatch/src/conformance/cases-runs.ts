@@ -141,4 +141,18 @@ export function runCases({ it }: CaseContext): void {
     await assert.rejects(dispatcher.requeue(run.runId), (error) => RunStateError.isInstance(error));
     await assert.rejects(dispatcher.requeue(job().runId), (error) => UnknownRunError.isInstance(error));
   });
+
+  it("cancels a run awaiting approval: it is never requeued nor claimed again", async ({ dispatcher }) => {
+    const run = job();
+    await dispatcher.submit(run);
+    await (await claimNow(dispatcher)).complete({ state: "awaiting_approval" });
+    assert.equal((await dispatcher.show(run.runId))?.state, "awaiting_approval");
+    const cancelled = await dispatcher.cancel(run.runId);
+    assert.equal(cancelled?.state, "cancelled");
+    assert.equal((await dispatcher.show(run.runId))?.state, "cancelled");
+    await assert.rejects(dispatcher.requeue(run.runId), (error) => RunStateError.isInstance(error));
+    assert.equal(await claimWithin(dispatcher, 1_000), undefined);
+    // Cancelling again changes nothing.
+    assert.equal((await dispatcher.cancel(run.runId))?.state, "cancelled");
+  });
 }

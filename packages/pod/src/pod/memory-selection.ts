@@ -1,7 +1,13 @@
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
 import type { LoadedManifest } from "@podkit/manifest";
 import { importResolved, resolveOptionalPackage, whereSet } from "./optional-package.js";
 import type { PodOptions } from "./pod-options.js";
-import { MemoryPackageInvalidError, MemoryPackageMissingError } from "./store-selection-errors.js";
+import {
+  MemoryPackageInvalidError,
+  MemoryPackageMissingError,
+  MemoryWithoutWorkspaceError,
+} from "./store-selection-errors.js";
 
 /** The package that gives a `[memory]` manifest its memory. */
 export const MEMORY_PACKAGE = "@podkit/memory";
@@ -27,6 +33,12 @@ export async function attachManifestMemory(
   options: PodOptions,
 ): Promise<void> {
   if (loaded.manifest.memory === undefined || options.attachMemory === false) return;
+  if (!(await isDirectory(join(loaded.workspace, ".podkit")))) {
+    throw new MemoryWithoutWorkspaceError(
+      `[memory]${whereSet(loaded, "memory")} keeps its records in ${join(loaded.workspace, ".podkit", "memory")}, but ${loaded.workspace} has no .podkit/ directory`,
+      { workspace: loaded.workspace },
+    );
+  }
   const provide = options.packages?.[MEMORY_PACKAGE];
   let loadedFrom: string | undefined;
   if (provide === undefined) {
@@ -55,4 +67,11 @@ export async function attachManifestMemory(
     );
   }
   (module as MemoryPackage).attachMemory(pod);
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }

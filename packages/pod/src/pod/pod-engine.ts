@@ -18,6 +18,7 @@ import type { PodWarning } from "../warnings.js";
 import { type ApprovalAnswerGiven, ApprovalGate, builtinApprovalPolicy, ROOT_POD_PATH } from "./approvals.js";
 import type { CompactionOutcome, CompactionReason, PodEvent, PodRunResult } from "./events.js";
 import { composeInterceptor, type HookPod, hookPodOf, type PodHooks } from "./hooks.js";
+import { INVOCATION_DOMAIN, invocationOf } from "./invocation.js";
 import { NotificationQueue } from "./notification-queue.js";
 import { type CompactionReporting, PodCompaction } from "./pod-compaction.js";
 import { PodContext } from "./pod-context.js";
@@ -165,15 +166,23 @@ export class PodEngine {
 
   /** Creates the session (its `segment_start` holds the rendered prompt) on the first run. */
   async ensureSessionHead(systemPrompt: string): Promise<SessionLog<Item>> {
-    this.head ??= await SessionLog.create(
-      this.foundation.store,
-      {
-        systemPrompt,
-        config: { ...this.worker.config },
-        ...(this.options.subpod === undefined ? {} : { parent: this.options.subpod.link }),
-      },
-      sessionLogOptions(this.foundation),
-    );
+    if (this.head === undefined) {
+      const head = await SessionLog.create(
+        this.foundation.store,
+        {
+          systemPrompt,
+          config: { ...this.worker.config },
+          ...(this.options.subpod === undefined ? {} : { parent: this.options.subpod.link }),
+        },
+        sessionLogOptions(this.foundation),
+      );
+      this.head ??= head;
+      // How the manifest was given (`-m`, `--set`), so every door continues the session with the
+      // same pod; a sub-pod's tree answers with its root's record.
+      const invocation = this.options.subpod === undefined ? invocationOf(this.foundation.loaded) : undefined;
+      if (invocation !== undefined && this.head === head)
+        await this.appendExtension(INVOCATION_DOMAIN, invocation);
+    }
     this.worker.setPromptCacheKey(this.head.state.sessionId);
     return this.head;
   }

@@ -103,3 +103,29 @@ export class MemoryPackageInvalidError extends PodkitPodError {
     return hasMarker(error, MEMORY_INVALID_MARKER);
   }
 }
+
+const MEMORY_NO_WORKSPACE_MARKER = Symbol.for("podkit.pod.error.memory-without-workspace");
+
+/**
+ * `[memory]` is on but the workspace has no `.podkit/` directory: memory keeps its records in
+ * `<workspace>/.podkit/memory`, and nothing but `podkit init` creates `.podkit/`.
+ */
+export class MemoryWithoutWorkspaceError extends PodkitPodError {
+  readonly [MEMORY_NO_WORKSPACE_MARKER] = true;
+  override name = "MemoryWithoutWorkspaceError";
+  /** The workspace that has no `.podkit/`. */
+  readonly workspace: string;
+
+  constructor(message: string, options: { workspace: string; hint?: string }) {
+    super(message, {
+      hint:
+        options.hint ??
+        `run \`podkit init\` in ${options.workspace} (or create its .podkit/ directory), or remove the [memory] table`,
+    });
+    this.workspace = options.workspace;
+  }
+
+  static override isInstance(error: unknown): error is MemoryWithoutWorkspaceError {
+    return hasMarker(error, MEMORY_NO_WORKSPACE_MARKER);
+  }
+}

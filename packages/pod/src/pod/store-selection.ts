@@ -1,6 +1,7 @@
+import { join } from "node:path";
 import { type Item, ItemSchema, RequestConfigSchema } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
-import { FsStore, type Store, type StorePackage, sessionsRoot } from "@podkit/session-store";
+import { FsStore, type Store, type StorePackage } from "@podkit/session-store";
 import { importResolved, resolveOptionalPackage, whereSet } from "./optional-package.js";
 import {
   SessionStorePackageInvalidError,
@@ -44,7 +45,7 @@ export interface OpenSessionStoreOptions {
 
 /**
  * Opens the session store the manifest's `[session]` table selects: the filesystem store under
- * `<workspace>/.podkit/sessions` (the default), or PostgreSQL at the URL held by the variable
+ * `<data dir>/sessions` (the default; `LoadedManifest.dataDir`: `<workspace>/.podkit` when it exists), or PostgreSQL at the URL held by the variable
  * `url_env` names. The store package is found the way tool packages are — resolved from the
  * directory of the manifest that selected it, then from the workspace — unless the application
  * passes it (`storePackages`); it is imported only when selected, so a pod on the filesystem
@@ -61,12 +62,7 @@ export async function openSessionStore(
   options: OpenSessionStoreOptions = {},
 ): Promise<Store<Item>> {
   const session = loaded.manifest.session;
-  if (session.store === "fs")
-    return new FsStore<Item>({
-      root: sessionsRoot(loaded.workspace),
-      lockLingerMs: POD_LOCK_LINGER_MS,
-      ...LOG_SCHEMAS,
-    });
+  if (session.store === "fs") return openWorkspaceFsStore(loaded.dataDir);
   const env = options.env ?? process.env;
   const url = env[session.url_env];
   if (url === undefined || url.trim() === "") {
@@ -80,6 +76,19 @@ export async function openSessionStore(
   }
   const storePackage = await loadStorePackage(loaded, POSTGRES_STORE_PACKAGE, options.storePackages);
   return storePackage.openStore<Item>({ url, ...LOG_SCHEMAS });
+}
+
+/**
+ * The filesystem store of a workspace whose data dir is `dataDir` (`LoadedManifest.dataDir`, or
+ * `workspaceDataDir(workspace, env)` where there is no manifest): `<dataDir>/sessions`, with the
+ * pod's lock lease and log schemas — the store the default `[session]` selects.
+ */
+export function openWorkspaceFsStore(dataDir: string): Store<Item> {
+  return new FsStore<Item>({
+    root: join(dataDir, "sessions"),
+    lockLingerMs: POD_LOCK_LINGER_MS,
+    ...LOG_SCHEMAS,
+  });
 }
 
 /** The application's copy of `name`, or the one installed where the manifest is. */

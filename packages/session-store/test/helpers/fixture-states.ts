@@ -838,6 +838,37 @@ const V3_BUDGET_STOP = {
   entryCount: 11,
 } satisfies SessionState;
 
+/**
+ * A session a pod started from an explicit manifest with overlays (`podkit run -m … --set …`): the
+ * `extension` domain `pod.invocation` right after `segment_start` records them (additive in v3).
+ */
+const V3_INVOCATION = {
+  sessionId: "01a24ac3-c351-748f-9910-20316292f30d",
+  segmentId: "01a24ac3-c351-748f-9910-26bb1363e8f0",
+  formatVersion: 3,
+  systemPrompt:
+    "You review code.\n\n## Working boundaries\nNo file system path is in scope for this session: file tools will refuse every path.",
+  config: { max_tokens: 8192 },
+  history: [text("user", "hi"), text("assistant", "Hello from the fixture.")],
+  historySources: [],
+  turn: 1,
+  interrupted: false,
+  inFlight: null,
+  usage: [usage(1, 20, 0, 0, 5)],
+  extensions: new Map([
+    [
+      "pod.invocation",
+      {
+        manifest: "other/pod.toml",
+        set: ["model.base_url=http://127.0.0.1:4010/v1", "worker.system_prompt=You review code."],
+      },
+    ],
+  ]),
+  lineage: noLineage,
+  ...noApprovals,
+  entryCount: 8,
+} satisfies SessionState;
+
 /** The exact state of each fixture segment (`SessionLog.openSegment`, no extension folds). */
 export const EXPECTED_STATES: Readonly<Record<string, SessionState>> = {
   ...Object.fromEntries(Object.entries(V1_STATES).map(([file, state]) => [`v1/${file}`, state])),
@@ -856,6 +887,7 @@ export const EXPECTED_STATES: Readonly<Record<string, SessionState>> = {
   "v3/tree-reviewer.jsonl": V3_TREE_REVIEWER,
   "v3/dispatched.jsonl": V3_DISPATCHED,
   "v3/budget-stop.jsonl": V3_BUDGET_STOP,
+  "v3/invocation.jsonl": V3_INVOCATION,
 };
 
 export { V1_COMPACTED, V1_COMPACTED_SOURCE, V1_FORKED, V1_INTERRUPTED, V1_PLAIN, V1_TOOLS };
