@@ -3,22 +3,27 @@ import type { Store } from "@podkit/session-store";
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import type { FeedHub } from "./feed/feed-hub.js";
+import type { SessionListFeed } from "./feed/session-list-feed.js";
 import { bodyCap } from "./http/body-cap.js";
 import { respondToError } from "./http/error-mapping.js";
 import { errorResponse } from "./http/http-error.js";
 import { chatRoutes } from "./routes/chat.js";
 import type { RouteContext } from "./routes/context.js";
 import { eventRoutes } from "./routes/events.js";
+import { identityRoutes } from "./routes/identity.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { viewerRoutes } from "./routes/viewer.js";
 import type { SessionRuns } from "./runs/session-runs.js";
+import type { Credentials, Requester } from "./security/credentials.js";
 import { bearerToken, loopbackHostOnly } from "./security/guards.js";
 
 export interface AppOptions {
   store: Store<Item>;
   runs: SessionRuns;
   hub: FeedHub;
-  token: string | undefined;
+  list: SessionListFeed;
+  /** The tokens the server accepts; none on a loopback server without a token. */
+  credentials: Credentials | undefined;
   corsOrigins: readonly string[];
   maxBodyBytes: number;
   maxStreams: number;
@@ -45,7 +50,8 @@ export function createApp(options: AppOptions): Hono {
       }),
     );
   }
-  app.use(options.token === undefined ? loopbackHostOnly(options.port) : bearerToken(options.token));
+  const { credentials } = options;
+  app.use(credentials === undefined ? loopbackHostOnly(options.port) : bearerToken(credentials));
   app.use(
     bodyCap(options.maxBodyBytes, (c) => {
       // The rest of the body is never read: the connection cannot carry another request.
@@ -57,6 +63,10 @@ export function createApp(options: AppOptions): Hono {
     store: options.store,
     runs: options.runs,
     hub: options.hub,
+    list: options.list,
+    // Past the guard above: a request without a known token reaches a route only on loopback.
+    requester: (authorization): Requester =>
+      credentials?.requesterOf(authorization) ?? { kind: "anonymous", why: "loopback" },
     streams: { open: 0, max: options.maxStreams },
     keepaliveMs: options.keepaliveMs,
     warn: options.onWarning,
@@ -64,6 +74,7 @@ export function createApp(options: AppOptions): Hono {
   sessionRoutes(app, ctx);
   eventRoutes(app, ctx);
   chatRoutes(app, ctx);
+  identityRoutes(app, ctx);
   viewerRoutes(app);
   app.notFound((c) =>
     errorResponse(c, 404, `no route ${c.req.method} ${c.req.path}`, "see docs/serve.md for the API"),

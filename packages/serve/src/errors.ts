@@ -44,7 +44,7 @@ export class ServeTokenRequiredError extends ServeError {
     super(
       `refusing to listen on ${host} without a token: anyone who reaches it could read and run every session`,
       {
-        hint: "set PODKIT_SERVE_TOKEN to a long random secret (clients send `Authorization: Bearer <token>`), or bind to 127.0.0.1",
+        hint: "set PODKIT_SERVE_TOKEN to a long random secret (clients send `Authorization: Bearer <token>`) or give holders their own (--tokens-file), or bind to 127.0.0.1",
       },
     );
     this.name = "ServeTokenRequiredError";

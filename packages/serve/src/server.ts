@@ -5,12 +5,14 @@ import type { Item } from "@podkit/llm-worker";
 import { observeCommits, type Store } from "@podkit/session-store";
 import { createApp } from "./app.js";
 import { ServeUsageError } from "./errors.js";
-import { DEFAULT_POLL_INTERVALS, type PollIntervals } from "./feed/append-wakers.js";
+import { DEFAULT_POLL_INTERVALS, notifiesAppends, type PollIntervals } from "./feed/append-wakers.js";
 import { FeedHub } from "./feed/feed-hub.js";
+import { SessionListFeed } from "./feed/session-list-feed.js";
 import { DraftBoard } from "./runs/draft-board.js";
 import type { PodSource } from "./runs/pod-source.js";
 import { SessionRuns, type SessionRunsOptions } from "./runs/session-runs.js";
-import { requiredToken } from "./security/bind-policy.js";
+import { requiredCredentials } from "./security/bind-policy.js";
+import type { ServeTokenHolder } from "./security/credentials.js";
 
 /** Options of `startServer`. */
 export interface ServeOptions {
@@ -22,8 +24,16 @@ export interface ServeOptions {
   host?: string;
   /** Default 4111; 0 picks a free port. */
   port?: number;
-  /** `PODKIT_SERVE_TOKEN`: clients send `Authorization: Bearer <token>`. */
+  /**
+   * `PODKIT_SERVE_TOKEN`: clients send `Authorization: Bearer <token>`. It names nobody: answers
+   * given with it are credited to the `by` the client sends, else to `anonymous (shared token)`.
+   */
   token?: string;
+  /**
+   * Tokens that each name their holder (`podkit serve --tokens-file`): an approval answered with
+   * one is credited to its holder. Accepted beside `token`.
+   */
+  tokens?: readonly ServeTokenHolder[];
   /** Origins allowed to call the API from a browser (CORS); none by default. */
   corsOrigins?: readonly string[];
   /** Request bodies above this are refused with 413 (default 1 MiB). */
@@ -74,10 +84,18 @@ export async function startServer(options: ServeOptions): Promise<PodkitServer> 
       hint: "give a port from 1 to 65535 (0 picks a free one)",
     });
   }
-  const token = requiredToken(host, options.token);
+  const credentials = requiredCredentials(host, options.token, options.tokens);
   const drafts = new DraftBoard();
   const committed = new Map<string, number>();
-  const hub = new FeedHub(options.store, drafts, options.pollIntervals ?? DEFAULT_POLL_INTERVALS);
+  const intervals = options.pollIntervals ?? DEFAULT_POLL_INTERVALS;
+  const hub = new FeedHub(options.store, drafts, intervals);
+  // The whole listing is read again on a poll only as a safety net where other machines' writes
+  // are notified (PostgreSQL); on files it is how another process's appends show.
+  const list = new SessionListFeed(options.store, {
+    settleMs: 150,
+    pollMs: notifiesAppends(options.store) ? 5 * intervals.safetyNetMs : intervals.safetyNetMs,
+  });
+  hub.onWake((ref) => list.touch(ref.sessionId));
   const podStore = observeCommits(options.store, ({ ref, count }) => {
     committed.delete(ref.segmentId); // re-inserted last: the map stays in order of use
     committed.set(ref.segmentId, count);
@@ -94,7 +112,8 @@ export async function startServer(options: ServeOptions): Promise<PodkitServer> 
     store: options.store,
     runs,
     hub,
-    token,
+    list,
+    credentials,
     corsOrigins: options.corsOrigins ?? [],
     maxBodyBytes: options.maxBodyBytes ?? MIB,
     maxStreams: options.maxStreams ?? 1024,
@@ -113,6 +132,7 @@ export async function startServer(options: ServeOptions): Promise<PodkitServer> 
       started.once("error", reject);
     });
   } catch (error) {
+    list.close();
     await hub.close();
     throw new ServeUsageError(`cannot listen on ${host}:${port}: ${(error as Error).message}`, {
       hint: "pick another --port (or stop what is using this one)",
@@ -128,6 +148,7 @@ export async function startServer(options: ServeOptions): Promise<PodkitServer> 
     port: listening,
     close: () => {
       closing ??= (async () => {
+        list.close();
         await hub.close();
         await runs.close();
         await new Promise<void>((resolve) => {

@@ -5,6 +5,7 @@ import { openDispatcher } from "../dispatch/open-dispatcher.js";
 import { PodkitCliError } from "../errors.js";
 import { checkApiKey, loadPodManifest } from "../session/load-pod-manifest.js";
 import { openStore } from "../session/open-store.js";
+import { readServeTokensFile } from "../session/serve-tokens-file.js";
 import { servedPods } from "../session/served-pods.js";
 
 /** `podkit serve`: runs until Ctrl-C (SIGINT), then closes the server, its pods and the store. */
@@ -17,6 +18,11 @@ export async function run(input: CommandInput, ctx: CommandContext): Promise<num
       hint: "e.g. --port 4111 (0 picks a free port)",
     });
   }
+  const tokensFile = stringOption(input.values["tokens-file"]) ?? io.env.PODKIT_SERVE_TOKENS_FILE;
+  const tokens =
+    tokensFile === undefined || tokensFile === ""
+      ? undefined
+      : await readServeTokensFile(tokensFile, io.cwd, (message) => io.stderr.write(`warning: ${message}\n`));
   const loaded = await loadPodManifest(input, ctx);
   checkApiKey(loaded, io.env);
   const { startServer } = await import("@podkit/serve");
@@ -36,6 +42,7 @@ export async function run(input: CommandInput, ctx: CommandContext): Promise<num
       host: stringOption(input.values.host) ?? "127.0.0.1",
       port,
       token: io.env.PODKIT_SERVE_TOKEN,
+      ...(tokens === undefined ? {} : { tokens }),
       corsOrigins: stringList(input.values["cors-origin"]),
       ...(loaded.manifest.session.store === "postgres" ? { dispatcher: openRunDispatcher } : {}),
       onWarning: (message) => io.stderr.write(`warning: ${message}\n`),

@@ -18,6 +18,7 @@ interface Held {
 export class FeedHub {
   private readonly held = new Map<string, Held>();
   private notifications: { close(): Promise<void> } | undefined;
+  private readonly wakeListeners = new Set<(ref: SegmentRef) => void>();
 
   constructor(
     private readonly store: Store<Item>,
@@ -83,8 +84,14 @@ export class FeedHub {
     };
   }
 
+  /** Tells `listener` of every write `wake` hears of, too (the live session list). */
+  onWake(listener: (ref: SegmentRef) => void): void {
+    this.wakeListeners.add(listener);
+  }
+
   /** A write to `ref` committed (here or, through a notification, elsewhere). */
   wake(ref: SegmentRef): void {
+    for (const listener of this.wakeListeners) listener(ref);
     const held = this.held.get(ref.sessionId);
     held?.feed.then(
       (feed) => feed.wake(),

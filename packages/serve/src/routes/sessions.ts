@@ -2,10 +2,12 @@ import type { PodRunResult } from "@podkit/pod";
 import { ApprovalAnswerInputSchema, listSessionRows, readSessionView } from "@podkit/session-store";
 import type { Hono } from "hono";
 import { z } from "zod";
+import { listSseStream } from "../feed/list-sse-response.js";
 import { HttpError } from "../http/http-error.js";
 import { jsonBody } from "../http/json-body.js";
 import { checkedSessionId } from "../http/session-id.js";
 import type { StartedRun } from "../runs/session-runs.js";
+import { answeredBy } from "../security/credentials.js";
 import type { RouteContext } from "./context.js";
 
 /**
@@ -35,14 +37,16 @@ const MessageBody = z.strictObject({
  */
 export function sessionRoutes(app: Hono, ctx: RouteContext): void {
   // Debris (a session without a segment) is left out with a warning, never a failed listing.
-  app.get("/sessions", async (c) =>
-    c.json(
+  // Asked for an event stream, the listing stays open and sends what changes (the viewer's list).
+  app.get("/sessions", async (c) => {
+    if ((c.req.header("accept") ?? "").includes("text/event-stream")) return liveList(ctx);
+    return c.json(
       await listSessionRows(ctx.store, {
         onSkipped: ({ sessionId, problem }) =>
           ctx.warn(`session ${sessionId} left out of the listing: ${problem}`),
       }),
-    ),
-  );
+    );
+  });
 
   app.get("/sessions/:id", async (c) => {
     return c.json(await readSessionView(ctx.store, checkedSessionId(c.req.param("id"))));
@@ -77,7 +81,9 @@ export function sessionRoutes(app: Hono, ctx: RouteContext): void {
     const sessionId = checkedSessionId(c.req.param("id"));
     const callId = checkedCallId(c.req.param("call"));
     const body = await jsonBody(c, ApprovalAnswerInputSchema);
-    const answered = await ctx.runs.answer(sessionId, callId, body);
+    // Credited to who sent the request (a token's holder), never to this server's own OS user.
+    const by = answeredBy(ctx.requester(c.req.header("authorization")), body.by);
+    const answered = await ctx.runs.answer(sessionId, callId, { ...body, by });
     const { next } = answered;
     const continued = next.kind === "resume" ? next.sessionId : sessionId;
     return c.json(
@@ -85,7 +91,7 @@ export function sessionRoutes(app: Hono, ctx: RouteContext): void {
         sessionId: answered.sessionId,
         callId,
         decision: body.decision,
-        by: answered.approval.answer?.by ?? body.by ?? null,
+        by: answered.approval.answer?.by ?? by,
         // What continues now: `wait` (other calls are awaited), `resume` (this server resumed the
         // tree from `continuedSessionId`), `requeued` (a worker continues dispatched run `runId`), `none`.
         next: next.kind,
@@ -107,6 +113,39 @@ export function sessionRoutes(app: Hono, ctx: RouteContext): void {
       },
       202,
     );
+  });
+}
+
+/** The listing as an event stream: all of it, then each change (docs/serve.md). */
+async function liveList(ctx: RouteContext): Promise<Response> {
+  if (ctx.streams.open >= ctx.streams.max) {
+    throw new HttpError(
+      503,
+      `this server streams ${ctx.streams.max} lists and sessions at most`,
+      "retry later",
+    );
+  }
+  ctx.streams.open += 1;
+  let cursor: Awaited<ReturnType<RouteContext["list"]["join"]>>;
+  try {
+    cursor = await ctx.list.join();
+  } catch (error) {
+    ctx.streams.open -= 1;
+    throw error;
+  }
+  const body = listSseStream(ctx.list, cursor, {
+    keepaliveMs: ctx.keepaliveMs,
+    onClose: () => {
+      ctx.streams.open -= 1;
+      ctx.list.leave();
+    },
+  });
+  return new Response(body, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      "x-accel-buffering": "no",
+    },
   });
 }
 

@@ -1,5 +1,6 @@
 import { isIPv4, isIPv6 } from "node:net";
-import { ServeTokenRequiredError, ServeUsageError } from "../errors.js";
+import { ServeTokenRequiredError } from "../errors.js";
+import { Credentials, type ServeTokenHolder } from "./credentials.js";
 
 /** True for a host name or address only this machine can reach. */
 export function isLoopbackHost(host: string): boolean {
@@ -11,19 +12,16 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * The token the server requires, decided from where it listens: none on a loopback address, and
- * on any other a non-empty `PODKIT_SERVE_TOKEN` — without one the server refuses to start
- * (`ServeTokenRequiredError`). A token given for a loopback bind is required too.
+ * The tokens the server requires, decided from where it listens: none on a loopback address, and
+ * on any other at least one — `PODKIT_SERVE_TOKEN` or a named holder's; without one the server
+ * refuses to start (`ServeTokenRequiredError`). Tokens given for a loopback bind are required too.
  */
-export function requiredToken(host: string, token: string | undefined): string | undefined {
-  if (token !== undefined && token !== "") {
-    if (token.length < 16) {
-      throw new ServeUsageError("PODKIT_SERVE_TOKEN is too short (under 16 characters)", {
-        hint: "use a long random secret, e.g. `openssl rand -hex 32`",
-      });
-    }
-    return token;
-  }
-  if (!isLoopbackHost(host)) throw new ServeTokenRequiredError(host);
-  return undefined;
+export function requiredCredentials(
+  host: string,
+  token: string | undefined,
+  holders: readonly ServeTokenHolder[] | undefined,
+): Credentials | undefined {
+  const credentials = Credentials.of(token, holders);
+  if (credentials === undefined && !isLoopbackHost(host)) throw new ServeTokenRequiredError(host);
+  return credentials;
 }

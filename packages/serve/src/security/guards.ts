@@ -1,7 +1,7 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { errorResponse } from "../http/http-error.js";
 import { isLoopbackHost } from "./bind-policy.js";
+import type { Credentials } from "./credentials.js";
 
 /** Paths anyone may fetch: the viewer's page and assets hold no session data. */
 function isPublic(path: string): boolean {
@@ -9,26 +9,29 @@ function isPublic(path: string): boolean {
 }
 
 /**
- * Requires `Authorization: Bearer <token>` on every API route (the viewer's page asks for the
- * token and sends it). Compared in constant time.
+ * Requires `Authorization: Bearer <token>` with a token the server knows on every API route (the
+ * viewer's page asks for the token and sends it). Compared in constant time (`Credentials`). The
+ * 401 says whether a token was missing or not accepted, and what to do.
  */
-export function bearerToken(token: string): MiddlewareHandler {
-  const expected = createHash("sha256").update(token).digest();
+export function bearerToken(credentials: Credentials): MiddlewareHandler {
   return async (c, next) => {
     if (isPublic(c.req.path) || c.req.method === "OPTIONS") return next();
-    const header = c.req.header("authorization") ?? "";
-    const given = /^Bearer (.+)$/.exec(header)?.[1];
-    const ok = given !== undefined && timingSafeEqual(createHash("sha256").update(given).digest(), expected);
-    if (!ok) {
-      c.header("WWW-Authenticate", 'Bearer realm="podkit"');
-      return errorResponse(
-        c,
-        401,
-        "missing or wrong bearer token",
-        "send `Authorization: Bearer $PODKIT_SERVE_TOKEN`",
-      );
-    }
-    return next();
+    const header = c.req.header("authorization");
+    if (credentials.requesterOf(header) !== undefined) return next();
+    c.header("WWW-Authenticate", 'Bearer realm="podkit"');
+    return header === undefined || !/^Bearer ./.test(header)
+      ? errorResponse(
+          c,
+          401,
+          "this server needs a bearer token",
+          "send `Authorization: Bearer <token>`: PODKIT_SERVE_TOKEN, or your own token from the server's tokens file",
+        )
+      : errorResponse(
+          c,
+          401,
+          "this bearer token is not accepted here",
+          "check it for a typo or a stray space; ask whoever runs the server for a token of your own",
+        );
   };
 }
 

@@ -31,3 +31,32 @@ export function count(n: number): string {
 export function short(id: string): string {
   return id.length > 13 ? `${id.slice(0, 8)}…${id.slice(-4)}` : id;
 }
+
+/** Ctrl+Enter (Cmd+Enter on a Mac) in `textarea` submits `form`; Enter alone is a new line. */
+export function sendOnCtrlEnter(textarea: HTMLTextAreaElement, form: HTMLFormElement): void {
+  textarea.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey) || event.isComposing) return;
+    event.preventDefault();
+    form.requestSubmit();
+  });
+}
+
+/**
+ * A labelled message box: `<label>`, the textarea, and a hint it is described by (how to send).
+ * Returns the parts so the caller places them in its form.
+ */
+export function messageBox(
+  id: string,
+  label: string,
+  placeholder: string,
+): { label: HTMLElement; textarea: HTMLTextAreaElement; hint: HTMLElement } {
+  const hint = h("span", { class: "hint", id: `${id}-hint` }, "Ctrl+Enter (⌘+Enter) sends");
+  const textarea = h("textarea", {
+    id,
+    name: id,
+    rows: "3",
+    placeholder,
+    "aria-describedby": hint.id,
+  }) as HTMLTextAreaElement;
+  return { label: h("label", { for: id, class: "compose-label" }, label), textarea, hint };
+}

@@ -1,5 +1,6 @@
+import { announce } from "./announcer.js";
 import { ApiError, api } from "./api.js";
-import { h } from "./dom.js";
+import { h, messageBox, sendOnCtrlEnter } from "./dom.js";
 import { type LogEntry, SessionModel } from "./session-model.js";
 import { SessionRenderer } from "./session-render.js";
 import { drawTree, type TreeNode } from "./session-tree.js";
@@ -20,32 +21,64 @@ const TREE_ENTRY_KINDS = new Set([
   "approval_answered",
 ]);
 
+/** What the page knows of the person using it, and what it does when the server stops knowing them. */
+export interface PageContext {
+  /** The name an answer from this page is recorded under (`GET /identity`). */
+  answersAs: string | undefined;
+  /** The server answered 401 (the token was changed or revoked meanwhile). */
+  onUnauthorized(): void;
+}
+
 /**
  * The page of one session: the tree of sub-pods it belongs to, its log streamed live, the preview
  * of the response in flight, a message box and the interrupt button. What it has received is kept
  * for this tab, so a reload draws it at once and the stream resumes after the last entry instead
  * of starting over. `tree` is the one `GET /sessions/:id` gave; it is asked again after new
  * entries (a child spawned, a run ended) and, while a session of it runs, every few seconds.
+ * An approval waiting for a person is scrolled to and announced (the live region): each new one
+ * as it arrives, and those already waiting once the stream has caught up.
  */
-export function sessionPage(root: HTMLElement, sessionId: string, tree: TreeNode): () => void {
+export function sessionPage(
+  root: HTMLElement,
+  sessionId: string,
+  tree: TreeNode,
+  context: PageContext,
+): () => void {
   const model = new SessionModel();
   const timeline = h("div", { class: "timeline", id: "timeline" });
-  const renderer = new SessionRenderer(timeline, (callId, decision) => {
-    api(`/sessions/${encodeURIComponent(sessionId)}/approvals/${encodeURIComponent(callId)}`, { decision })
-      .then(() => {
-        problem.hidden = true;
-      })
-      .catch((error: unknown) => showProblem(problem, error));
+  let caughtUp = false;
+  /** The calls already revealed: a redraw (a rolled-back log) does not announce them again. */
+  const revealed = new Set<string>();
+  const reveal = (blocks: readonly HTMLElement[]) =>
+    revealApprovals(
+      blocks.filter((block) => !revealed.has(block.dataset.callId ?? "")),
+      revealed,
+    );
+  const renderer = new SessionRenderer(timeline, {
+    answersAs: context.answersAs,
+    answer: (callId, decision, reason) =>
+      api(`/sessions/${encodeURIComponent(sessionId)}/approvals/${encodeURIComponent(callId)}`, {
+        decision,
+        ...(reason === undefined ? {} : { reason }),
+      }).then(
+        () => {
+          problem.hidden = true;
+        },
+        (error: unknown) => {
+          showProblem(problem, error);
+          throw error;
+        },
+      ),
+    onPendingApproval: (block) => {
+      if (caughtUp) reveal([block]);
+    },
   });
   const state = h("span", { class: "state", id: "stream-state" }, "connecting");
   const interrupt = h("button", { id: "interrupt", type: "button", hidden: "" }, "Interrupt");
-  const message = h("textarea", {
-    id: "message",
-    rows: "3",
-    placeholder: "Message the pod…",
-  }) as HTMLTextAreaElement;
+  const box = messageBox("message", "Message the pod", "What should it do next?");
+  const message = box.textarea;
   const send = h("button", { id: "send", type: "submit" }, "Send");
-  const problem = h("div", { class: "problem", id: "problem", hidden: "" });
+  const problem = h("div", { class: "problem", id: "problem", role: "alert", hidden: "" });
   const treeBox = h("nav", { class: "tree", id: "tree", "aria-label": "sub-pods", hidden: "" });
   const page = h(
     "section",
@@ -61,9 +94,16 @@ export function sessionPage(root: HTMLElement, sessionId: string, tree: TreeNode
     treeBox,
     timeline,
     problem,
-    h("form", { class: "compose", id: "compose" }, message, send),
+    h(
+      "form",
+      { class: "compose", id: "compose" },
+      box.label,
+      h("div", { class: "compose-row" }, message, send),
+      box.hint,
+    ),
   );
   root.replaceChildren(page);
+  sendOnCtrlEnter(message, page.querySelector("form") as HTMLFormElement);
   const trees = treeUpdates(treeBox, sessionId, tree);
 
   const cached = readCache(sessionId);
@@ -89,7 +129,13 @@ export function sessionPage(root: HTMLElement, sessionId: string, tree: TreeNode
       const change = model.apply(event);
       if (change.kind === "entry") renderer.add(change.entry);
       else if (change.kind === "all") renderer.redraw(model.entries, undefined);
-      else if (change.kind === "live") page.dataset.live = "true";
+      else if (change.kind === "live") {
+        page.dataset.live = "true";
+        if (!caughtUp) {
+          caughtUp = true;
+          reveal([...timeline.querySelectorAll<HTMLElement>(".approval[data-answerable]")]);
+        }
+      }
       if (change.kind === "entry" || change.kind === "all") {
         saveTimer ??= window.setTimeout(save, 100);
         // The tree is read whole: ask again only for an entry that can change a node (status,
@@ -98,9 +144,10 @@ export function sessionPage(root: HTMLElement, sessionId: string, tree: TreeNode
       }
       refresh();
     },
-    (status, detail) => {
+    (status, detail, httpStatus) => {
       state.textContent = status === "open" ? "live" : status;
-      if (detail !== undefined && detail !== "") showProblem(problem, detail);
+      if (httpStatus === 401) context.onUnauthorized();
+      else if (detail !== undefined && detail !== "") showProblem(problem, detail);
     },
   );
   window.addEventListener("pagehide", save);
@@ -141,8 +188,10 @@ function treeUpdates(box: HTMLElement, sessionId: string, tree: TreeNode) {
   let timer: number | undefined;
   let stopped = false;
   const running = (node: TreeNode): boolean => node.status === "open" || node.children.some(running);
+  const announced = new Set<string>();
   const show = (next: TreeNode) => {
     drawTree(box, next, sessionId);
+    announceWaiting(next, sessionId, announced);
     if (running(next)) schedule(TREE_POLL_MS);
   };
   const schedule = (ms: number) => {
@@ -162,6 +211,40 @@ function treeUpdates(box: HTMLElement, sessionId: string, tree: TreeNode) {
       if (timer !== undefined) window.clearTimeout(timer);
     },
   };
+}
+
+/**
+ * Brings approvals waiting for a person into view (the first of them) and says what they ask, so
+ * someone not looking at the page, or using a screen reader, learns a run waits on them.
+ */
+function revealApprovals(blocks: readonly HTMLElement[], revealed: Set<string>): void {
+  if (blocks.length === 0) return;
+  blocks[0]?.scrollIntoView({ block: "center" });
+  for (const block of blocks) {
+    revealed.add(block.dataset.callId ?? "");
+    const what =
+      block.querySelector("[data-arg='command']")?.textContent ??
+      block.querySelector("[data-arg='path']")?.textContent ??
+      "";
+    const shown = what.length > 160 ? `${what.slice(0, 160)}…` : what;
+    announce(
+      `Approval needed: ${block.dataset.tool}${shown === "" ? "" : ` — ${shown}`}. Allow or Deny it on the page.`,
+    );
+  }
+}
+
+/** Announces each approval another session of the tree newly waits for (answered on its page). */
+function announceWaiting(node: TreeNode, shown: string, announced: Set<string>): void {
+  if (node.sessionId !== shown) {
+    for (const approval of node.pendingApprovals) {
+      const key = `${node.sessionId}:${approval.callId}`;
+      if (announced.has(key)) continue;
+      announced.add(key);
+      const who = node.parent === undefined ? "the root" : `sub-pod ${node.parent.role}`;
+      announce(`${who} waits for your approval of ${approval.tool}: open it from the sub-pods list.`);
+    }
+  }
+  for (const child of node.children) announceWaiting(child, shown, announced);
 }
 
 function showProblem(box: HTMLElement, error: unknown): void {

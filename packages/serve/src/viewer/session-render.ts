@@ -1,24 +1,41 @@
+import {
+  type ApprovalActions,
+  answerLine,
+  approvalBlock,
+  markAnswered,
+  markClosed,
+} from "./approval-view.js";
 import { type Child, collapsed, count, h, short } from "./dom.js";
 import type { LogEntry, Preview } from "./session-model.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: items are JSON read field by field
 type Json = Record<string, any>;
 
+/** What the page does with approvals: answer them, and hear of each one that waits for a person. */
+export interface RendererActions extends ApprovalActions {
+  /** An approval a person can answer was drawn (`block`), still pending. */
+  onPendingApproval(block: HTMLElement): void;
+}
+
 /**
  * Draws a session's entries into `timeline`, one element per entry (`data-entry-id`), grouped in
- * turns; tool results join their call. Appends as entries come; `redraw` starts over.
+ * turns. A call's approval request and its answer go inside the call, and its result after them,
+ * so the page reads in the order things happened. Appends as entries come; `redraw` starts over.
  */
 export class SessionRenderer {
   private turn: HTMLElement | undefined;
   private readonly calls = new Map<string, HTMLElement>();
-  /** Approval requests by call id, until their answer arrives (then their buttons go). */
+  /** Approval requests by call id (their answers go inside them). */
   private readonly approvals = new Map<string, HTMLElement>();
   private readonly previewBox = h("div", { class: "draft", id: "draft", hidden: "" });
 
-  /** `answer` sends a person's Allow/Deny for a pending approval (the page posts it to the API). */
   constructor(
     private readonly timeline: HTMLElement,
-    private readonly answer: (callId: string, decision: "allow" | "deny") => void = () => {},
+    private readonly actions: RendererActions = {
+      answer: async () => {},
+      answersAs: undefined,
+      onPendingApproval: () => {},
+    },
   ) {}
 
   redraw(entries: readonly LogEntry[], preview: Preview | undefined): void {
@@ -44,11 +61,23 @@ export class SessionRenderer {
       this.turn = h("section", { class: "turn" }, element);
       this.timeline.append(this.turn);
     } else if (entry.kind === "tool_result" && this.calls.has(entry.item?.call_id)) {
+      const approval = this.approvals.get(entry.item.call_id);
+      if (approval !== undefined) markClosed(approval);
       (this.calls.get(entry.item.call_id) as HTMLElement).append(element);
+    } else if (entry.kind === "approval_requested" && this.calls.has(entry.call_id)) {
+      // The request shows the arguments in full: the call's own folded copy goes.
+      const call = this.calls.get(entry.call_id) as HTMLElement;
+      call.querySelector(":scope > details.arguments")?.remove();
+      call.append(element);
+    } else if (entry.kind === "approval_answered" && this.approvals.has(entry.call_id)) {
+      markAnswered(this.approvals.get(entry.call_id) as HTMLElement, entry, element);
     } else {
       (this.turn ?? this.timeline).append(element);
     }
     this.timeline.append(this.previewBox);
+    if (entry.kind === "approval_requested" && element.dataset.answerable === "true") {
+      this.actions.onPendingApproval(element);
+    }
   }
 
   showPreview(preview: Preview | undefined): void {
@@ -102,58 +131,16 @@ export class SessionRenderer {
       case "approval_requested":
         return this.approvalRequest(e);
       case "approval_answered":
-        return this.approvalAnswer(e);
+        return answerLine(e, h("time", {}, time(e.ts)));
       default:
         return h("div", { class: "meta" }, e.kind);
     }
   }
 
-  /** A pending approval: what asks, the call, and Allow/Deny buttons until it is answered. */
   private approvalRequest(e: Json): HTMLElement {
-    const buttons = h(
-      "div",
-      { class: "approval-buttons" },
-      h("button", { type: "button", class: "allow", "data-decision": "allow" }, "Allow"),
-      h("button", { type: "button", class: "deny", "data-decision": "deny" }, "Deny"),
-    );
-    for (const button of buttons.querySelectorAll("button")) {
-      button.addEventListener("click", () => {
-        for (const b of buttons.querySelectorAll("button")) b.setAttribute("disabled", "");
-        this.answer(e.call_id, button.dataset.decision as "allow" | "deny");
-      });
-    }
-    const element = h(
-      "div",
-      { class: "approval pending", "data-call-id": e.call_id },
-      h(
-        "div",
-        { class: "tool-head" },
-        `approval · ${e.tool} asked by ${e.asked_by} (${(e.pod_path ?? []).join(" › ")})`,
-      ),
-      collapsed("arguments", h("pre", {}, pretty(e.arguments))),
-      buttons,
-    );
-    this.approvals.set(e.call_id, element);
-    return element;
-  }
-
-  /** An answer: who decided what, when; the request it answers loses its buttons. */
-  private approvalAnswer(e: Json): HTMLElement {
-    const request = this.approvals.get(e.call_id);
-    if (request !== undefined) {
-      request.classList.remove("pending");
-      request.classList.add(e.decision === "allow" ? "allowed" : "denied");
-      request.querySelector(".approval-buttons")?.remove();
-      this.approvals.delete(e.call_id);
-    }
-    const verb = e.decision === "allow" ? "allowed" : "denied";
-    return h(
-      "div",
-      { class: `approval-answer ${verb}`, "data-call-id": e.call_id },
-      `${verb} by ${e.by}`,
-      e.reason === undefined ? "" : ` · ${e.reason}`,
-      h("time", {}, time(e.ts)),
-    );
+    const block = approvalBlock(e, this.actions);
+    this.approvals.set(e.call_id, block);
+    return block;
   }
 
   private item(item: Json): HTMLElement {
@@ -165,7 +152,7 @@ export class SessionRenderer {
         "div",
         { class: `tool${memory ? " memory" : ""}` },
         h("div", { class: "tool-head" }, memory ? `memory record · ${item.name}` : `tool · ${item.name}`),
-        collapsed("arguments", h("pre", {}, pretty(item.arguments))),
+        collapsed("arguments", h("pre", {}, pretty(item.arguments)), "arguments"),
       );
       this.calls.set(item.call_id, call);
       return call;

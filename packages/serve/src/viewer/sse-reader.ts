@@ -6,13 +6,14 @@ export type { StreamEvent } from "./sse-frame.js";
 /**
  * Reads a session's event stream with `fetch` (an EventSource cannot send the bearer token) and
  * reconnects after a drop with `Last-Event-ID` = the id of the last event that had one, as an
- * EventSource would. `onEvent` gets every event; `stop()` ends it.
+ * EventSource would. `onEvent` gets every event; `stop()` ends it. A 4xx answer ends it too
+ * (`onState("closed", message, status)`).
  */
 export function readEventStream(
   url: string,
   startAfter: string | undefined,
   onEvent: (event: StreamEvent) => void,
-  onState: (state: "connecting" | "open" | "closed", detail?: string) => void,
+  onState: (state: "connecting" | "open" | "closed", detail?: string, httpStatus?: number) => void,
 ): { stop(): void } {
   let lastId = startAfter;
   let stopped = false;
@@ -27,7 +28,7 @@ export function readEventStream(
         const response = await fetch(url, { headers, signal: controller.signal });
         if (!response.ok || response.body === null) {
           const text = await response.text();
-          onState("closed", text);
+          onState("closed", messageOf(text), response.status);
           if (response.status >= 400 && response.status < 500) return;
         } else {
           onState("open");
@@ -70,4 +71,16 @@ async function readFrames(
       if (event !== undefined) onEvent(event);
     }
   }
+}
+
+/** The `error` of a JSON error answer, else the text as it came. */
+function messageOf(text: string): string {
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown; hint?: unknown };
+    if (typeof parsed.error === "string")
+      return typeof parsed.hint === "string" ? `${parsed.error} (${parsed.hint})` : parsed.error;
+  } catch {
+    // not JSON: shown as it is
+  }
+  return text;
 }
