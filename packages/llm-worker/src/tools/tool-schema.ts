@@ -15,7 +15,7 @@ export interface CompiledToolSchema {
   check(args: unknown): ArgumentCheck;
 }
 
-function isZodSchema(schema: unknown): schema is z.ZodType {
+function isZodSchema(schema: Tool["inputSchema"]): schema is Exclude<Tool["inputSchema"], JSONSchema7> {
   return typeof schema === "object" && schema !== null && "_zod" in schema;
 }
 
