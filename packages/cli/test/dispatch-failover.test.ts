@@ -232,9 +232,24 @@ describe("dispatch failover with real workers", () => {
       });
       intervals.sort((a, b) => a.start - b.start);
       for (let i = 1; i < intervals.length; i++) {
-        expect(intervals[i]?.start, `run ${run.runId} ran on two workers at once`).toBeGreaterThanOrEqual(
-          intervals[i - 1]?.end as number,
-        );
+        const story = () =>
+          JSON.stringify(
+            workers.flatMap((worker) =>
+              worker.events
+                .filter((e) => e.event.runId === run.runId)
+                .map((e) => ({
+                  pid: worker.child.pid,
+                  at: e.at,
+                  type: e.event.type,
+                  stall: stalls.get(worker.child.pid as number),
+                  killed: kills.get(worker.child.pid as number),
+                })),
+            ),
+          );
+        expect(
+          intervals[i]?.start,
+          `run ${run.runId} ran on two workers at once: ${story()}`,
+        ).toBeGreaterThanOrEqual(intervals[i - 1]?.end as number);
       }
     }
 
