@@ -67,6 +67,9 @@ const counted = async () =>
   (await readFile(join(ws.workspace, "counter.txt"), "utf8").catch(() => "")).trim();
 
 // Each command is a process of its own that opens the queue: generous bounds for a loaded machine.
+// bash runs in the OS sandbox (docs/sandbox.md): it writes ran.txt because the scope lets it.
+const BASH_SCOPE = '\n[[scope.allow]]\ntarget = ".."\npermission = "write"\n';
+
 describe("podkit submit, worker and runs", { timeout: 120_000 }, () => {
   it("queues a run, a worker runs it, runs list and show report it with its entries in the session log", async () => {
     double.enqueue(count(), text("counted once"));
@@ -106,7 +109,7 @@ describe("podkit submit, worker and runs", { timeout: 120_000 }, () => {
     const manifest = join(ws.workspace, ".podkit", "manifest.toml");
     await writeFile(
       manifest,
-      (await readFile(manifest, "utf8")).replace("builtin = []", "builtin = []\nbash = true"),
+      (await readFile(manifest, "utf8")).replace("builtin = []", "builtin = []\nbash = true") + BASH_SCOPE,
     );
     double.enqueue(
       {
@@ -144,7 +147,7 @@ describe("podkit submit, worker and runs", { timeout: 120_000 }, () => {
     const manifest = join(ws.workspace, ".podkit", "manifest.toml");
     await writeFile(
       manifest,
-      (await readFile(manifest, "utf8")).replace("builtin = []", "builtin = []\nbash = true"),
+      (await readFile(manifest, "utf8")).replace("builtin = []", "builtin = []\nbash = true") + BASH_SCOPE,
     );
     double.enqueue({
       parts: [

@@ -11,7 +11,9 @@ import { type ServeProcess, startServe } from "./support/serve-process.js";
 // finishes it, and `podkit runs` shows it settled. A later `podkit approve` never requeues it.
 
 const world = useDispatchWorlds(usePostgresDatabases(), {
-  prepare: (manifest) => manifest.replace("builtin = []", "builtin = []\nbash = true"),
+  // bash runs in the OS sandbox (docs/sandbox.md): it writes ran.txt because the scope lets it.
+  prepare: (manifest) =>
+    `${manifest.replace("builtin = []", "builtin = []\nbash = true")}\n[[scope.allow]]\ntarget = ".."\npermission = "write"\n`,
 });
 let serve: ServeProcess | undefined;
 afterEach(async () => {

@@ -75,6 +75,12 @@ export const TOOLS_DEFAULTS = {
 export const READ_TOOLS = ["read_file", "glob", "grep"] as const;
 export const WRITE_TOOLS = ["write_file", "edit_file"] as const;
 
+/** `[sandbox]` defaults; `fail_if_unavailable` unset follows `[tools] bash` (docs/sandbox.md). */
+export const SANDBOX_DEFAULTS = {
+  backend: "os",
+  network_allow: [] as readonly string[],
+} as const;
+
 /** `[session]` defaults: the filesystem store; for PostgreSQL, the variable holding the URL. */
 export const SESSION_DEFAULTS = {
   store: "fs",

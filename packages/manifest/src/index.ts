@@ -42,8 +42,12 @@ export type {
   McpServerConfig,
   MemoryConfig,
   ModelConfig,
+  PermissionMode,
+  PermissionRule,
+  PermissionsConfig,
   PodConfig,
   ResolvedManifest,
+  SandboxConfig,
   ScheduleConfig,
   SessionConfig,
   SubpodRoleConfig,
@@ -52,7 +56,12 @@ export type {
   ToolsConfig,
   WorkerConfig,
 } from "./resolved-manifest.js";
-export { BUILTIN_TOOL_NAMES, REASONING_EFFORTS, SUBPOD_DEFAULTS } from "./schema/layer-schema.js";
+export {
+  BUILTIN_TOOL_NAMES,
+  PERMISSION_MODES,
+  REASONING_EFFORTS,
+  SUBPOD_DEFAULTS,
+} from "./schema/layer-schema.js";
 export {
   type Permission,
   Scope,

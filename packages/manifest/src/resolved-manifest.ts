@@ -5,7 +5,10 @@ import type {
   mcpServerLayerSchema,
   memoryLayerSchema,
   modelLayerSchema,
+  PERMISSION_MODES,
+  permissionRuleLayerSchema,
   podLayerSchema,
+  SANDBOX_BACKENDS,
   scheduleLayerSchema,
   subpodRoleLayerSchema,
   toolOutputLayerSchema,
@@ -114,6 +117,33 @@ export interface ResolvedManifest {
   subpods: Record<string, SubpodRoleConfig>;
   /** `[budget]` caps (docs/subpods.md); absent when no layer sets the table. */
   budget?: BudgetConfig;
+  /** `[sandbox]` with its defaults filled (docs/sandbox.md). */
+  sandbox: SandboxConfig;
+  /** `[permissions]`: the mode (default `"default"`) and the rules of every layer (docs/permissions.md). */
+  permissions: PermissionsConfig;
+}
+
+/** A permission mode, from the tightest (`read_only`) to the loosest (`bypass`). */
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+/** One `[[permissions.rule]]`. */
+export type PermissionRule = Layer<typeof permissionRuleLayerSchema>;
+
+/** `[permissions]` after the cascade: rules accumulate across layers. */
+export interface PermissionsConfig {
+  mode: PermissionMode;
+  rule: PermissionRule[];
+}
+
+/**
+ * `[sandbox]` after the cascade: the backend (`os`: bubblewrap on Linux, Seatbelt on macOS; `none`),
+ * whether a pod refuses to start without it (default: when `[tools] bash` is on), and the hosts its
+ * processes may reach (none by default). The file rules are the scope's.
+ */
+export interface SandboxConfig {
+  backend: (typeof SANDBOX_BACKENDS)[number];
+  fail_if_unavailable: boolean;
+  network: { allow: string[] };
 }
 
 /** `[budget]`: token (input + output) and wall-time caps per run, session and tree; unset = no cap. */

@@ -9,6 +9,7 @@ describe("the public surface of @podkit/manifest", () => {
       "ERROR_KINDS",
       "MEMORY_DEFAULTS",
       "ManifestError",
+      "PERMISSION_MODES",
       "PROMPT_PREFIXES",
       "PROVIDERS",
       "PodkitManifestError",

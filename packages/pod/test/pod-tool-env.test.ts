@@ -53,6 +53,9 @@ async function runTools(env: Record<string, string> | undefined) {
       `[[mcp.server]]\nname = "pod"\nurl = "${url}"\nheaders_env = { Authorization = "POD_MCP_AUTH" }`,
       `[[mcp.server]]\nname = "proc"\nurl = "${url}"\nheaders_env = { Authorization = "PROCESS_MCP_AUTH" }`,
       `[[mcp.server]]\nname = "io"\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(FIXTURE)}]`,
+      // The environment's path without the OS sandbox, which would hide the fixture (it lives in
+      // this repository, outside the pod's scope); packages/tools/test/sandbox covers that path.
+      '[sandbox]\nbackend = "none"',
     ].join("\n"),
   });
   const warnings: PodWarning[] = [];

@@ -9,7 +9,8 @@ const world = useServeWorlds();
 
 // A served pod has no one at a terminal: a bash call (the builtin policy asks about it) stays
 // pending in the log, and the run ends awaiting_approval until the API answers it.
-const BASH = "[tools]\nbash = true\n";
+// bash runs in the OS sandbox (docs/sandbox.md): it writes `count` because the scope lets it.
+const BASH = '[[scope.allow]]\ntarget = ".."\npermission = "write"\n[tools]\nbash = true\n';
 const bashCall = (id: string) => ({
   parts: [{ type: "tool_call" as const, id, name: "bash", arguments: { command: "echo ran >> count" } }],
 });

@@ -20,3 +20,14 @@ export {
   type ToolWarning,
   type ToolWarningSink,
 } from "./package/tool-package.js";
+export type { BackendProbe, NetworkBridge, SandboxBackend, SandboxPolicy } from "./sandbox/backend.js";
+export { SandboxUnavailableError } from "./sandbox/errors.js";
+export { type CreateSandboxOptions, createSandbox, type PodSandbox } from "./sandbox/pod-sandbox.js";
+export {
+  SANDBOX_PROBE_DOMAIN,
+  type SandboxCommand,
+  type SandboxProbe,
+  type SandboxSpawnOptions,
+  type ToolSandbox,
+  type WrappedCommand,
+} from "./sandbox/sandbox.js";

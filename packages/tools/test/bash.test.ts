@@ -17,9 +17,12 @@ beforeEach(async () => {
   process.env.GH_TOKEN = "ghp-should-not-leak";
   process.env.DEPLOY_TOKEN = "deploy-allowed-by-manifest";
   process.env.PLAIN_SETTING = "plain-visible";
+  // The shell's own mechanics (process group, timeout, output, environment), without the OS
+  // sandbox: these tests read the pids a command writes, which a pid namespace would renumber.
+  // The sandbox's own tests are in test/sandbox/.
   const manifest = await t.write(
     "ws/pod.toml",
-    `${MINIMAL}[[scope.allow]]\ntarget = "."\npermission = "read"\n[tools]\nbash = true\nbash_env = ["DEPLOY_TOKEN"]\n`,
+    `${MINIMAL}[[scope.allow]]\ntarget = "."\npermission = "read"\n[tools]\nbash = true\nbash_env = ["DEPLOY_TOKEN"]\n[sandbox]\nbackend = "none"\n`,
   );
   tools = await podTools(manifest, ws);
 });
@@ -67,7 +70,7 @@ describe("bash", () => {
     expect(off.server.names()).toEqual(["glob", "grep", "read_file"]);
   });
 
-  it("says in its description that it is not confined by scope", () => {
+  it("says in its description that it is not confined by scope when there is no sandbox", () => {
     const definition = tools.server.definitions().find((d) => d.name === "bash");
     expect(definition?.description).toContain("not confined by the file-system scope");
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ToolPackageExportError, ToolPackageNotFoundError, ToolsError } from "../src/errors.js";
 import { PathChangedError, PathNotVerifiableError } from "../src/fs/checked-open.js";
 import { McpConfigError } from "../src/mcp/errors.js";
+import { SandboxUnavailableError } from "../src/sandbox/errors.js";
 
 // Every error class carries its own `Symbol.for("podkit.tools.error.<kind>")` marker; its
 // `isInstance` checks that marker, never the mutable `name` (docs/errors.md).
@@ -38,6 +39,13 @@ const CASES = [
     make: () => new McpConfigError({ server: "github", problem: "give exactly one of `command` and `url`" }),
     is: McpConfigError,
   },
+  {
+    kind: "sandbox-unavailable",
+    errorKind: "unsupported",
+    make: () =>
+      new SandboxUnavailableError({ backend: "bwrap", problem: "bubblewrap (bwrap) was not found on PATH" }),
+    is: SandboxUnavailableError,
+  },
 ] as const;
 
 describe("tools errors carry per-class markers", () => {
@@ -65,4 +73,18 @@ describe("tools errors carry per-class markers", () => {
       for (const other of CASES) expect(other.is.isInstance(error)).toBe(other.is === is);
     },
   );
+});
+
+describe("tools errors say what to do next", () => {
+  it("SandboxUnavailableError: install bubblewrap, or turn the sandbox off on purpose", () => {
+    const missing = new SandboxUnavailableError({ backend: "bwrap", problem: "bwrap was not found" });
+    expect(missing.hint).toBe(
+      'install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap), or set [sandbox] backend = "none" to run commands without a sandbox',
+    );
+    const elsewhere = new SandboxUnavailableError({ backend: "win32", problem: "no OS sandbox for win32" });
+    expect(elsewhere.hint).toContain('set [sandbox] backend = "none"');
+    expect(new SandboxUnavailableError({ backend: "bwrap", problem: "x", hint: "do this" }).hint).toBe(
+      "do this",
+    );
+  });
 });

@@ -5,10 +5,13 @@ describe("the public surface of @podkit/tools", () => {
   it("exports what apps, the pod and tool-package authors call, and none of the internals", () => {
     expect(Object.keys(api).sort()).toEqual([
       "McpConfigError",
+      "SANDBOX_PROBE_DOMAIN",
+      "SandboxUnavailableError",
       "ToolPackageExportError",
       "ToolPackageNotFoundError",
       "ToolsError",
       "builtinToolPackage",
+      "createSandbox",
       "definePodkitToolPackage",
       "loadToolPackages",
       "mcpToolPackage",
@@ -26,6 +29,10 @@ describe("the public surface of @podkit/tools", () => {
       "openChecked",
       "PathChangedError",
       "childEnvironment",
+      "planMounts",
+      "seatbeltProfile",
+      "BwrapBackend",
+      "FilteringProxy",
     ]) {
       expect(Object.keys(api)).not.toContain(internal);
     }

@@ -171,7 +171,9 @@ describe("MCP servers declared in the manifest", () => {
     const t = await tempRoot();
     const manifest = await t.write(
       "ws/pod.toml",
-      `${MINIMAL}[[mcp.server]]\nname = "fx"\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(FIXTURE_SERVER)}]\n`,
+      // Outside the sandbox: the fixture server lives in this repository, outside the pod's scope,
+      // and the test reads its pid (test/sandbox/ starts a stdio server inside the sandbox).
+      `${MINIMAL}[[mcp.server]]\nname = "fx"\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(FIXTURE_SERVER)}]\n[sandbox]\nbackend = "none"\n`,
     );
     const warnings: ToolWarning[] = [];
     const set = await loadToolPackages(await load(manifest, t.path("ws")), { warn: (w) => warnings.push(w) });

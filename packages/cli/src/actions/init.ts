@@ -83,7 +83,8 @@ target = "."
 permission = "write"
 
 [tools]
-# bash is not confined by the scope above; an interactive \`podkit run\` asks before each call.
+# bash runs in the OS sandbox built from the scope above (docs/sandbox.md); an interactive
+# \`podkit run\` asks before each call.
 bash = false
 # confirm_writes = true   # also ask before write_file / edit_file
 

@@ -26,6 +26,11 @@ export const TURN_OPTIONS: Record<string, OptionSpec> = {
     help: "leave calls that need approval pending (exit code 4) instead of asking; the default without a terminal",
   },
   "hide-reasoning": { type: "boolean", help: "do not show the model's reasoning (shown dimmed by default)" },
+  mode: {
+    type: "string",
+    valueName: "mode",
+    help: "permission mode for this run: read_only, default, accept_edits or bypass (default: [permissions] mode)",
+  },
 };
 
 /** `--json` on listings. */

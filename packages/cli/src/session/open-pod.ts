@@ -1,4 +1,4 @@
-import type { LoadedManifest } from "@podkit/manifest";
+import type { LoadedManifest, PermissionMode } from "@podkit/manifest";
 import { type Approver, Pod, type PodTelemetryOptions, type PodWarning } from "@podkit/pod";
 import { CorruptEntryError, NotFoundError } from "@podkit/session-store";
 import type { CommandContext } from "../commands/command.js";
@@ -37,6 +37,8 @@ export interface OpenPodOptions {
   approver?: Approver;
   /** `--yes`: the builtin approval policy is off. */
   autoApprove?: boolean;
+  /** `--mode`: the permission mode of this run. */
+  mode?: PermissionMode;
 }
 
 /**
@@ -62,6 +64,7 @@ export async function openPod(
     ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
     ...(options.approver === undefined ? {} : { approver: options.approver }),
     ...(options.autoApprove === true ? { autoApprove: true } : {}),
+    ...(options.mode === undefined ? {} : { mode: options.mode }),
   });
   if (options.sessionId !== undefined) {
     try {

@@ -1,8 +1,8 @@
 import { awaitingRunOf } from "@podkit/dispatch";
-import type { LoadedManifest } from "@podkit/manifest";
+import { type LoadedManifest, PERMISSION_MODES, type PermissionMode } from "@podkit/manifest";
 import type { Pod, PodRunResult } from "@podkit/pod";
 import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";
-import { PodkitCliError } from "../errors.js";
+import { PodkitCliError, UsageError } from "../errors.js";
 import type { InputSource, TextSink } from "../io.js";
 import { reportError } from "../report-error.js";
 import { startTelemetry } from "../telemetry/index.js";
@@ -55,12 +55,14 @@ export async function turnCommand(
   const autoApprove = input.values.yes === true;
   const askNow = terminal && !autoApprove && input.values["defer-approvals"] !== true;
   const manifestArg = stringOption(input.values.manifest);
+  const mode = permissionModeOption(stringOption(input.values.mode));
   let opened: OpenedPod;
   try {
     opened = await openPod(loaded, ctx, {
       ...(target.sessionId === undefined ? {} : { sessionId: target.sessionId }),
       ...(telemetry.pod === undefined ? {} : { telemetry: telemetry.pod }),
       autoApprove,
+      ...(mode === undefined ? {} : { mode }),
       ...(askNow
         ? {
             approver: interactiveApprover({
@@ -237,4 +239,13 @@ async function dispatcherStillHolds(
   } finally {
     await dispatcher.close();
   }
+}
+
+/** `--mode <mode>`, checked: one of the permission modes (docs/permissions.md). */
+function permissionModeOption(value: string | undefined): PermissionMode | undefined {
+  if (value === undefined) return undefined;
+  if ((PERMISSION_MODES as readonly string[]).includes(value)) return value as PermissionMode;
+  throw new UsageError(`--mode must be one of ${PERMISSION_MODES.join(", ")}, got "${value}"`, {
+    hint: "e.g. --mode read_only (nothing changes the disk) or --mode accept_edits",
+  });
 }

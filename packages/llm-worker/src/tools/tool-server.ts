@@ -128,6 +128,11 @@ export class ToolServer {
     this.tools.set(tool.name, { tool, schema });
   }
 
+  /** True when tool `name` is registered and declares `readOnly: true` (it changes nothing). */
+  isReadOnly(name: string): boolean {
+    return this.tools.get(name)?.tool.readOnly === true;
+  }
+
   /** Tool names sorted by code unit (empty before `flushPending()`). */
   names(): readonly string[] {
     return this.sortedDefinitions.map((definition) => definition.name);

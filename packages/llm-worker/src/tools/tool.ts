@@ -32,6 +32,12 @@ export interface Tool<Args = any> {
   name: string;
   description: string;
   inputSchema: z.ZodType<Args> | JSONSchema7;
+  /**
+   * True when a call changes nothing outside the conversation — no file, process or remote state
+   * (`read_file`, `grep`; an MCP tool annotated `readOnlyHint`). The `read_only` permission mode
+   * runs only such tools; unset counts as changing things.
+   */
+  readOnly?: boolean;
   execute(args: Args, ctx: ToolContext): ToolOutput | Promise<ToolOutput>;
 }
 

@@ -12,6 +12,7 @@ import type { ResolvedManifest, ToolPackageRef } from "../resolved-manifest.js";
 import { type ManifestLayerData, type ScopeRuleLayer, SUBPOD_DEFAULTS } from "../schema/layer-schema.js";
 import { canonicalPath } from "../scope/canonical-path.js";
 import { Scope, type ScopeRule } from "../scope/scope.js";
+import { finalizeSandbox } from "./finalize-sandbox.js";
 import { finalizeTools } from "./finalize-tools.js";
 import type { ManifestLayer, Provenance } from "./layer.js";
 import { SCHEMA_HINT } from "./validate-layer.js";
@@ -127,6 +128,7 @@ export async function finalizeManifest(
   });
   const subpods = finalizeSubpods(merged, at, issues);
   const { tools, packageRefs } = finalizeTools(merged, provenance, context, fromBuiltin, at, issues);
+  const sandbox = finalizeSandbox(merged, tools, fromBuiltin);
 
   const pack = merged.pod?.prompt_pack;
   if (pack !== undefined && !pack.startsWith("$")) {
@@ -168,10 +170,12 @@ export async function finalizeManifest(
       })),
     },
     tools,
+    sandbox,
     session,
     schedule: schedules,
     subpods,
     ...(merged.budget === undefined ? {} : { budget: merged.budget }),
+    permissions: { mode: merged.permissions?.mode ?? "default", rule: merged.permissions?.rule ?? [] },
   };
   const scope = await Scope.fromRules(allowRules, denyRules, context.workspace);
   return { manifest, scope, toolPackages: packageRefs };

@@ -7,6 +7,7 @@ export const RULE_LISTS: ReadonlySet<string> = new Set([
   "scope.deny",
   "mcp.server",
   "schedule",
+  "permissions.rule",
 ]);
 
 /** The merged document and, for every key path in it, the layer that set it. */

@@ -150,6 +150,33 @@ export const toolsLayerSchema = z.strictObject({
   options: z.record(nonEmpty, z.record(z.string(), z.unknown())).optional(),
 });
 
+/** `[sandbox] backend`: `os` (bubblewrap on Linux, Seatbelt on macOS) or `none` (docs/sandbox.md). */
+export const SANDBOX_BACKENDS = ["os", "none"] as const;
+
+/**
+ * One `[sandbox.network] allow` entry: a host name, `*.` and a domain (its subdomains), an IPv4
+ * address or a bracketed IPv6 one, each with an optional `:port`.
+ */
+const networkHostSchema = z
+  .string()
+  .regex(
+    /^(?:(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/,
+    {
+      error: 'expected a host ("api.example.com", "*.example.com", "127.0.0.1:8080", "[::1]:8080")',
+    },
+  );
+
+/**
+ * `[sandbox]`: the OS sandbox around every process a pod starts (bash, stdio MCP servers, tool
+ * packages that spawn). Its file rules come from the scope; only the network has a list here.
+ */
+export const sandboxLayerSchema = z.strictObject({
+  backend: z.enum(SANDBOX_BACKENDS).optional(),
+  /** Refuse to start the pod when the sandbox cannot run (default: true when `[tools] bash` is on). */
+  fail_if_unavailable: z.boolean().optional(),
+  network: z.strictObject({ allow: z.array(networkHostSchema).optional() }).optional(),
+});
+
 /** Stores `[session] store` may name. */
 export const SESSION_STORES = ["fs", "postgres"] as const;
 
@@ -213,6 +240,27 @@ export const budgetLayerSchema = z.strictObject({
   tree_wall_ms: count.optional(),
 });
 
+/**
+ * Permission modes, from the tightest: `read_only` (only tools that change nothing run),
+ * `default` (the builtin approval policy asks), `accept_edits` (file edits run without asking),
+ * `bypass` (nothing asks; deny rules and the scope still hold). docs/permissions.md.
+ */
+export const PERMISSION_MODES = ["read_only", "default", "accept_edits", "bypass"] as const;
+
+/** One `[[permissions.rule]]`: allow, ask or deny calls of `tool` whose arguments match `args`. */
+export const permissionRuleLayerSchema = z.strictObject({
+  tool: nonEmpty,
+  args: z.record(z.string(), z.string()).optional(),
+  action: z.enum(["allow", "ask", "deny"]),
+  reason: nonEmpty.optional(),
+});
+
+/** `[permissions]`: the pod's mode and its rules per tool and argument pattern. */
+export const permissionsLayerSchema = z.strictObject({
+  mode: z.enum(PERMISSION_MODES).optional(),
+  rule: z.array(permissionRuleLayerSchema).optional(),
+});
+
 /** Caps a role gets when it sets none (docs/subpods.md). */
 export const SUBPOD_DEFAULTS = { max_depth: 2, max_concurrent: 4 } as const;
 
@@ -232,6 +280,7 @@ export const subpodRoleLayerSchema = z.strictObject({
     .strictObject({ builtin: z.array(z.enum(BUILTIN_TOOL_NAMES)).optional(), bash: z.boolean().optional() })
     .optional(),
   scope: scopeLayerSchema.optional(),
+  permissions: z.strictObject({ mode: z.enum(PERMISSION_MODES).optional() }).optional(),
   max_depth: count.optional(),
   max_concurrent: count.optional(),
 });
@@ -251,10 +300,12 @@ export const manifestLayerSchema = z.strictObject({
   memory: memoryLayerSchema.optional(),
   mcp: mcpLayerSchema.optional(),
   tools: toolsLayerSchema.optional(),
+  sandbox: sandboxLayerSchema.optional(),
   session: sessionLayerSchema.optional(),
   schedule: z.array(scheduleLayerSchema).optional(),
   subpods: z.record(subpodRoleNameSchema, subpodRoleLayerSchema).optional(),
   budget: budgetLayerSchema.optional(),
+  permissions: permissionsLayerSchema.optional(),
 });
 
 /** A validated layer. */

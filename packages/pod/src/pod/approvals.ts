@@ -1,6 +1,7 @@
 import type { Item, PreToolCallDecision, ToolCallItem } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
 import type { ApprovalDecision, ApprovalRecord, EntryInput, SessionLog } from "@podkit/session-store";
+import type { PermissionPolicy } from "../permissions/permissions.js";
 
 /** The pod path of a call made by this pod (sub-pods will append `role#n`). */
 export const ROOT_POD_PATH: readonly string[] = ["root"];
@@ -53,8 +54,10 @@ export function builtinApprovalPolicy(loaded: LoadedManifest): ReadonlyMap<strin
 export interface ApprovalGateOptions {
   head(): SessionLog<Item>;
   signal(): AbortSignal;
-  /** Tool name → what asks about it (empty with `autoApprove`). */
+  /** Tool name → what asks about it (empty with `autoApprove` or in `bypass` mode). */
   policy: ReadonlyMap<string, string>;
+  /** The mode and the manifest's rules, checked before everything else (docs/permissions.md). */
+  permissions: PermissionPolicy;
   /** True for a tool the pod has: the policy never asks about a call that could only fail as unknown. */
   hasTool(name: string): boolean;
   /** What the model is told of a denied call (the catalog's `approval_denied_reason`). */
@@ -95,6 +98,10 @@ export class ApprovalGate {
     call: ToolCallItem,
     hooks: () => Promise<HookToolDecision>,
   ): Promise<PreToolCallDecision> {
+    // The mode and the rules come first, every time: a call allowed before runs again only if
+    // they still let it (authority only narrows, also across a resume).
+    const verdict = this.options.permissions.decide(call);
+    if (verdict.action === "deny") return { action: "deny", reason: verdict.reason };
     let record = this.recordOf(call.call_id);
     // A call that waited on a child's approvals runs again: the tool continues that child.
     if (record?.childSessionId !== undefined) return { action: "continue" };
@@ -105,11 +112,14 @@ export class ApprovalGate {
       const askedBy =
         decision.action === "ask"
           ? (decision.askedBy ?? "hook")
-          : this.options.hasTool(call.name)
-            ? this.options.policy.get(call.name)
-            : undefined;
+          : verdict.action === "ask"
+            ? "permissions"
+            : verdict.action === "allow" || !this.options.hasTool(call.name)
+              ? undefined
+              : this.options.policy.get(call.name);
       if (askedBy === undefined) return { action: "continue" };
-      const reason = decision.action === "ask" ? decision.reason : undefined;
+      const reason =
+        decision.action === "ask" ? decision.reason : verdict.action === "ask" ? verdict.reason : undefined;
       const request: EntryInput<Item> = {
         kind: "approval_requested",
         call_id: call.call_id,

@@ -1,5 +1,5 @@
 import type { Item } from "@podkit/llm-worker";
-import type { LoadedManifest } from "@podkit/manifest";
+import type { LoadedManifest, PermissionMode } from "@podkit/manifest";
 import type { Store } from "@podkit/session-store";
 import type { SubpodPlacement } from "../subpods/placement.js";
 import type { SubpodRole } from "../subpods/roles.js";
@@ -14,7 +14,11 @@ import type { PodOptions } from "./pod-options.js";
  * is not attached. Not the parent's own hooks, tool packages given in code, `autoRun` or
  * `autoApprove`: nothing that approves or allows is inherited silently.
  */
-export function childOptions(parent: PodOptions, placement: SubpodPlacement): PodOptions {
+export function childOptions(
+  parent: PodOptions,
+  placement: SubpodPlacement,
+  parentMode?: PermissionMode,
+): PodOptions {
   const {
     model,
     env,
@@ -49,6 +53,8 @@ export function childOptions(parent: PodOptions, placement: SubpodPlacement): Po
     ...(telemetry === undefined ? {} : { telemetry }),
     ...(onWarning === undefined ? {} : { onWarning }),
     ...(signal === undefined ? {} : { signal }),
+    // The parent's mode: the child runs in the tighter of it and its role's (never looser).
+    ...(parentMode === undefined ? {} : { mode: parentMode }),
     subpod: placement,
   };
 }
@@ -75,12 +81,17 @@ export interface OpenedChild {
  */
 export async function openChildPod<P extends OpenedChild>(
   factory: ChildPodFactory<P>,
-  parent: { readonly options: PodOptions; readonly store: Store<Item>; emit(event: PodEvent): void },
+  parent: {
+    readonly options: PodOptions;
+    readonly mode: PermissionMode;
+    readonly store: Store<Item>;
+    emit(event: PodEvent): void;
+  },
   role: SubpodRole,
   placement: SubpodPlacement,
   sessionId?: string,
 ): Promise<P> {
-  const options = { ...childOptions(parent.options, placement), store: parent.store };
+  const options = { ...childOptions(parent.options, placement, parent.mode), store: parent.store };
   const pod =
     sessionId === undefined
       ? await factory.fromManifest(role.loaded, options)

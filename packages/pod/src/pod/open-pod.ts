@@ -1,5 +1,6 @@
 import type { LoadedManifest } from "@podkit/manifest";
 import { SessionLog } from "@podkit/session-store";
+import { effectiveMode } from "../permissions/permissions.js";
 import { loadSubpodRoles, type SubpodRole } from "../subpods/roles.js";
 import { placeSession } from "../subpods/tree-placement.js";
 import { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
@@ -63,7 +64,12 @@ export async function restorePod<P extends Closable>(
       warn: options.onWarning ?? processWarningSink,
     });
     const own = place.kind === "derived" ? place.loaded : loaded;
-    const ownOptions = place.kind === "derived" ? childOptions(options, place.placement) : options;
+    // Restored from outside its tree, a child's parent mode is its root's (the per-run one, else the
+    // root manifest's); the chain's roles are already folded into its manifest's mode.
+    const ownOptions =
+      place.kind === "derived"
+        ? childOptions(options, place.placement, effectiveMode(loaded, options.mode, false))
+        : options;
     return await restoreHeld(own, sessionId, { ...ownOptions, store: held.store }, held.owned, make);
   } catch (error) {
     if (held.owned) await held.store.close();

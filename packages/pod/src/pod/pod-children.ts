@@ -33,6 +33,7 @@ export function hostPodChildren<P extends OpenedChild & ChildPod>(
   const { foundation, engine, options } = parts;
   const parent = {
     options,
+    mode: engine.mode,
     store: foundation.store,
     emit: (event: PodEvent) => foundation.events.emit(event),
   };

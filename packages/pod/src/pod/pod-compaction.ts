@@ -10,7 +10,7 @@ import {
 } from "@podkit/llm-worker";
 import { type CompactionConfig, defaultCompactionConfig } from "@podkit/manifest";
 import type { SessionLog } from "@podkit/session-store";
-import { builtinToolPackage } from "@podkit/tools";
+import { builtinToolPackage, createSandbox } from "@podkit/tools";
 import { refusedCompactTools } from "../compaction/compact-tools.js";
 import type { PodConversation } from "../compaction/compact-worker.js";
 import { compactHistory } from "../compaction/compactor.js";
@@ -264,11 +264,20 @@ export class PodCompaction {
   private async readFileTool(signal: AbortSignal): Promise<Tool> {
     if (this.readFile !== undefined) return this.readFile;
     const { loaded } = this.foundation;
+    const env = this.options.env ?? process.env;
     const factories = await builtinToolPackage.tools({
       scope: loaded.scope,
       workspace: loaded.workspace,
-      env: this.options.env ?? process.env,
+      env,
       options: { builtin: ["read_file"] },
+      // read_file starts no process: this sandbox is never probed.
+      sandbox: createSandbox({
+        config: loaded.manifest.sandbox,
+        scope: loaded.scope,
+        workspace: loaded.workspace,
+        env,
+        warn: () => {},
+      }),
       warn: () => {},
       signal,
       onClose: () => {},

@@ -1,4 +1,5 @@
 import type { Item, Worker } from "@podkit/llm-worker";
+import type { PermissionMode } from "@podkit/manifest";
 import type { Store } from "@podkit/session-store";
 import {
   type ApprovalRecord,
@@ -8,14 +9,16 @@ import {
   localAnswerer,
   SessionLog,
 } from "@podkit/session-store";
+import { SANDBOX_PROBE_DOMAIN } from "@podkit/tools";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSectionState } from "../context/context-section.js";
 import { EMPTY_CONTEXT_KEY } from "../context/context-sections.js";
 import { PodUsageError } from "../errors.js";
+import { builtinPolicyFor, effectiveMode, PermissionPolicy } from "../permissions/permissions.js";
 import type { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
 import type { PodTelemetry, RunSource } from "../telemetry/pod-telemetry.js";
 import type { PodWarning } from "../warnings.js";
-import { type ApprovalAnswerGiven, ApprovalGate, builtinApprovalPolicy, ROOT_POD_PATH } from "./approvals.js";
+import { type ApprovalAnswerGiven, ApprovalGate, ROOT_POD_PATH } from "./approvals.js";
 import type { CompactionOutcome, CompactionReason, PodEvent, PodRunResult } from "./events.js";
 import { composeInterceptor, type HookPod, hookPodOf, type PodHooks } from "./hooks.js";
 import { INVOCATION_DOMAIN, invocationOf } from "./invocation.js";
@@ -46,6 +49,8 @@ export class PodEngine {
   /** The render in progress: concurrent callers share it, so the prompt is rendered once. */
   private rendering: Promise<string> | undefined;
   private head: SessionLog<Item> | undefined;
+  /** The sandbox probe's entry is written (`recordSandboxProbe`). */
+  private sandboxRecorded = false;
   /** The signal of the turn in progress (context sections load under it). */
   private turnSignal: AbortSignal | undefined;
   /** The hooks' `HookPod`, made again only when the session changes. */
@@ -60,6 +65,8 @@ export class PodEngine {
   readonly context: PodContext;
   readonly compaction: PodCompaction;
   readonly approvals: ApprovalGate;
+  /** The permission mode this pod runs in (docs/permissions.md); a child's is never looser than its parent's. */
+  readonly mode: PermissionMode;
 
   constructor(
     private readonly foundation: PodFoundation,
@@ -68,6 +75,7 @@ export class PodEngine {
   ) {
     const log = "restored" in start ? start.restored : undefined;
     const state = log?.state;
+    this.mode = effectiveMode(foundation.loaded, options.mode, options.subpod !== undefined);
     this.template = "template" in start ? start.template : null;
     this.head = log;
     this.usage = new UsageLedger(state?.usage ?? []);
@@ -88,7 +96,10 @@ export class PodEngine {
     this.approvals = new ApprovalGate({
       head: () => this.requireHead(),
       signal: () => this.turnSignal ?? new AbortController().signal,
-      policy: options.autoApprove === true ? new Map() : builtinApprovalPolicy(foundation.loaded),
+      policy: options.autoApprove === true ? new Map() : builtinPolicyFor(foundation.loaded, this.mode),
+      permissions: new PermissionPolicy(this.mode, foundation.loaded.manifest.permissions.rule, (name) =>
+        foundation.toolServer.isReadOnly(name),
+      ),
       hasTool: (name) => foundation.toolServer.names().includes(name),
       deniedReason: (record) =>
         this.catalog.render("approval_denied_reason", {
@@ -134,8 +145,14 @@ export class PodEngine {
             ...this.takeNotifications(),
             ...(await this.context.take(this.contextState(this.turnSignal))),
           ],
-          preRequest: (context) => this.compaction.preRequest(context, this.head),
-          preToolCall: (call, hooks) => this.approvals.preToolCall(call, hooks),
+          preRequest: async (context) => {
+            await this.recordSandboxProbe();
+            return this.compaction.preRequest(context, this.head);
+          },
+          preToolCall: async (call, hooks) => {
+            await this.recordSandboxProbe();
+            return this.approvals.preToolCall(call, hooks);
+          },
         },
         [...hooks],
         () => this.hookPod(),
@@ -182,6 +199,7 @@ export class PodEngine {
       const invocation = this.options.subpod === undefined ? invocationOf(this.foundation.loaded) : undefined;
       if (invocation !== undefined && this.head === head)
         await this.appendExtension(INVOCATION_DOMAIN, invocation);
+      if (this.head === head) await this.recordSandboxProbe();
     }
     this.worker.setPromptCacheKey(this.head.state.sessionId);
     return this.head;
@@ -206,6 +224,20 @@ export class PodEngine {
       extensions: this.extensions,
       signal: signal ?? new AbortController().signal,
     };
+  }
+
+  /**
+   * What the sandbox probe found, as a `sandbox.probe` entry, once per pod (its start in this
+   * process) and only when the probe ran: right after a new session's `segment_start`, or — in a
+   * restored session — before its first request or tool call, after the run's own opening entries
+   * (a resume's claim on the session comes first).
+   */
+  private async recordSandboxProbe(): Promise<void> {
+    if (this.sandboxRecorded || this.head === undefined) return;
+    const probe = this.foundation.toolSet.sandboxProbe();
+    if (probe === undefined) return;
+    this.sandboxRecorded = true;
+    await this.appendExtension(SANDBOX_PROBE_DOMAIN, probe);
   }
 
   /** Appends an `extension` entry to the head segment and folds it into `extensions`. */

@@ -1,4 +1,5 @@
 import type { ToolCallItem } from "@podkit/llm-worker";
+import type { PermissionMode } from "@podkit/manifest";
 import type { Store } from "@podkit/session-store";
 import type { PodkitToolPackage } from "@podkit/tools";
 import type { ContextSection } from "../context/context-section.js";
@@ -69,6 +70,12 @@ export interface PodOptions {
    * tools, run without asking: the CLI's `--yes`). Hooks that ask still ask.
    */
   readonly autoApprove?: boolean;
+  /**
+   * The permission mode (docs/permissions.md): `read_only`, `default`, `accept_edits` or `bypass`.
+   * For a root pod it replaces the manifest's `[permissions] mode` (the CLI's `--mode`); a child
+   * gets its parent's and runs in the tighter of that and its role's.
+   */
+  readonly mode?: PermissionMode;
   /**
    * Hooks for this pod's children, at any depth (docs/subpods.md): called once for each child pod
    * as it is built or restored, with its identity; what it returns is registered on that child.

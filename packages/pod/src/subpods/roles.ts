@@ -9,9 +9,11 @@ import {
   safeParseModelRef,
 } from "@podkit/manifest";
 import { PodkitPodError } from "../errors.js";
+import { tighterMode } from "../permissions/permissions.js";
 import { loadPodResources } from "../resources/index.js";
 import type { WarningSink } from "../warnings.js";
 import { SubpodRoleError } from "./errors.js";
+import { lendSandbox } from "./sandbox-loan.js";
 import { type AskedScope, lendScope } from "./scope-loan.js";
 
 /** A role ready to spawn: its declaration and the child's manifest with the loan applied. */
@@ -64,6 +66,8 @@ async function loadRole(parent: LoadedManifest, name: string, config: SubpodRole
   const manifest = structuredClone(base.manifest) as ResolvedManifest;
   applyOverrides(manifest, config, fail);
   lendTools(parent.manifest, manifest, config, fail);
+  manifest.sandbox = lendSandbox(parent.manifest.sandbox, manifest.sandbox);
+  lendPermissions(parent.manifest, manifest, config);
   const asked: AskedScope = config.scope
     ? { allow: config.scope.allow ?? [], deny: config.scope.deny ?? [] }
     : { allow: base.manifest.scope.allow, deny: base.manifest.scope.deny };
@@ -164,6 +168,24 @@ function lendTools(
     fail("tools.bash = true, but the parent has no bash: a child never gets more than its parent");
   }
   manifest.tools = { ...manifest.tools, builtin: [...builtin], bash: config.tools?.bash === true };
+}
+
+/**
+ * Permissions only tighten down the tree: the child's mode is the tighter of its parent's and the
+ * role's (or its own manifest's), and the parent's rules hold in the child beside the child's own
+ * (a deny anywhere denies).
+ */
+function lendPermissions(
+  parent: ResolvedManifest,
+  manifest: ResolvedManifest,
+  config: SubpodRoleConfig,
+): void {
+  const own = config.permissions?.mode ?? manifest.permissions.mode;
+  const rules = manifest.permissions.rule === parent.permissions.rule ? [] : manifest.permissions.rule;
+  manifest.permissions = {
+    mode: tighterMode(parent.permissions.mode, own),
+    rule: [...parent.permissions.rule, ...rules.filter((rule) => !parent.permissions.rule.includes(rule))],
+  };
 }
 
 function messageOf(error: unknown): string {

@@ -37,6 +37,8 @@ export function subpodTools(
   return [
     {
       name: "spawn_pod",
+      // A child runs under a mode no looser than its parent's: in `read_only` it changes nothing either.
+      readOnly: true,
       description: text("subpod_spawn_tool_description", { roles: roleList }),
       inputSchema: z.object({
         role: z.string().describe("one of the roles listed above"),
@@ -48,18 +50,24 @@ export function subpodTools(
     },
     {
       name: "send_pod",
+      // A child runs under a mode no looser than its parent's: in `read_only` it changes nothing either.
+      readOnly: true,
       description: text("subpod_send_tool_description"),
       inputSchema: z.object({ id: z.string().min(1), message: z.string().min(1) }),
       execute: (args: { id: string; message: string }, ctx) => target.send(args.id, args.message, ctx),
     },
     {
       name: "stop_pod",
+      // A child runs under a mode no looser than its parent's: in `read_only` it changes nothing either.
+      readOnly: true,
       description: text("subpod_stop_tool_description"),
       inputSchema: z.object({ id: z.string().min(1) }),
       execute: (args: { id: string }) => target.stop(args.id),
     },
     {
       name: "list_pods",
+      // A child runs under a mode no looser than its parent's: in `read_only` it changes nothing either.
+      readOnly: true,
       description: text("subpod_list_tool_description"),
       inputSchema: z.object({}),
       execute: () => target.list(),

@@ -869,6 +869,34 @@ const V3_INVOCATION = {
   entryCount: 8,
 } satisfies SessionState;
 
+/**
+ * A session of a pod with bash: the `extension` domain `sandbox.probe` right after `segment_start`
+ * records what the OS sandbox probe found when the pod started (additive in v3; docs/sandbox.md).
+ */
+const V3_SANDBOX_PROBE = {
+  sessionId: "01a24b02-9ec8-76fb-9a7a-a345f94e83f8",
+  segmentId: "01a24b02-9ec8-76fb-9a7a-a48b429dc69d",
+  formatVersion: 3,
+  systemPrompt:
+    "You run commands.\n\n## Working boundaries\nNo file system path is in scope for this session: file tools will refuse every path.",
+  config: { max_tokens: 8192 },
+  history: [text("user", "hi"), text("assistant", "Ready.")],
+  historySources: [],
+  turn: 1,
+  interrupted: false,
+  inFlight: null,
+  usage: [usage(1, 10, 0, 0, 2)],
+  extensions: new Map([
+    [
+      "sandbox.probe",
+      { backend: "bwrap", version: "0.8.0", active: true, network: ["registry.npmjs.org"], degraded: [] },
+    ],
+  ]),
+  lineage: noLineage,
+  ...noApprovals,
+  entryCount: 8,
+} satisfies SessionState;
+
 /** The exact state of each fixture segment (`SessionLog.openSegment`, no extension folds). */
 export const EXPECTED_STATES: Readonly<Record<string, SessionState>> = {
   ...Object.fromEntries(Object.entries(V1_STATES).map(([file, state]) => [`v1/${file}`, state])),
@@ -888,6 +916,7 @@ export const EXPECTED_STATES: Readonly<Record<string, SessionState>> = {
   "v3/dispatched.jsonl": V3_DISPATCHED,
   "v3/budget-stop.jsonl": V3_BUDGET_STOP,
   "v3/invocation.jsonl": V3_INVOCATION,
+  "v3/sandbox-probe.jsonl": V3_SANDBOX_PROBE,
 };
 
 export { V1_COMPACTED, V1_COMPACTED_SOURCE, V1_FORKED, V1_INTERRUPTED, V1_PLAIN, V1_TOOLS };

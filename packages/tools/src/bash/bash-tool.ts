@@ -1,5 +1,6 @@
 import { defineTool, type Tool } from "@podkit/llm-worker";
 import { z } from "zod";
+import type { SandboxProbe, ToolSandbox } from "../sandbox/sandbox.js";
 import { childEnvironment } from "./child-env.js";
 import { runCommand } from "./run-command.js";
 
@@ -15,14 +16,35 @@ export interface BashToolOptions {
   /** The environment to start from: the pod's (`ToolPackageContext.env`). */
   env: Readonly<Record<string, string | undefined>>;
   maxOutputBytes?: number;
+  /** The pod's sandbox; every command starts inside it. */
+  sandbox?: ToolSandbox;
+  /** What the sandbox probe found: what the description tells the model about containment. */
+  probe?: SandboxProbe;
 }
 
 const DEFAULT_OUTPUT_BYTES = 30_000;
 
+/** What the description says about containment: the sandbox as probed, or the warning without one. */
+function containment(probe: SandboxProbe | undefined): string {
+  if (probe?.active !== true) {
+    return "WARNING: this tool is not confined by the file-system scope; it can read and change anything the user can. ";
+  }
+  const network =
+    probe.network.length === 0
+      ? "no network"
+      : `network access only to ${probe.network.join(", ")} (through a proxy)`;
+  return (
+    "Commands run in a sandbox built from the file-system scope: they can read the readable paths and the system's programs, " +
+    "write only the writable paths (plus a private /tmp and home directory, discarded after each call), cannot read what the scope denies, " +
+    `and have ${network}. `
+  );
+}
+
 /**
- * `bash`: runs a shell command in the workspace. It is NOT confined by the scope — a command can
- * touch anything the user running the pod can — which is why the manifest must turn it on and
- * its description says so.
+ * `bash`: runs a shell command in the workspace, inside the pod's sandbox (docs/sandbox.md): the
+ * scope's file rules and the manifest's network allow list hold for everything it starts. Without
+ * a sandbox (`[sandbox] backend = "none"`, or one that cannot run) it is NOT confined — a command
+ * can touch anything the user running the pod can — and its description says so.
  */
 export function bashTool(options: BashToolOptions) {
   const input = z.strictObject({
@@ -38,7 +60,7 @@ export function bashTool(options: BashToolOptions) {
     name: "bash",
     description:
       "Run a shell command (bash -c) in the workspace directory and return its exit code and output (stdout and stderr interleaved; long output keeps its beginning and end). " +
-      "WARNING: this tool is not confined by the file-system scope; it can read and change anything the user can. " +
+      containment(options.probe) +
       `Each call has a timeout (default ${options.timeoutMs} ms); the command and everything it started are killed when it expires. Background processes do not survive the call. Secret-looking environment variables are removed.`,
     inputSchema: input,
     async execute(args, ctx) {
@@ -52,6 +74,7 @@ export function bashTool(options: BashToolOptions) {
         timeoutMs,
         maxOutputBytes: options.maxOutputBytes ?? DEFAULT_OUTPUT_BYTES,
         signal: ctx.signal,
+        ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
       });
       const ending = result.timedOut
         ? `timed out after ${timeoutMs} ms; the command and its children were killed`

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import type { ToolSandbox } from "../sandbox/sandbox.js";
 
 /** What a finished (or killed) command produced. */
 export interface CommandResult {
@@ -21,20 +22,31 @@ export interface RunCommandOptions {
   maxOutputBytes: number;
   signal?: AbortSignal;
   shell?: string;
+  /** The pod's sandbox: the shell starts inside it (docs/sandbox.md). */
+  sandbox?: ToolSandbox;
 }
 
 /**
- * Runs `command` with `bash -c` in its own process group (`detached`), so the whole group —
- * background children included — can be killed at once. On timeout or abort the group gets
- * SIGKILL; when the shell exits on its own, anything it left running in the group is killed too,
- * so no call leaves orphans behind. (A process that puts itself in a new session with `setsid`
- * leaves the group and is out of reach; documented.)
+ * Runs `command` with `bash -c` — inside the pod's sandbox when one is given — in its own process
+ * group (`detached`), so the whole group, background children included, can be killed at once. On
+ * timeout or abort the group gets SIGKILL; when the shell exits on its own, anything it left
+ * running in the group is killed too, so no call leaves orphans behind. Without a sandbox, a
+ * process that puts itself in a new session with `setsid` leaves the group and is out of reach
+ * (documented); inside bubblewrap everything the command starts lives in the sandbox's own pid
+ * namespace, which ends with the command (and dies with bubblewrap, `--die-with-parent`).
  */
-export function runCommand(command: string, options: RunCommandOptions): Promise<CommandResult> {
+export async function runCommand(command: string, options: RunCommandOptions): Promise<CommandResult> {
+  const shell = {
+    file: options.shell ?? "/bin/bash",
+    args: ["-c", command],
+    cwd: options.cwd,
+    env: options.env,
+  };
+  const started = options.sandbox === undefined ? shell : await options.sandbox.wrap(shell);
   return new Promise((resolve, reject) => {
-    const child = spawn(options.shell ?? "/bin/bash", ["-c", command], {
-      cwd: options.cwd,
-      env: options.env,
+    const child = spawn(started.file, [...started.args], {
+      cwd: started.cwd,
+      env: { ...started.env },
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });

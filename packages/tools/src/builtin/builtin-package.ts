@@ -62,7 +62,8 @@ export const builtinToolPackage = definePodkitToolPackage({
     const fsContext: FsToolContext = { scope: ctx.scope, workspace: ctx.workspace, outputBudget };
     const factories: ToolFactory[] = options.builtin.map((name) => () => FS_TOOLS[name](fsContext));
     if (options.bash) {
-      factories.push(() =>
+      // The description says how the command is contained, so it waits for the sandbox's probe.
+      factories.push(async () =>
         bashTool({
           workspace: ctx.workspace,
           timeoutMs: options.bash_timeout_ms,
@@ -71,6 +72,8 @@ export const builtinToolPackage = definePodkitToolPackage({
           removeEnv: options.remove_env,
           env: ctx.env,
           maxOutputBytes: Math.min(30_000, outputBudget("bash")),
+          sandbox: ctx.sandbox,
+          probe: await ctx.sandbox.probe(),
         }),
       );
     }

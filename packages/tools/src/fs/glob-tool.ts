@@ -20,6 +20,7 @@ const input = z.strictObject({
 export function globTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
   return defineTool({
     name: "glob",
+    readOnly: true,
     description:
       "List files inside the scope whose path (relative to `path`) matches a glob pattern. Honours .gitignore; does not follow symlinks. Returns workspace-relative paths, sorted.",
     inputSchema: input,

@@ -29,6 +29,7 @@ const input = z.strictObject({
 export function grepTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
   return defineTool({
     name: "grep",
+    readOnly: true,
     description:
       "Search file contents inside the scope with a regular expression (JavaScript syntax). Honours .gitignore, skips binary files and symlinks. Output lines are `path:line:text` (context lines use `-`).",
     inputSchema: input,

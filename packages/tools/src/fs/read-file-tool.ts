@@ -18,6 +18,7 @@ const input = z.strictObject({
 export function readFileTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
   return defineTool({
     name: "read_file",
+    readOnly: true,
     description:
       "Read a text file inside the scope. Returns numbered lines (like `cat -n`); use offset and limit to page through long files. Binary files are refused.",
     inputSchema: input,

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ToolFactory, ToolServer } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
@@ -11,6 +12,9 @@ import {
   type ToolPackageContext,
   type ToolWarningSink,
 } from "../package/tool-package.js";
+import type { SandboxBackend } from "../sandbox/backend.js";
+import { createSandbox } from "../sandbox/pod-sandbox.js";
+import type { SandboxProbe } from "../sandbox/sandbox.js";
 import { resolveToolPackage } from "./resolve-package.js";
 
 /** Inputs of `loadToolPackages` besides the manifest. */
@@ -28,6 +32,11 @@ export interface LoadToolPackagesOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Abandons loading; also fires every package's `ctx.signal`. */
   signal?: AbortSignal;
+  /**
+   * Another sandbox backend in place of the OS one (a container, a remote runner): the seam
+   * `[sandbox] backend` values beyond `os` and `none` plug into. Default: by the manifest.
+   */
+  sandboxBackend?: SandboxBackend;
 }
 
 /** The tools of a pod: factories for its tool server, and the clean-up its packages registered. */
@@ -39,6 +48,12 @@ export interface ToolSet {
   readonly factories: readonly ToolFactory[];
   /** The names of the packages loaded, in the same order. */
   readonly packages: readonly string[];
+  /**
+   * What the sandbox probe found (the payload of the pod's `sandbox.probe` log entry): set once it
+   * ran — at load when the pod can start processes (bash, a stdio MCP server), else when a
+   * package first starts one; undefined before.
+   */
+  sandboxProbe(): SandboxProbe | undefined;
   /** Queues every factory on `server` (materialized by its `flushPending()`). */
   register(server: ToolServer): void;
   /**
@@ -68,7 +83,18 @@ export async function loadToolPackages(
   const controller = new AbortController();
   const forwardAbort = () => controller.abort(options.signal?.reason);
   options.signal?.addEventListener("abort", forwardAbort, { once: true });
-  const closers: (() => void | Promise<void>)[] = [];
+  const sandbox = createSandbox({
+    config: manifest.sandbox,
+    scope: loaded.scope,
+    workspace: loaded.workspace,
+    protectedPaths: podkitPaths(loaded),
+    env,
+    warn: options.warn,
+    ...configuredIn(loaded),
+    ...(options.sandboxBackend === undefined ? {} : { backend: options.sandboxBackend }),
+  });
+  // The first callback registered runs last: MCP servers and packages stop before the proxy does.
+  const closers: (() => void | Promise<void>)[] = [() => sandbox.close()];
   const factories: ToolFactory[] = [];
   const names: string[] = [];
 
@@ -105,6 +131,7 @@ export async function loadToolPackages(
       env,
       options: Object.freeze(structuredClone(packageOptions)),
       warn: options.warn,
+      sandbox,
       signal: controller.signal,
       onClose: (callback) => {
         closers.push(callback);
@@ -135,6 +162,9 @@ export async function loadToolPackages(
   };
 
   try {
+    // A pod that can start processes probes its sandbox now: one that cannot run with
+    // fail_if_unavailable stops the pod here, before any package or server starts.
+    if (startsProcesses(manifest)) await sandbox.ensureAvailable(options.signal);
     await use(builtinToolPackage, {
       builtin: manifest.tools.builtin,
       bash: manifest.tools.bash,
@@ -174,11 +204,28 @@ export async function loadToolPackages(
   return {
     factories,
     packages: names,
+    sandboxProbe: () => sandbox.probed,
     register(server) {
       for (const factory of factories) server.registerTool(factory);
     },
     close,
   };
+}
+
+/** True when the pod can start processes from its manifest alone: bash, or a stdio MCP server. */
+function startsProcesses(manifest: LoadedManifest["manifest"]): boolean {
+  return manifest.tools.bash || manifest.mcp.server.some((server) => server.command !== undefined);
+}
+
+/** podkit's own directories, never writable from inside the sandbox: `.podkit/`, sessions, user config. */
+function podkitPaths(loaded: LoadedManifest): string[] {
+  return [join(loaded.workspace, ".podkit"), loaded.dataDir, loaded.userConfigDir];
+}
+
+/** The manifest file that set `[sandbox] fail_if_unavailable`, when a file did. */
+function configuredIn(loaded: LoadedManifest): { configuredIn?: string } {
+  const file = loaded.provenance.get("sandbox.fail_if_unavailable")?.layer.file;
+  return file === undefined ? {} : { configuredIn: file };
 }
 
 async function importToolPackage(location: ToolPackageLocation, file: string): Promise<DefinedToolPackage> {

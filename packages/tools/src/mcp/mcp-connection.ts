@@ -8,6 +8,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolOutput } from "@podkit/llm-worker";
 import type { ToolWarningSink } from "../package/tool-package.js";
+import type { ToolSandbox } from "../sandbox/sandbox.js";
 import { mapCallToolResult } from "./map-call-result.js";
 import { type McpTransport, openTransport } from "./open-transport.js";
 import { killSurvivors, listDescendants } from "./process-tree.js";
@@ -26,6 +27,8 @@ export interface McpConnectOptions {
   /** The pod's environment: where `headers_env` variables and a stdio server's inherited ones are read. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly warn: ToolWarningSink;
+  /** The pod's sandbox: a stdio server starts inside it. */
+  readonly sandbox?: ToolSandbox;
   /** Abandons the connect (the pod closed while it was starting). */
   readonly signal: AbortSignal;
 }
@@ -62,7 +65,7 @@ export class McpConnection {
    * of the server's stderr when it wrote any.
    */
   static async open(config: CheckedMcpServerSpec, options: McpConnectOptions): Promise<McpConnection> {
-    const opened = openTransport(config, options.env, options.workspace);
+    const opened = await openTransport(config, options.env, options.workspace, options.sandbox);
     const client = new Client({ name: "podkit", version: "1" }, { capabilities: {} });
     let connection: McpConnection | undefined;
     // Both stay no-ops until the connection exists (a failed connect is reported by its rejection).

@@ -58,6 +58,7 @@ class ServerSlot {
         env: this.ctx.env,
         workspace: this.ctx.workspace,
         warn: this.ctx.warn,
+        sandbox: this.ctx.sandbox,
         signal: this.abort.signal,
       });
     } catch (error) {

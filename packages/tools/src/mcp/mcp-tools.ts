@@ -68,6 +68,9 @@ export async function toWorkerTools(
         listedTool.title ??
         `Tool "${listedTool.name}" of MCP server "${connection.server}".`,
       inputSchema: { ...listedTool.inputSchema } as Tool["inputSchema"],
+      // The server's own word (MCP `annotations.readOnlyHint`); a stdio server also runs in the
+      // pod's sandbox, so in `read_only` mode its writes fail there too.
+      ...(listedTool.annotations?.readOnlyHint === true ? { readOnly: true } : {}),
       execute: (args, ctx) => connection.call(listedTool.name, name, args, ctx.signal, options.timeoutMs),
     };
     const problem = await schemaProblem(tool);

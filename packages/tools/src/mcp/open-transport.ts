@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { ToolSandbox } from "../sandbox/sandbox.js";
 import type { CheckedMcpServerSpec } from "./server-config.js";
 
 /** How much of a stdio server's stderr is kept for error messages (the end is what explains a crash). */
@@ -58,15 +59,18 @@ function stdioEnvironment(
 
 /**
  * Builds the SDK transport for one server: a stdio child started in `cwd` (relative to the
- * workspace; the workspace when absent) with `stdioEnvironment`, stderr piped and kept as a
- * tail, so a server's chatter never lands on the pod's terminal; or a Streamable HTTP client
- * whose `headers_env` values come from `env`. Throws when a header's variable is missing.
+ * workspace; the workspace when absent) with `stdioEnvironment`, inside the pod's sandbox when one
+ * is given (the same file rules and network as `bash`), stderr piped and kept as a tail, so a
+ * server's chatter never lands on the pod's terminal; or a Streamable HTTP client whose
+ * `headers_env` values come from `env`. Throws when a header's variable is missing, or when the
+ * sandbox refuses to start anything (`SandboxUnavailableError`).
  */
-export function openTransport(
+export async function openTransport(
   config: CheckedMcpServerSpec,
   env: Readonly<Record<string, string | undefined>>,
   workspace: string,
-): McpTransport {
+  sandbox?: ToolSandbox,
+): Promise<McpTransport> {
   if (config.url !== undefined) {
     const transport = new StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: { headers: resolveHeaders(config, env) },
@@ -79,12 +83,22 @@ export function openTransport(
       terminateSession: () => transport.terminateSession(),
     };
   }
-  const transport = new StdioClientTransport({
-    command: config.command as string,
-    ...(config.args ? { args: config.args } : {}),
-    env: stdioEnvironment(config, env),
+  const environment = stdioEnvironment(config, env);
+  const defined = Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined));
+  const command = {
+    file: config.command as string,
+    args: config.args ?? [],
     // A server works on the pod's workspace unless told otherwise, never on wherever the host process happens to run.
     cwd: resolve(workspace, config.cwd ?? "."),
+    env: defined,
+  };
+  const started = sandbox === undefined ? command : await sandbox.wrap(command);
+  const transport = new StdioClientTransport({
+    command: started.file,
+    args: [...started.args],
+    // The names the pod's environment lacks stay `undefined`, so the SDK does not fill them in.
+    env: { ...environment, ...started.env },
+    cwd: started.cwd,
     stderr: "pipe",
   });
   // Recorded at spawn and kept: the SDK forgets the child as soon as it starts closing it (which

@@ -1,6 +1,7 @@
 import type { ToolFactory } from "@podkit/llm-worker";
 import type { Scope } from "@podkit/manifest";
 import { hasMarker } from "../errors.js";
+import type { ToolSandbox } from "../sandbox/sandbox.js";
 
 /** Something a tool package reports and then works around (an MCP server that went away, …). */
 export interface ToolWarning {
@@ -30,6 +31,12 @@ export interface ToolPackageContext {
   readonly options: Readonly<Record<string, unknown>>;
   /** Reports a problem the package works around. */
   readonly warn: ToolWarningSink;
+  /**
+   * The pod's OS sandbox (docs/sandbox.md): start every process through it (`sandbox.spawn`, or
+   * `sandbox.wrap` for a library that spawns by itself), so it runs under the scope's file rules
+   * and the manifest's network allow list like `bash` and stdio MCP servers do.
+   */
+  readonly sandbox: ToolSandbox;
   /** Fires when the pod closes or its construction is abandoned; long set-up work must stop. */
   readonly signal: AbortSignal;
   /**

@@ -8,7 +8,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { type ToolOutput, ToolServer } from "@podkit/llm-worker";
 import { Scope } from "@podkit/manifest";
 import { afterEach } from "vitest";
-import type { DefinedToolPackage, ToolWarning } from "../../src/index.js";
+import { createSandbox, type DefinedToolPackage, type ToolWarning } from "../../src/index.js";
 
 export const FIXTURE_SERVER = join(import.meta.dirname, "fixtures", "mcp-fixture-server.mjs");
 
@@ -56,12 +56,23 @@ export async function startLoading(
   const warnings: ToolWarning[] = [];
   const closers: (() => void | Promise<void>)[] = [];
   const abortController = new AbortController();
+  const scope = await Scope.fromRules([{ target: workspace, permission: "write" }], [], workspace);
+  const warn = (warning: ToolWarning) => warnings.push(warning);
+  // These tests are about MCP itself; the sandbox around a stdio server has its own (test/sandbox).
+  const sandbox = createSandbox({
+    config: { backend: "none", fail_if_unavailable: false, network: { allow: [] } },
+    scope,
+    workspace,
+    env,
+    warn,
+  });
   const factories = await pkg.tools({
-    scope: await Scope.fromRules([{ target: workspace, permission: "write" }], [], workspace),
+    scope,
     workspace,
     env,
     options: {},
-    warn: (warning) => warnings.push(warning),
+    sandbox,
+    warn,
     signal: abortController.signal,
     onClose: (callback) => closers.push(callback),
   });
