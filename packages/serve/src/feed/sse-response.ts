@@ -22,25 +22,10 @@ export function sseStream(
   start: { cursor: FeedCursor; prelude: string },
   options: SseStreamOptions,
 ): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
   const { cursor } = start;
   let pending = `retry: 1000\n\n${start.prelude}`;
   let live = false;
   let preview = { seq: -1, text: 0, reasoning: 0 };
-  let wakeUp: (() => void) | undefined;
-  let finished = false;
-  const unsubscribe = feed.onChange(() => {
-    const wake = wakeUp;
-    wakeUp = undefined;
-    wake?.();
-  });
-  const finish = () => {
-    if (finished) return;
-    finished = true;
-    unsubscribe();
-    wakeUp?.();
-    options.onClose();
-  };
 
   const take = (): string | undefined => {
     if (pending !== "") {
@@ -79,6 +64,55 @@ export function sseStream(
     return out === "" ? undefined : out;
   };
 
+  return pullSseStream(
+    {
+      onChange: (listener) => feed.onChange(listener),
+      isClosed: () => feed.isClosed,
+      take,
+      failure: () =>
+        feed.failure === undefined
+          ? undefined
+          : `event: error\ndata: ${JSON.stringify({ error: feed.failure })}\n\n`,
+    },
+    options,
+  );
+}
+
+/** What a pull-based event stream reads from: a shared feed seen through one client's position. */
+export interface PullSource {
+  /** Subscribes to "something may have changed"; returns the unsubscribe function. */
+  onChange(listener: () => void): () => void;
+  /** True once the feed will give nothing more: the stream ends. */
+  isClosed(): boolean;
+  /** The next frames for this client, or undefined when it has seen everything for now. */
+  take(): string | undefined;
+  /** A last frame to send before ending (the feed failed), or undefined. */
+  failure?(): string | undefined;
+}
+
+/**
+ * The `text/event-stream` body of one client of a shared feed — a session's or the session
+ * list's. Pull-based: frames are taken from the feed only when the socket can take more, so a
+ * slow client holds a position, never a queue; a keepalive comment after `keepaliveMs` without
+ * anything to send; `onClose` once, when the client is gone or the stream ended.
+ */
+export function pullSseStream(source: PullSource, options: SseStreamOptions): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let wakeUp: (() => void) | undefined;
+  let finished = false;
+  const unsubscribe = source.onChange(() => {
+    const wake = wakeUp;
+    wakeUp = undefined;
+    wake?.();
+  });
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    unsubscribe();
+    wakeUp?.();
+    options.onClose();
+  };
+
   /** Resolves true on a change of the feed, false after `ms` without one. */
   const changed = (ms: number) =>
     new Promise<boolean>((resolve) => {
@@ -105,19 +139,18 @@ export function sseStream(
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       for (;;) {
-        if (finished || feed.isClosed) {
+        if (finished || source.isClosed()) {
           end(controller);
           return;
         }
-        const chunk = take();
+        const chunk = source.take();
         if (chunk !== undefined) {
           controller.enqueue(encoder.encode(chunk));
           return;
         }
-        if (feed.failure !== undefined) {
-          controller.enqueue(
-            encoder.encode(`event: error\ndata: ${JSON.stringify({ error: feed.failure })}\n\n`),
-          );
+        const failure = source.failure?.();
+        if (failure !== undefined) {
+          controller.enqueue(encoder.encode(failure));
           end(controller);
           return;
         }
