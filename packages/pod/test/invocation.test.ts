@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Item, ItemSchema, RequestConfigSchema } from "@podkit/llm-worker";
 import { loadManifest } from "@podkit/manifest";
-import { FsStore, type Store } from "@podkit/session-store";
+import { FsStore, SessionLog, type Store } from "@podkit/session-store";
 import { type ProviderDouble, startProviderDouble } from "@podkit/testkit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { INVOCATION_DOMAIN, invocationOf, Pod, parseInvocation, recordedInvocation } from "../src/index.js";
@@ -67,6 +67,21 @@ describe("the recorded invocation", () => {
     const segment = (await store.listSegments(id))[0] as string;
     for await (const entry of store.readAll({ sessionId: id, segmentId: segment })) kinds.push(entry.kind);
     expect(kinds.slice(0, 3)).toEqual(["segment_start", "extension", "invoke"]);
+  });
+
+  it("is found after compactions (a compacted segment starts with empty extension state)", async () => {
+    const id = await runOnce("pod.toml", ["worker.max_turns=3"]);
+    for (let i = 0; i < 2; i++) {
+      const log = await SessionLog.open(store, id);
+      const next = await log.createCompactedSegment({ history: [], atTurn: 1 });
+      await next.append({ kind: "invoke", trigger: "user" });
+      await next.append({ kind: "run_completed", result: "finished", interrupted: false });
+    }
+    expect((await store.listSegments(id)).length).toBe(3);
+    expect(await recordedInvocation(store, id)).toEqual({
+      manifest: "pod.toml",
+      set: ["worker.max_turns=3"],
+    });
   });
 
   it("records nothing for the workspace's own manifest", async () => {

@@ -40,26 +40,39 @@ export function invocationManifestPath(
 
 /**
  * The invocation recorded in the tree `sessionId` belongs to (a sub-pod's session answers with its
- * root's), read from the root's head segment; undefined when none was recorded. Everything read is
- * untrusted: a payload of the wrong shape counts as none.
+ * root's), or undefined when none was recorded. The record sits before a segment's first `invoke`
+ * (a fork carries it there too); a compacted segment starts with empty extension state, so the
+ * search follows `compacted_from` back to where it was written. Each segment is read only up to
+ * its first `invoke`: the cost grows with the number of compactions, not with the session.
+ * Everything read is untrusted: a payload of the wrong shape counts as none, a lineage that loops
+ * ends the search.
  */
 export async function recordedInvocation<TItem = MinimalItem>(
   store: Store<TItem>,
   sessionId: string,
 ): Promise<ManifestInvocation | undefined> {
   const root = await rootSessionOf(store, sessionId);
-  const { head } = await describeSession(store, root);
-  let found: unknown;
-  try {
-    for await (const entry of store.readAll({ sessionId: root, segmentId: head.segmentId })) {
-      if (entry.kind === "extension" && entry.domain === INVOCATION_DOMAIN) found = entry.payload;
+  let segmentId: string | undefined = (await describeSession(store, root)).head.segmentId;
+  const seen = new Set<string>();
+  while (segmentId !== undefined && !seen.has(segmentId)) {
+    seen.add(segmentId);
+    let found: unknown;
+    let previous: string | undefined;
+    try {
+      for await (const entry of store.readAll({ sessionId: root, segmentId })) {
+        if (entry.kind === "invoke") break;
+        if (entry.kind === "segment_start") previous = entry.compacted_from?.segment_id;
+        if (entry.kind === "extension" && entry.domain === INVOCATION_DOMAIN) found = entry.payload;
+      }
+    } catch (error) {
+      // A bad line further down is the restore's to report (with its file, line and the fork
+      // that recovers), not this read's.
+      if (!CorruptEntryError.isInstance(error)) throw error;
     }
-  } catch (error) {
-    // The record sits right after `segment_start`; a bad line further down is the restore's to
-    // report (with its file, line and the fork that recovers), not this read's.
-    if (!CorruptEntryError.isInstance(error)) throw error;
+    if (found !== undefined) return parseInvocation(found);
+    segmentId = previous;
   }
-  return parseInvocation(found);
+  return undefined;
 }
 
 /** The payload as a `ManifestInvocation`, or undefined when it is not one. */
