@@ -23,11 +23,13 @@ const DEFAULT_STEPS = [
   [process.execPath, ["scripts/setup.mjs"], {}],
   [process.execPath, ["scripts/run-tests.mjs"], { TURBO_FORCE: "1" }],
 ];
-const SPIN = `const p = process.ppid; for (let i = 1; ; i++) if ((i & 0x3ffffff) === 0 && process.ppid !== p) process.exit();`;
+// The runner's pid is passed in, not read by the loop at its start: a runner killed before a loop
+// got that far would otherwise be replaced by the reaper as the parent the loop waits to lose.
+const SPIN = `const p = Number(process.argv[1]); for (let i = 1; ; i++) if ((i & 0x3ffffff) === 0 && process.ppid !== p) process.exit();`;
 
 const loops = [];
 for (let i = 0; i < availableParallelism(); i++) {
-  loops.push(spawn(process.execPath, ["-e", SPIN], { stdio: "ignore" }));
+  loops.push(spawn(process.execPath, ["-e", SPIN, String(process.pid)], { stdio: "ignore" }));
 }
 const pids = loops.map((loop) => loop.pid).filter((pid) => pid !== undefined);
 console.error(`under-load: ${pids.length} busy loops (pids ${pids.join(", ")})`);
