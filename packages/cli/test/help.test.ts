@@ -35,6 +35,7 @@ describe("help", () => {
       "session show",
       "session fork",
       "session doctor",
+      "policy check",
       "compact",
       "memory extract",
       "memory consolidate",
@@ -94,6 +95,7 @@ describe("help", () => {
       "resume",
       "approve",
       "approvals",
+      "policy check",
     ];
     for (const path of listings) {
       const command = commands.find((c) => c.path.join(" ") === path);

@@ -81,6 +81,12 @@ export const SANDBOX_DEFAULTS = {
   network_allow: [] as readonly string[],
 } as const;
 
+/** `[output]` defaults, applied when the table is present (docs/output.md). */
+export const OUTPUT_DEFAULTS = {
+  strategy: "tool",
+  max_repairs: 2,
+} as const;
+
 /** `[session]` defaults: the filesystem store; for PostgreSQL, the variable holding the URL. */
 export const SESSION_DEFAULTS = {
   store: "fs",

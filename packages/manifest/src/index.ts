@@ -5,6 +5,7 @@ export {
   COMPACTION_DEFAULTS,
   defaultCompactionConfig,
   MEMORY_DEFAULTS,
+  OUTPUT_DEFAULTS,
   READ_TOOLS,
   TOOLS_DEFAULTS,
 } from "./defaults.js";
@@ -30,6 +31,15 @@ export { formatKeyPath } from "./key-path.js";
 export { type LoadedManifest, type LoadManifestOptions, loadManifest } from "./load-manifest.js";
 export { defaultApiKeyEnv, type ModelRef, PROVIDERS, type Provider, safeParseModelRef } from "./model-ref.js";
 export {
+  checkOutputSchema,
+  compileJsonSchema,
+  type JsonSchemaCompilation,
+  type JsonSchemaIssue,
+  type JsonSchemaValidate,
+  type OutputJsonSchema,
+  type OutputSchemaCheck,
+} from "./output/json-schema.js";
+export {
   PROMPT_PREFIXES,
   type PromptPrefix,
   type PromptRefSpelling,
@@ -42,6 +52,8 @@ export type {
   McpServerConfig,
   MemoryConfig,
   ModelConfig,
+  OutputConfig,
+  OutputStrategy,
   PermissionMode,
   PermissionRule,
   PermissionsConfig,
@@ -58,6 +70,7 @@ export type {
 } from "./resolved-manifest.js";
 export {
   BUILTIN_TOOL_NAMES,
+  OUTPUT_STRATEGIES,
   PERMISSION_MODES,
   REASONING_EFFORTS,
   SUBPOD_DEFAULTS,

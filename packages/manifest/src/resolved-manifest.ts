@@ -1,10 +1,12 @@
 import type { z } from "zod";
+import type { OutputJsonSchema } from "./output/json-schema.js";
 import type {
   budgetLayerSchema,
   compactionLayerSchema,
   mcpServerLayerSchema,
   memoryLayerSchema,
   modelLayerSchema,
+  OUTPUT_STRATEGIES,
   PERMISSION_MODES,
   permissionRuleLayerSchema,
   podLayerSchema,
@@ -97,8 +99,14 @@ export type ScheduleConfig = Layer<typeof scheduleLayerSchema>;
  */
 export type SubpodRoleConfig = Omit<
   Layer<typeof subpodRoleLayerSchema>,
-  "description" | "max_depth" | "max_concurrent"
-> & { description: string; max_depth: number; max_concurrent: number };
+  "description" | "max_depth" | "max_concurrent" | "output"
+> & {
+  description: string;
+  max_depth: number;
+  max_concurrent: number;
+  /** `[subpods.<role>.output]`, its schema loaded and checked like `[output]`'s. */
+  output?: OutputConfig;
+};
 
 /** The manifest after the whole cascade: defaults filled, paths absolute, scope canonical. */
 export interface ResolvedManifest {
@@ -121,6 +129,25 @@ export interface ResolvedManifest {
   sandbox: SandboxConfig;
   /** `[permissions]`: the mode (default `"default"`) and the rules of every layer (docs/permissions.md). */
   permissions: PermissionsConfig;
+  /** `[output]`: the schema the final answer is checked against (docs/output.md); absent without the table. */
+  output?: OutputConfig;
+}
+
+/** How a typed answer reaches the pod: `tool`, `native` or `auto` (docs/output.md). */
+export type OutputStrategy = (typeof OUTPUT_STRATEGIES)[number];
+
+/**
+ * `[output]` after the cascade: the schema read from its file (or taken inline) and checked as an
+ * output schema, where it came from, the strategy and the repair budget, defaults filled.
+ */
+export interface OutputConfig {
+  /** A JSON Schema whose root describes an object. */
+  schema: OutputJsonSchema;
+  /** The absolute path of the schema file, or `"inline"` for a table in the manifest. */
+  schemaSource: string;
+  strategy: OutputStrategy;
+  /** Error results listing the violations the model gets before the run fails (default 2). */
+  max_repairs: number;
 }
 
 /** A permission mode, from the tightest (`read_only`) to the loosest (`bypass`). */

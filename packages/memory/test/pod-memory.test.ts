@@ -278,23 +278,23 @@ describe("memory in a pod (use by pods)", () => {
     expect(attachMemory(plain).tools).toEqual(["knowledge_read"]);
   });
 
-  it("with [memory] on, the generic write tools cannot write the memory trees (positive control without it)", async () => {
-    const scope = '[[scope.allow]]\ntarget = "."\npermission = "write"';
-    const attempt = async (memory: boolean) => {
+  it("the generic write tools cannot write the memory trees, with [memory] on or off (positive control: a plain file writes)", async () => {
+    const scope = '[[scope.allow]]\ntarget = ".."\npermission = "write"';
+    const attempt = async (memory: boolean, path: string) => {
       const w = await world(`${scope}\n${memory ? "[memory]\nextract_threshold = 1000000" : ""}`);
       const pod = await w.pod();
       if (memory) attachMemory(pod);
-      w.double.enqueue(
-        callTool("write_file", { path: ".podkit/memory/decisions/sneaky.md", content: "not linted" }),
-        say("done"),
-      );
+      w.double.enqueue(callTool("write_file", { path, content: "not linted" }), say("done"));
       await turn(pod, "write it");
-      return { written: existsSync(join(w.workspace, ".podkit/memory/decisions/sneaky.md")), w };
+      return { written: existsSync(join(w.workspace, path)), w };
     };
-    expect((await attempt(false)).written).toBe(true);
-    const guarded = await attempt(true);
-    expect(guarded.written).toBe(false);
-    expect(JSON.stringify(guarded.w.double.requests[1]?.body.messages)).toContain("is_error");
+    // Memory lives under .podkit/, podkit's own files: no write tool reaches it (docs/sandbox.md).
+    for (const memory of [true, false]) {
+      const guarded = await attempt(memory, ".podkit/memory/decisions/sneaky.md");
+      expect(guarded.written).toBe(false);
+      expect(JSON.stringify(guarded.w.double.requests[1]?.body.messages)).toContain("is_error");
+    }
+    expect((await attempt(true, "notes/sneaky.md")).written).toBe(true);
   });
 });
 

@@ -31,9 +31,28 @@ export {
 } from "./compaction/index.js";
 export type { ContextSection, ContextSectionState } from "./context/index.js";
 export { PodkitPodError, PodUsageError } from "./errors.js";
+export { OutputValidationError } from "./output/errors.js";
+export type { OutputNormalization } from "./output/normalize.js";
+export {
+  type OutputIssue,
+  type OutputSchema,
+  type OutputSchemaInput,
+  type OutputValidation,
+  toOutputSchema,
+} from "./output/output-schema.js";
+export { FINAL_OUTPUT_DOMAIN, type FinalOutputPayload } from "./output/pod-output.js";
+export {
+  type CheckedSession,
+  type CheckPolicyOptions,
+  checkPolicy,
+  type PolicyCheckReport,
+  type PolicyFinding,
+  type ToolEffect,
+} from "./permissions/policy-check.js";
 export type { AfterTurnJob, AfterTurnJobContext } from "./pod/after-turn-jobs.js";
 export type { ApprovalAnswerGiven, ApprovalRequest, Approver, HookToolDecision } from "./pod/approvals.js";
 export {
+  GuardrailTrippedError,
   HooksFrozenError,
   PodBusyError,
   PodClosedError,

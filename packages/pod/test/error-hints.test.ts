@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PromptCatalogError } from "../src/catalog/errors.js";
+import { OutputValidationError } from "../src/output/errors.js";
 import {
   InvalidPromptRefError,
   PromptIoError,
@@ -64,6 +65,30 @@ describe("the hints pod errors carry", () => {
     expect(new InvalidSystemPromptTemplateError("bad", at, undefined).hint).toMatch(
       /\[worker\]\.system_prompt/,
     );
+  });
+
+  it("an answer that never matched the output schema: what to change, or that the model declined", () => {
+    const invalid = new OutputValidationError({
+      raw: { verdict: "maybe" },
+      issues: [{ path: "/verdict", message: 'must be one of "approve", "reject"' }],
+      repairs: 2,
+    });
+    expect(invalid.message).toBe(
+      `the model's answer does not match the output schema after 2 repairs: /verdict: must be one of "approve", "reject"`,
+    );
+    expect(invalid.hint).toBe(
+      "try again; raise [output] max_repairs (the model got 2 error results), simplify the schema, or use a model that follows tool instructions ([model] ref); docs/output.md",
+    );
+    const refused = new OutputValidationError({
+      raw: undefined,
+      issues: [],
+      repairs: 0,
+      refusal: "I can't help with that.",
+    });
+    expect(refused.message).toBe("the model refused to give the typed answer: I can't help with that.");
+    expect(refused.refusal).toBe("I can't help with that.");
+    expect(refused.hint).toMatch(/^the model declined to answer: change the input or the schema/);
+    expect(new OutputValidationError({ raw: 1, issues: [], repairs: 1 }, { hint: "mine" }).hint).toBe("mine");
   });
 
   it("a real prompt pack that is not UTF-8 fails loading with the pack hint", async () => {

@@ -9,7 +9,14 @@ import {
   NothingToCompactError,
 } from "../src/compaction/errors.js";
 import { PodkitPodError, PodUsageError } from "../src/errors.js";
-import { HooksFrozenError, PodBusyError, PodClosedError, PromptCancelledError } from "../src/pod/errors.js";
+import { OutputValidationError } from "../src/output/errors.js";
+import {
+  GuardrailTrippedError,
+  HooksFrozenError,
+  PodBusyError,
+  PodClosedError,
+  PromptCancelledError,
+} from "../src/pod/errors.js";
 import {
   MemoryPackageInvalidError,
   MemoryPackageMissingError,
@@ -174,6 +181,12 @@ const CASES = [
   },
   { kind: "closed", errorKind: "conflict", make: () => new PodClosedError("closed"), is: PodClosedError },
   {
+    kind: "guardrail-tripped",
+    errorKind: "usage",
+    make: () => new GuardrailTrippedError("pkg/g", "input", "reject", "why"),
+    is: GuardrailTrippedError,
+  },
+  {
     kind: "session-store-url-unset",
     errorKind: "usage",
     make: () => new SessionStoreUrlUnsetError("unset", { variable: "V", hint: "h" }),
@@ -234,6 +247,12 @@ const CASES = [
     make: () => new NothingToCompactError(3, 8000),
     is: NothingToCompactError,
   },
+  {
+    kind: "output-validation",
+    errorKind: "transient",
+    make: () => new OutputValidationError({ raw: {}, issues: [{ path: "/a", message: "bad" }], repairs: 2 }),
+    is: OutputValidationError,
+  },
 ] as const;
 
 describe("every pod error class carries its own marker", () => {
@@ -287,6 +306,7 @@ describe("every pod error class carries its own marker", () => {
       "../src/pod/store-selection-errors.ts",
       "../src/compaction/errors.ts",
       "../src/subpods/errors.ts",
+      "../src/output/errors.ts",
     ]) {
       const source = await readFile(new URL(file, import.meta.url), "utf8");
       expect(source, file).not.toContain("isPodErrorNamed");

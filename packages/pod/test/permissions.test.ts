@@ -213,6 +213,8 @@ describe("the rule engine", () => {
       expect(new PermissionPolicy("default", order, () => true).decide(call("x", {}))).toEqual({
         action: "deny",
         reason: "no",
+        by: "rule",
+        rule: '[[permissions.rule]] tool = "*" action = "deny"',
       });
     }
     expect(new PermissionPolicy("default", rules.slice(0, 2), () => true).decide(call("x", {})).action).toBe(

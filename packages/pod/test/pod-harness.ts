@@ -20,6 +20,14 @@ import { FIXED_CLOCK, useTempDirs, writeFiles } from "./helpers.js";
 
 export const MODEL_REF = "anthropic/claude-sonnet-4-5";
 
+/** The manifest's model for each of the double's wires. */
+export const MODEL_REFS: Record<ProviderDoubleOptions["wire"], string> = {
+  anthropic: MODEL_REF,
+  "openai-responses": "openai/gpt-5",
+  "openai-chat": "openai-chat/gpt-5",
+  google: "google/gemini-2.5-flash",
+};
+
 /** Every entry of every segment of every session under `workspace` (or a sessions `root`), by segment. */
 export async function readAllSegments(
   workspace: string,
@@ -181,7 +189,7 @@ export function usePodWorlds(): (setup?: WorldSetup) => Promise<World> {
     const home = join(root, "home");
     const manifest = [
       `[pod]\nname = "test"`,
-      `[model]\nref = "${MODEL_REF}"`,
+      `[model]\nref = "${MODEL_REFS[setup.double?.wire ?? "anthropic"]}"`,
       `[worker]\nsystem_prompt = ${JSON.stringify(setup.systemPrompt ?? "date={{ date }} cwd={{ cwd }}")}`,
       setup.manifestExtra ?? "",
     ].join("\n");
@@ -191,7 +199,7 @@ export function usePodWorlds(): (setup?: WorldSetup) => Promise<World> {
       ...Object.fromEntries(Object.entries(setup.files ?? {}).map(([k, v]) => [k, v])),
     });
     const env = { cwd: workspace, home, env: {} };
-    const double = await startProviderDouble({ wire: "anthropic", ...setup.double });
+    const double = await startProviderDouble({ ...setup.double, wire: setup.double?.wire ?? "anthropic" });
     cleanups.push(() => double.close());
     workspaces.push(workspace);
     const world: World = {
@@ -206,7 +214,11 @@ export function usePodWorlds(): (setup?: WorldSetup) => Promise<World> {
       },
       options: (extra = {}) => ({
         model: double.baseUrl,
-        env: { ANTHROPIC_API_KEY: "test-key" },
+        env: {
+          ANTHROPIC_API_KEY: "test-key",
+          OPENAI_API_KEY: "test-key",
+          GOOGLE_GENERATIVE_AI_API_KEY: "test-key",
+        },
         clock: FIXED_CLOCK,
         onWarning: () => {},
         toolPackages: setup.toolPackages ?? [],
@@ -230,8 +242,8 @@ export interface WorldSetup {
   /** Files relative to the temp root (`project/…` is the workspace, `home/…` the home). */
   files?: Record<string, string>;
   toolPackages?: PodkitToolPackage[];
-  /** Provider double options (`measureInputTokens`, `respond`). */
-  double?: Omit<ProviderDoubleOptions, "wire">;
+  /** Provider double options (`measureInputTokens`, `respond`; `wire`, default Anthropic's). */
+  double?: Partial<ProviderDoubleOptions>;
 }
 
 /** A tool package of simple test tools; `calls` records every execution. */

@@ -100,7 +100,13 @@ describe("hooks: decisions only, frozen after the first run", () => {
     expect(CancelledError.isInstance(await caught(pod.run("hi")))).toBe(true);
     expect(calls).toEqual([]);
     expect(w.double.requests).toHaveLength(1);
-    expect(kinds(await sessionEntries(w.workspace)).slice(-2)).toEqual(["assistant_item", "run_errored"]);
+    // The hook's decision is in the log between the call and the run's end (docs/permissions.md).
+    const entries = await sessionEntries(w.workspace);
+    expect(kinds(entries).slice(-3)).toEqual(["assistant_item", "extension", "run_errored"]);
+    expect(entries.at(-2)).toMatchObject({
+      domain: "policy.decision",
+      payload: { decided_by: "hook", outcome: "stop", reason: "dangerous" },
+    });
   });
 
   it("preToolCall pause: the run pauses before the tool runs; resume() runs it once", async () => {

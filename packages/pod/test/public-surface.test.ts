@@ -8,6 +8,8 @@ describe("the public surface of @podkit/pod", () => {
       "CompactSummaryMissingError",
       "CompactSummaryOversizeError",
       "CompactionOverThresholdError",
+      "FINAL_OUTPUT_DOMAIN",
+      "GuardrailTrippedError",
       "HooksFrozenError",
       "INVOCATION_DOMAIN",
       "InvalidPromptRefError",
@@ -17,6 +19,7 @@ describe("the public surface of @podkit/pod", () => {
       "MemoryWithoutWorkspaceError",
       "NOTIFICATION_CAPACITY",
       "NothingToCompactError",
+      "OutputValidationError",
       "POD_PROMPTS",
       "Pod",
       "PodBusyError",
@@ -49,6 +52,7 @@ describe("the public surface of @podkit/pod", () => {
       "UnknownPromptPrefixError",
       "buildSystemPromptContext",
       "builtinPromptsDir",
+      "checkPolicy",
       "estimateTokens",
       "invocationManifestPath",
       "invocationOf",
@@ -60,6 +64,7 @@ describe("the public surface of @podkit/pod", () => {
       "podModelAdapter",
       "readAgentsMd",
       "recordedInvocation",
+      "toOutputSchema",
     ]);
     // The builtin notes section (a second `notes` would collide with it), the engine, the template
     // engine and the pod's internal constants stay inside the package.

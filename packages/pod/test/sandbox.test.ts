@@ -134,3 +134,103 @@ describe.skipIf(!LINUX)("a pod whose sandbox cannot run (bubblewrap missing)", (
     await expect(off.pod({ env })).resolves.toBeDefined();
   });
 });
+
+describe.skipIf(!LINUX)("escalation: a command leaves the sandbox only after an approval naming why", () => {
+  const ESCALATE = (file: string) =>
+    toolCall(
+      "bash",
+      { command: `echo out > ${file}`, escalate: { reason: "write the report next to the project" } },
+      "call-esc",
+    );
+
+  it("asks even in bypass mode with every approval automatic; allowed, the command runs outside", async () => {
+    const w = await world({ manifestExtra: "[tools]\nbash = true\n" });
+    const outside = join(w.root, "report.txt");
+    const asked: { askedBy: string; reason?: string }[] = [];
+    const pod = await w.pod({
+      mode: "bypass",
+      autoApprove: true,
+      approver: (request) => {
+        asked.push({
+          askedBy: request.askedBy,
+          ...(request.reason === undefined ? {} : { reason: request.reason }),
+        });
+        return { decision: "allow", by: "ada" };
+      },
+    });
+    w.double.enqueue(ESCALATE(outside), text("done"));
+    expect((await pod.run("go").result).text).toBe("done");
+    expect(asked).toEqual([
+      { askedBy: "sandbox", reason: "to run outside the sandbox: write the report next to the project" },
+    ]);
+    expect(existsSync(outside)).toBe(true);
+    const entries = [...(await entriesBySession(w.workspace)).values()][0] ?? [];
+    expect(entries.find((e) => e.kind === "extension" && e.domain === "policy.decision")).toMatchObject({
+      payload: {
+        decided_by: "sandbox",
+        outcome: "ask",
+        rule: "escalation",
+        reason: "write the report next to the project",
+      },
+    });
+    expect(entries.find((e) => e.kind === "approval_answered")).toMatchObject({
+      decision: "allow",
+      by: "ada",
+    });
+  });
+
+  it("denied, nothing runs; positive control: the same command without escalate stays inside and fails", async () => {
+    const w = await world({ manifestExtra: "[tools]\nbash = true\n" });
+    const outside = join(w.root, "report.txt");
+    const pod = await w.pod({ approver: () => ({ decision: "deny", by: "ada", reason: "no" }) });
+    w.double.enqueue(ESCALATE(outside), text("done"));
+    await pod.run("go").result;
+    expect(existsSync(outside)).toBe(false);
+
+    const inside = await world({ manifestExtra: "[tools]\nbash = true\n" });
+    const insideOut = join(inside.root, "report.txt");
+    const plain = await inside.pod({ approver: approveAll });
+    inside.double.enqueue(
+      toolCall("bash", { command: `echo out > ${insideOut}` }, "call-plain"),
+      text("done"),
+    );
+    await plain.run("go").result;
+    expect(existsSync(insideOut)).toBe(false);
+  });
+
+  it("a sub-pod cannot ask: its escalation is denied before anyone is asked", async () => {
+    const script = routeBySystemPrompt({
+      ROOT: [toolCall("spawn_pod", { role: "worker", task: "escalate" }, "call-root"), text("root done")],
+      WORKER: [
+        toolCall(
+          "bash",
+          { command: "echo out > ../../escaped.txt", escalate: { reason: "I need more" } },
+          "call-child",
+        ),
+        text("child done"),
+      ],
+    });
+    const w = await world({
+      systemPrompt: "ROOT",
+      manifestExtra: SHELL_TREE,
+      double: { respond: script.respond },
+    });
+    const asked: string[] = [];
+    const root = await w.pod({
+      approver: (request) => {
+        asked.push(request.askedBy);
+        return { decision: "allow", by: "ada" };
+      },
+    });
+    expect((await root.run("go").result).text).toBe("root done");
+    // The root's spawn and the child's bash were asked about by the builtin policy; never the escalation.
+    expect(asked).not.toContain("sandbox");
+    const child = [...(await entriesBySession(w.workspace)).values()].find(
+      (entries) => entries[0]?.kind === "segment_start" && entries[0].parent?.role === "worker",
+    );
+    expect(child?.find((e) => e.kind === "extension" && e.domain === "policy.decision")).toMatchObject({
+      payload: { decided_by: "sandbox", outcome: "deny", rule: "no escalation from a sub-pod's sandbox" },
+    });
+    expect(existsSync(join(w.root, "escaped.txt"))).toBe(false);
+  });
+});

@@ -4,6 +4,7 @@ import { answerApproval } from "../src/approvals/answer-approval.js";
 import type { Entry } from "../src/entry/entry-schema.js";
 import { FsStore } from "../src/fs/fs-store.js";
 import { SessionLog } from "../src/log/session-log.js";
+import { summarizeEntries } from "../src/read/session-summary.js";
 import { replay } from "../src/replay/replay.js";
 import { fixtureEntryTexts, plantFixtures, V3 } from "./helpers/fixture-states.js";
 import { useTempDirs } from "./helpers/temp-dir.js";
@@ -16,6 +17,57 @@ const tempDir = useTempDirs();
 const entriesOf = (name: string) => fixtureEntryTexts(name).map((text) => JSON.parse(text) as Entry);
 
 describe("format v3 fixture corpus", () => {
+  it("decisions: the read model puts a call's decision under its turn and a rejected input outside any turn", () => {
+    const summary = summarizeEntries(entriesOf("v3/decisions.jsonl"));
+    expect(summary.turns[0]?.decisions).toEqual([
+      {
+        decidedBy: "rule",
+        outcome: "deny",
+        callId: "toolu_01",
+        tool: "bash",
+        podPath: ["root"],
+        rule: '[[permissions.rule]] tool = "bash" args = { command = "rm *" } action = "deny"',
+        reason: "nothing is removed",
+        at: 1796640000152,
+      },
+    ]);
+    expect(summary.decisions).toEqual([
+      {
+        decidedBy: "guardrail",
+        outcome: "reject",
+        podPath: ["root"],
+        rule: "acme-guards/no-keys",
+        reason: "the message holds an API key",
+        point: "input",
+        at: 1796640000900,
+      },
+    ]);
+  });
+
+  it("a typed answer: the read model gives the turn its output, digest, normalisations and repairs", () => {
+    const summary = summarizeEntries(entriesOf("v3/final-output.jsonl"));
+    expect(summary.turns[0]?.output).toEqual({
+      value: { verdict: "approve", findings: [{ line: 3 }] },
+      schemaDigest: "sha256:6f1ed002ab5595859014ebf0951522d9f3c8d2e6b1a6e27f1e0c3b1b2e8f1a90",
+      normalizations: ["unwrapped:output"],
+      repairs: 1,
+    });
+    const tampered = entriesOf("v3/final-output.jsonl").map((entry) =>
+      entry.kind === "extension" ? { ...entry, payload: { value: 1 } } : entry,
+    );
+    expect(summarizeEntries(tampered).turns[0]?.output).toBeUndefined();
+  });
+
+  it("a decision payload that is not one (the log is untrusted) is left out, never a crash", () => {
+    const entries = entriesOf("v3/decisions.jsonl").map((entry) =>
+      entry.kind === "extension" ? { ...entry, payload: { decided_by: "root-shell", outcome: 7 } } : entry,
+    );
+    const summary = summarizeEntries(entries);
+    expect(summary.turns[0]?.decisions).toEqual([]);
+    expect(summary.decisions).toEqual([]);
+    expect(summary.turns[0]?.tools).toHaveLength(1);
+  });
+
   it("a budget stop replays as a yielded run does: nothing in flight, resumable, interrupted as written", () => {
     const stopped = entriesOf("v3/budget-stop.jsonl");
     const asYielded = stopped.map((entry) =>

@@ -1,6 +1,7 @@
 // What apps, the pod and tool-package authors call; pinned by test/public-surface.test.ts.
 
 export type { ErrorKind } from "@podkit/llm-worker";
+export { escalationReason } from "./bash/escalation.js";
 export { builtinToolPackage } from "./builtin/builtin-package.js";
 export {
   ToolPackageExportError,
@@ -12,6 +13,13 @@ export { type LoadToolPackagesOptions, loadToolPackages, type ToolSet } from "./
 export { McpConfigError } from "./mcp/errors.js";
 export { type McpToolPackageOptions, mcpToolPackage } from "./mcp/mcp-tool-package.js";
 export type { McpServerSpec } from "./mcp/server-config.js";
+export type {
+  Guardrail,
+  GuardrailCall,
+  GuardrailContext,
+  GuardrailOutcome,
+  PackageGuardrail,
+} from "./package/guardrail.js";
 export {
   type DefinedToolPackage,
   definePodkitToolPackage,
@@ -24,6 +32,7 @@ export type { BackendProbe, NetworkBridge, SandboxBackend, SandboxPolicy } from 
 export { SandboxUnavailableError } from "./sandbox/errors.js";
 export { type CreateSandboxOptions, createSandbox, type PodSandbox } from "./sandbox/pod-sandbox.js";
 export {
+  type EscalationOutcome,
   SANDBOX_PROBE_DOMAIN,
   type SandboxCommand,
   type SandboxProbe,

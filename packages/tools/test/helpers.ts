@@ -6,7 +6,12 @@ import { createModelAdapter, type Item, type ToolOutput, ToolServer, Worker } fr
 import { type LoadedManifest, loadManifest } from "@podkit/manifest";
 import { type ProviderDouble, startProviderDouble } from "@podkit/testkit";
 import { afterEach } from "vitest";
-import { loadToolPackages, type ToolSet, type ToolWarning } from "../src/index.js";
+import {
+  type LoadToolPackagesOptions,
+  loadToolPackages,
+  type ToolSet,
+  type ToolWarning,
+} from "../src/index.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -58,17 +63,26 @@ export interface PodTools {
   warnings: ToolWarning[];
   /** Runs one tool call through the tool server (argument validation, caps) as the worker would. */
   call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolOutput>;
+  /**
+   * The same call before the output cap, as the worker hands it to the pod (`postToolCall`): with
+   * `denied`, which the capped output the model reads leaves out. `callId` defaults to a fresh one.
+   */
+  callUncapped(name: string, args: Record<string, unknown>, callId?: string): Promise<ToolOutput>;
 }
 
 let callCount = 0;
 
-export async function podTools(manifestFile: string, workspace: string): Promise<PodTools> {
+export async function podTools(
+  manifestFile: string,
+  workspace: string,
+  load: Omit<LoadToolPackagesOptions, "warn"> = {},
+): Promise<PodTools> {
   const loaded = await loadManifest({
     file: manifestFile,
     env: { cwd: workspace, home: join(workspace, ".home"), env: {} },
   });
   const warnings: ToolWarning[] = [];
-  const set = await loadToolPackages(loaded, { warn: (w) => warnings.push(w) });
+  const set = await loadToolPackages(loaded, { ...load, warn: (w) => warnings.push(w) });
   cleanups.push(() => set.close());
   const server = new ToolServer();
   set.register(server);
@@ -82,6 +96,11 @@ export async function podTools(manifestFile: string, workspace: string): Promise
       server.execute(
         { type: "tool_call", call_id: `call-${++callCount}`, name, arguments: JSON.stringify(args) },
         signal,
+      ),
+    callUncapped: (name, args, callId = `call-${++callCount}`) =>
+      server.executeUncapped(
+        { type: "tool_call", call_id: callId, name, arguments: JSON.stringify(args) },
+        new AbortController().signal,
       ),
   };
 }

@@ -13,6 +13,7 @@ describe("the public surface of @podkit/tools", () => {
       "builtinToolPackage",
       "createSandbox",
       "definePodkitToolPackage",
+      "escalationReason",
       "loadToolPackages",
       "mcpToolPackage",
     ]);
@@ -33,6 +34,10 @@ describe("the public surface of @podkit/tools", () => {
       "seatbeltProfile",
       "BwrapBackend",
       "FilteringProxy",
+      "failureDenial",
+      "PodkitFiles",
+      "podkitPaths",
+      "ESCALATE_ARGUMENT",
     ]) {
       expect(Object.keys(api)).not.toContain(internal);
     }

@@ -5,6 +5,7 @@ import { demo } from "./demo.js";
 import { init } from "./init.js";
 import { manifestShow } from "./manifest-show.js";
 import { memoryConsolidate, memoryExtract, memoryLint, memoryQuery } from "./memory.js";
+import { policyCheck } from "./policy.js";
 import { promptCatalog } from "./prompt-catalog.js";
 import { promptRender } from "./prompt-render.js";
 import { resume } from "./resume.js";
@@ -33,6 +34,7 @@ export const commands: readonly CommandSpec[] = [
   sessionShow,
   sessionFork,
   sessionDoctor,
+  policyCheck,
   compact,
   memoryExtract,
   memoryConsolidate,

@@ -1,6 +1,7 @@
 import type { Item } from "@podkit/llm-worker";
 import {
   CorruptEntryError,
+  type DecisionSummary,
   readSessionView as readStoredSessionView,
   type SegmentInfo,
   type SessionOverview,
@@ -61,10 +62,12 @@ export function sessionShowText(overview: SessionOverview, segments: readonly Sh
       const what = turn.input !== null ? `"${oneLine(turn.input, 70)}"` : `(${turn.trigger})`;
       lines.push(`${label}. ${what} → ${statusText(turn)}`);
       for (const approval of turn.approvals) lines.push(`       ${approvalLine(approval)}`);
+      for (const decision of turn.decisions) lines.push(`       ${decisionLine(decision)}`);
       for (const tool of turn.tools)
         lines.push(`       ${tool.isError ? "✗" : "✓"} ${tool.name}: ${oneLine(tool.summary, 80)}`);
       if (turn.answer !== "") lines.push(`       answer: ${oneLine(turn.answer, 90)}`);
     }
+    for (const decision of segment.decisions) lines.push(`  outside a turn: ${decisionLine(decision)}`);
     for (const key of Object.keys(total) as (keyof UsageTotals)[]) total[key] += segment.usage[key];
   }
   for (const branch of overview.otherBranches) lines.push("", `other live branch ${segmentLine(branch)}`);
@@ -91,6 +94,28 @@ function approvalLine(approval: ShownSegment["turns"][number]["approvals"][numbe
   const reason = answer.reason === undefined ? "" : ` (${oneLine(answer.reason, 60)})`;
   const verdict = answer.decision === "allow" ? "✓" : "✗";
   return `${verdict} ${what}: ${answer.decision === "allow" ? "allowed" : "denied"} by ${answer.by} at ${new Date(answer.at).toISOString()}${reason}`;
+}
+
+const DECISION_MARKS: Record<DecisionSummary["outcome"], string> = {
+  allow: "✓",
+  ask: "?",
+  deny: "✗",
+  pause: "‖",
+  reject: "✗",
+  feedback: "↺",
+  stop: "■",
+};
+
+/** `✗ read_file [call_1] deny by scope (deny = ".env"): …`, one decision of the mode, a rule, containment, a hook or a guardrail. */
+export function decisionLine(decision: DecisionSummary): string {
+  const subject =
+    decision.tool !== undefined
+      ? `${decision.tool}${decision.callId === undefined ? "" : ` [${decision.callId}]`}`
+      : `${decision.point === "final_answer" ? "final answer" : (decision.point ?? "run")}`;
+  const where = decision.point !== undefined && decision.tool !== undefined ? ` ${decision.point}` : "";
+  const rule = decision.rule === undefined ? "" : ` (${oneLine(decision.rule, 70)})`;
+  const reason = decision.reason === undefined ? "" : `: ${oneLine(decision.reason, 80)}`;
+  return `${DECISION_MARKS[decision.outcome]} ${subject}${where} ${decision.outcome} by ${decision.decidedBy}${rule}${reason}`;
 }
 
 function segmentLine(info: SegmentInfo): string {

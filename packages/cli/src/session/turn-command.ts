@@ -242,7 +242,7 @@ async function dispatcherStillHolds(
 }
 
 /** `--mode <mode>`, checked: one of the permission modes (docs/permissions.md). */
-function permissionModeOption(value: string | undefined): PermissionMode | undefined {
+export function permissionModeOption(value: string | undefined): PermissionMode | undefined {
   if (value === undefined) return undefined;
   if ((PERMISSION_MODES as readonly string[]).includes(value)) return value as PermissionMode;
   throw new UsageError(`--mode must be one of ${PERMISSION_MODES.join(", ")}, got "${value}"`, {

@@ -20,6 +20,21 @@ export interface ToolOutput {
    * are, and `resume()` executes the call again (the tool then continues where it waited).
    */
   awaiting_approval?: boolean;
+  /**
+   * Containment refused (part of) the call: the scope refused a path, or the OS sandbox stopped a
+   * read, a write or a connection. The pod records it as a decision in the session log
+   * (docs/permissions.md); the model sees only `summary`/`content`.
+   */
+  denied?: ToolDenial;
+}
+
+/** Who in the containment stack refused a call, under which rule, and why. */
+export interface ToolDenial {
+  /** `scope`: a file tool's path check; `sandbox`: the OS sandbox (a file or network rule). */
+  readonly by: "scope" | "sandbox";
+  /** The rule that refused, as the manifest spells it (`deny = ".env"`, `network: example.com`). */
+  readonly rule?: string;
+  readonly reason: string;
 }
 
 /**
@@ -38,6 +53,12 @@ export interface Tool<Args = any> {
    * runs only such tools; unset counts as changing things.
    */
   readOnly?: boolean;
+  /**
+   * True when `execute` checks the arguments itself: they reach it parsed but not validated against
+   * `inputSchema` (which is still what the provider is sent). The pod's `final_answer` tool is one:
+   * it repairs a wrapped or stringified answer before judging it (docs/output.md).
+   */
+  checksOwnArguments?: boolean;
   execute(args: Args, ctx: ToolContext): ToolOutput | Promise<ToolOutput>;
 }
 

@@ -127,7 +127,7 @@ export async function executeToolBatch(
   const results = answered.map(({ call, output }) => toResultItem(call, ctx.tools.cap(call.name, output)));
   for (const [index, { call, output }] of answered.entries()) {
     const result = results[index] as ToolResultItem;
-    const decision = (await ctx.interceptor.postToolCall?.(call, result)) ?? { action: "continue" };
+    const decision = (await ctx.interceptor.postToolCall?.(call, result, output)) ?? { action: "continue" };
     if (decision.action === "abort")
       return { results, cancelled: new CancelledError(decision.reason), ...suspended };
     if (decision.action === "rewrite") {

@@ -2,6 +2,7 @@ export type { StopReason, StopReasonKind } from "../stream/stop-reason.js";
 export type { RunResult, RunStatus, WorkerEvent, WorkerEventListener } from "./events.js";
 export type {
   AbortContext,
+  AfterToolBatchDecision,
   Interceptor,
   PostToolCallDecision,
   PreRequestContext,

@@ -58,6 +58,11 @@ export type PreToolCallDecision =
    */
   | { action: "await_approval" };
 
+export type AfterToolBatchDecision =
+  | { action: "continue" }
+  | { action: "finish" }
+  | { action: "cancel"; reason?: string };
+
 export type PostToolCallDecision =
   | { action: "continue" }
   /** Replace the result the model will see (the output cap applies to the new one too). */
@@ -85,10 +90,23 @@ export interface Interceptor {
   preRequest?(context: PreRequestContext): PreRequestDecision | Promise<PreRequestDecision>;
   onTurnEnd?(context: TurnEndContext): TurnEndDecision | Promise<TurnEndDecision>;
   preToolCall?(call: ToolCallItem): PreToolCallDecision | Promise<PreToolCallDecision>;
+  /**
+   * After a call: `output` is what the tool returned, before the output cap (its `denied` says
+   * containment refused the call); for a call `preToolCall` denied, the synthetic error result.
+   */
   postToolCall?(
     call: ToolCallItem,
     result: ToolResultItem,
+    output: Readonly<ToolOutput>,
   ): PostToolCallDecision | Promise<PostToolCallDecision>;
+  /**
+   * After a batch's results are committed, before the `max_turns` check and the next request:
+   * `finish` ends the run `finished` (the turn's answer came in a tool call — the pod's typed
+   * answer); `cancel` stops it with `CancelledError`.
+   */
+  afterToolBatch?(context: {
+    readonly requests: number;
+  }): AfterToolBatchDecision | Promise<AfterToolBatchDecision>;
   /** Called when a run ends by abort, cancellation or error (after the worker's own cleanup). */
   onAbort?(context: AbortContext): void | Promise<void>;
 }

@@ -349,6 +349,9 @@ export class Worker {
       } else {
         const batch = await this.runBatch(response.toolCalls, signal);
         if (batch !== "done") return this.result(batch, requests, stopReason);
+        const after = (await this.interceptor.afterToolBatch?.({ requests })) ?? { action: "continue" };
+        if (after.action === "finish") return this.result("finished", requests, stopReason);
+        if (after.action === "cancel") throw new CancelledError(after.reason);
       }
       if (requests >= maxRequests) return this.result("limit_reached", requests, stopReason);
     }

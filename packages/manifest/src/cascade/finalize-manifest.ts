@@ -12,6 +12,7 @@ import type { ResolvedManifest, ToolPackageRef } from "../resolved-manifest.js";
 import { type ManifestLayerData, type ScopeRuleLayer, SUBPOD_DEFAULTS } from "../schema/layer-schema.js";
 import { canonicalPath } from "../scope/canonical-path.js";
 import { Scope, type ScopeRule } from "../scope/scope.js";
+import { finalizeOutput, OUTPUT_SCHEMA_HINT, OUTPUT_SCHEMA_KEY } from "./finalize-output.js";
 import { finalizeSandbox } from "./finalize-sandbox.js";
 import { finalizeTools } from "./finalize-tools.js";
 import type { ManifestLayer, Provenance } from "./layer.js";
@@ -30,8 +31,8 @@ export interface FinalizeContext {
  * Turns the merged layers into a `ResolvedManifest`: checks what only the whole cascade can tell
  * (required keys, cross-field rules, duplicate MCP server names, prompt pack existence), fills
  * the defaults that depend on other values (api key variable, context window, compaction and
- * memory knobs) and canonicalizes the scope. Every problem names the layer file and line that
- * set the offending value.
+ * memory knobs), reads and checks output schemas, and canonicalizes the scope. Every problem
+ * names the layer file and line that set the offending value.
  */
 export async function finalizeManifest(
   merged: ManifestLayerData,
@@ -129,6 +130,13 @@ export async function finalizeManifest(
   const subpods = finalizeSubpods(merged, at, issues);
   const { tools, packageRefs } = finalizeTools(merged, provenance, context, fromBuiltin, at, issues);
   const sandbox = finalizeSandbox(merged, tools, fromBuiltin);
+  const output = await finalizeOutput(merged.output, "output", context, fromBuiltin, at, issues);
+  for (const [role, config] of Object.entries(subpods)) {
+    const roleOutput = merged.subpods?.[role]?.output;
+    const key = `subpods.${role}.output`;
+    const resolved = await finalizeOutput(roleOutput, key, context, fromBuiltin, at, issues);
+    if (resolved) config.output = resolved;
+  }
 
   const pack = merged.pod?.prompt_pack;
   if (pack !== undefined && !pack.startsWith("$")) {
@@ -151,7 +159,13 @@ export async function finalizeManifest(
   const allowRules = await canonicalRules(merged.scope?.allow ?? [], "allow", at, issues);
   const denyRules = await canonicalRules(deny, "deny", at, issues);
 
-  if (issues.length > 0) throw manifestError("schema", issues, { cwd: context.cwd, hint: SCHEMA_HINT });
+  if (issues.length > 0) {
+    const onlyOutput = issues.every((issue) => OUTPUT_SCHEMA_KEY.test(issue.keyPath ?? ""));
+    throw manifestError("schema", issues, {
+      cwd: context.cwd,
+      hint: onlyOutput ? OUTPUT_SCHEMA_HINT : SCHEMA_HINT,
+    });
+  }
 
   const worker = merged.worker as ResolvedManifest["worker"];
   const manifest: ResolvedManifest = {
@@ -176,6 +190,7 @@ export async function finalizeManifest(
     subpods,
     ...(merged.budget === undefined ? {} : { budget: merged.budget }),
     permissions: { mode: merged.permissions?.mode ?? "default", rule: merged.permissions?.rule ?? [] },
+    ...(output ? { output } : {}),
   };
   const scope = await Scope.fromRules(allowRules, denyRules, context.workspace);
   return { manifest, scope, toolPackages: packageRefs };
@@ -232,7 +247,8 @@ function finalizeSubpods(
 ): ResolvedManifest["subpods"] {
   const roles: ResolvedManifest["subpods"] = {};
   for (const [role, entry] of Object.entries(merged.subpods ?? {})) {
-    const { description } = entry;
+    // `output` is resolved on its own (its schema file is read), after the roles.
+    const { description, output: _output, ...rest } = entry;
     if (description === undefined) {
       issues.push(
         at(`subpods.${role}`, `role "${role}" needs description = "…" (the model picks roles by it)`),
@@ -240,7 +256,7 @@ function finalizeSubpods(
       continue;
     }
     roles[role] = {
-      ...entry,
+      ...rest,
       description,
       max_depth: entry.max_depth ?? SUBPOD_DEFAULTS.max_depth,
       max_concurrent: entry.max_concurrent ?? SUBPOD_DEFAULTS.max_concurrent,

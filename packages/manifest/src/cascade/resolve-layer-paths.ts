@@ -3,13 +3,14 @@ import type { ManifestIssue } from "../errors.js";
 import { manifestError } from "../format-issue.js";
 import { spellPromptRef } from "../prompt-ref-syntax.js";
 import { type IssueOrigin, issueAtKey } from "../schema/describe-issues.js";
-import type { ManifestLayerData, ScopeRuleLayer } from "../schema/layer-schema.js";
+import type { ManifestLayerData, OutputLayer, ScopeRuleLayer } from "../schema/layer-schema.js";
 import { SCHEMA_HINT } from "./validate-layer.js";
 
 /**
  * Makes a layer's relative paths absolute against `baseDir` (the layer file's directory, or the
  * cwd for `--set`), before the layer is merged: scope targets, `pod.prompt_pack` (unless it is a
- * `$prefix` reference), `mcp.server.cwd` and a `mcp.server.command` written as a relative path.
+ * `$prefix` reference), `mcp.server.cwd`, a `mcp.server.command` written as a relative path and an
+ * `output.schema` file path (also a role's).
  * `tools.packages` stay as written (npm names must resolve as Node would from this layer's
  * directory, which the cascade records per entry); only misuse such as `~` is refused here.
  * Scope targets are joined without lexical `..` folding; `Scope` resolves them physically.
@@ -34,6 +35,15 @@ export function resolveLayerPaths(
   rules(out.scope?.allow, "allow");
   rules(out.scope?.deny, "deny");
 
+  // `[output] schema` as a path: a JSON Schema file, read after the cascade.
+  const resolveSchemaPath = (output: OutputLayer | undefined, path: (string | number)[]) => {
+    if (typeof output?.schema !== "string") return;
+    const problem = pathMisuse(output.schema, "schema file path");
+    if (problem) fail(path, problem);
+    else output.schema = resolve(baseDir, output.schema);
+  };
+  resolveSchemaPath(out.output, ["output", "schema"]);
+
   for (const [role, entry] of Object.entries(out.subpods ?? {})) {
     const at = (key: string) => ["subpods", role, key];
     (["allow", "deny"] as const).forEach((kind) => {
@@ -48,6 +58,7 @@ export function resolveLayerPaths(
       if (problem) fail(at("manifest"), problem);
       else entry.manifest = resolve(baseDir, entry.manifest);
     }
+    resolveSchemaPath(entry.output, [...at("output"), "schema"]);
     const rolePack = entry.prompt_pack;
     if (rolePack !== undefined) {
       const problem = rolePack.startsWith("$")

@@ -261,6 +261,36 @@ export const permissionsLayerSchema = z.strictObject({
   rule: z.array(permissionRuleLayerSchema).optional(),
 });
 
+/**
+ * How a typed answer reaches the pod (docs/output.md): `tool` (a `final_answer` tool whose input
+ * schema is the output schema), `native` (the provider's structured output, sent on every request),
+ * `auto` (native where the provider supports it, else tool).
+ */
+export const OUTPUT_STRATEGIES = ["tool", "native", "auto"] as const;
+
+/**
+ * `[output] schema`: a path to a JSON Schema file (relative to this file's directory) or the
+ * schema itself as an inline table. The file is read and the schema checked after the cascade.
+ */
+const outputSchemaSourceSchema = z.custom<string | Record<string, unknown>>(
+  (v) => (typeof v === "string" && v.trim() !== "") || isTomlTable(v),
+  { error: 'expected a path to a JSON Schema file ("schemas/verdict.json") or an inline table' },
+);
+
+/** `[output]`: the pod's final answer is checked against a schema and repaired when it is not. */
+export const outputLayerSchema = z.strictObject({
+  schema: outputSchemaSourceSchema.optional(),
+  strategy: z.enum(OUTPUT_STRATEGIES).optional(),
+  /** How many times the model is told what is wrong before the run fails. */
+  max_repairs: size.optional(),
+});
+
+function isTomlTable(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === null || proto === Object.prototype; // smol-toml builds tables with a null prototype
+}
+
 /** Caps a role gets when it sets none (docs/subpods.md). */
 export const SUBPOD_DEFAULTS = { max_depth: 2, max_concurrent: 4 } as const;
 
@@ -281,6 +311,8 @@ export const subpodRoleLayerSchema = z.strictObject({
     .optional(),
   scope: scopeLayerSchema.optional(),
   permissions: z.strictObject({ mode: z.enum(PERMISSION_MODES).optional() }).optional(),
+  /** The schema the child's answer is checked against and reaches the parent as (docs/output.md). */
+  output: outputLayerSchema.optional(),
   max_depth: count.optional(),
   max_concurrent: count.optional(),
 });
@@ -306,9 +338,11 @@ export const manifestLayerSchema = z.strictObject({
   subpods: z.record(subpodRoleNameSchema, subpodRoleLayerSchema).optional(),
   budget: budgetLayerSchema.optional(),
   permissions: permissionsLayerSchema.optional(),
+  output: outputLayerSchema.optional(),
 });
 
 /** A validated layer. */
 export type ManifestLayerData = z.infer<typeof manifestLayerSchema>;
 export type ScopeRuleLayer = z.infer<typeof scopeRuleLayerSchema>;
 export type SubpodRoleLayer = z.infer<typeof subpodRoleLayerSchema>;
+export type OutputLayer = z.infer<typeof outputLayerSchema>;

@@ -41,10 +41,17 @@ export const POD_PROMPTS = [
   "subpod_child_no_answer",
   "subpod_child_finished",
   "approval_denied_reason",
+  "guardrail_rejected",
+  "guardrail_feedback",
   "interrupt_tool_result_summary_process_ended",
   "interrupt_system_note_process_ended",
   "interrupt_tool_result_summary_moved",
   "interrupt_system_note_moved",
+  "output_tool_name",
+  "output_tool_description",
+  "output_repair",
+  "output_forced",
+  "output_accepted",
 ] as const;
 
 /** A key of the prompt catalog. */
@@ -168,6 +175,10 @@ export interface PodPromptContexts {
   subpod_child_finished: { readonly path: string; readonly id: string; readonly summary: string };
   /** What the model gets for a tool call a person denied. */
   approval_denied_reason: { readonly tool: string; readonly by: string; readonly reason: string };
+  /** What the model gets in place of what a guardrail rejected (a call, a result); `point`: where it ran. */
+  guardrail_rejected: { readonly guardrail: string; readonly point: string; readonly reason: string };
+  /** A guardrail's feedback to the model (a call's result, or a note before the next request). */
+  guardrail_feedback: { readonly guardrail: string; readonly point: string; readonly message: string };
   /** `interrupt_tool_result_summary` when the process running the turn ended (a crash, a kill). */
   interrupt_tool_result_summary_process_ended: NoPromptContext;
   /** `interrupt_system_note` when the process running the turn ended (variants by `trigger`). */
@@ -176,6 +187,25 @@ export interface PodPromptContexts {
   interrupt_tool_result_summary_moved: NoPromptContext;
   /** `interrupt_system_note` when the run moved to another worker (variants by `trigger`). */
   interrupt_system_note_moved: { readonly trigger: "user" | "notify" | "resume" };
+  /** The name of the tool strategy's answer tool (docs/output.md); part of the cached prefix. */
+  output_tool_name: NoPromptContext;
+  /** The answer tool's description; part of the cached prefix. */
+  output_tool_description: NoPromptContext;
+  /**
+   * The error result (tool strategy; a message with native output, `tool` then `""`) for an answer
+   * that breaks the output schema: each issue at its JSON Pointer (`""` is the whole answer), and
+   * which correction this is of `max_repairs`.
+   */
+  output_repair: {
+    readonly tool: string;
+    readonly issues: readonly { readonly path: string; readonly message: string }[];
+    readonly repair: number;
+    readonly max_repairs: number;
+  };
+  /** The note appended when `max_turns` or a budget forces an answer (`tool` is `""` with native output). */
+  output_forced: { readonly tool: string; readonly reason: "max_turns" | "budget" };
+  /** The result of an answer tool call whose answer was taken. */
+  output_accepted: NoPromptContext;
 }
 
 /** One staged item in the consolidation input: its id, kind, topic and its own fields. */

@@ -8,9 +8,9 @@ import { PERMISSION_MODES } from "@podkit/manifest";
  * policy says), `allow` (the builtin policy does not ask; hooks still run), or `none`.
  */
 export type PermissionVerdict =
-  | { action: "deny"; reason: string }
-  | { action: "ask"; reason?: string }
-  | { action: "allow" }
+  | { action: "deny"; reason: string; by: "mode" | "rule"; rule: string }
+  | { action: "ask"; reason?: string; rule: string }
+  | { action: "allow"; rule: string }
   | { action: "none" };
 
 /** The tighter of two modes (`read_only` is the tightest, `bypass` the loosest). */
@@ -66,19 +66,25 @@ export class PermissionPolicy {
       return {
         action: "deny",
         reason: `the pod runs in read_only mode: ${call.name} may change files or other state, so it did not run; only tools that read run in this mode`,
+        by: "mode",
+        rule: 'mode = "read_only"',
       };
     }
     const matching = this.rules.filter((rule) =>
       ruleMatches(rule, call, rule.action === "allow" ? "narrow" : "wide"),
     );
     const deny = matching.find((rule) => rule.action === "deny");
-    if (deny !== undefined)
-      return { action: "deny", reason: deny.reason ?? `denied by the rule ${describeRule(deny)}` };
+    if (deny !== undefined) {
+      const rule = describeRule(deny);
+      return { action: "deny", reason: deny.reason ?? `denied by the rule ${rule}`, by: "rule", rule };
+    }
     const ask = matching.find((rule) => rule.action === "ask");
     if (ask !== undefined && this.mode !== "bypass") {
-      return { action: "ask", reason: ask.reason ?? `the rule ${describeRule(ask)} asks` };
+      const rule = describeRule(ask);
+      return { action: "ask", reason: ask.reason ?? `the rule ${rule} asks`, rule };
     }
-    if (ask !== undefined || matching.some((rule) => rule.action === "allow")) return { action: "allow" };
+    const allow = ask ?? matching.find((rule) => rule.action === "allow");
+    if (allow !== undefined) return { action: "allow", rule: describeRule(allow) };
     return { action: "none" };
   }
 }

@@ -1,7 +1,14 @@
 import type { Item, PreToolCallDecision, ToolCallItem } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
-import type { ApprovalDecision, ApprovalRecord, EntryInput, SessionLog } from "@podkit/session-store";
-import type { PermissionPolicy } from "../permissions/permissions.js";
+import type {
+  ApprovalDecision,
+  ApprovalRecord,
+  EntryInput,
+  PolicyDecision,
+  SessionLog,
+} from "@podkit/session-store";
+import { escalationReason } from "@podkit/tools";
+import type { PermissionPolicy, PermissionVerdict } from "../permissions/permissions.js";
 
 /** The pod path of a call made by this pod (sub-pods will append `role#n`). */
 export const ROOT_POD_PATH: readonly string[] = ["root"];
@@ -66,7 +73,19 @@ export interface ApprovalGateOptions {
   defaultBy(): string;
   /** The pod's path from its root (`["root"]`, a child's `["root", "worker#1", …]`). */
   podPath: readonly string[];
+  /** Records a decision in the log and on the event stream (`policy.decision`). */
+  record(decision: DecisionInput): Promise<void>;
+  /**
+   * Whether a `bash` call's `escalate` (run outside the OS sandbox) can be asked for: `never` in a
+   * sub-pod, whose sandbox is a loan (docs/sandbox.md, "Escalation").
+   */
+  escalation: "on-approval" | "never";
+  /** Lets an allowed escalation run outside the sandbox (`ToolSet.approveEscalation`). */
+  approveEscalation(callId: string): void;
 }
+
+/** A decision as the gate (and the other deciders) hand it to the pod: it adds the pod's path. */
+export type DecisionInput = Omit<PolicyDecision, "pod_path">;
 
 /**
  * The pod's `preToolCall`: the approval flow of docs/approvals.md. A call with an answer in the log
@@ -101,25 +120,83 @@ export class ApprovalGate {
     // The mode and the rules come first, every time: a call allowed before runs again only if
     // they still let it (authority only narrows, also across a resume).
     const verdict = this.options.permissions.decide(call);
-    if (verdict.action === "deny") return { action: "deny", reason: verdict.reason };
+    const about = { call_id: call.call_id, tool: call.name };
+    if (verdict.action === "deny") {
+      await this.options.record({ decided_by: verdict.by, outcome: "deny", ...about, ...ruleOf(verdict) });
+      return { action: "deny", reason: verdict.reason };
+    }
+    // A command that asks to leave the sandbox always asks a person first, naming its reason —
+    // whatever the mode or the rules allow — and never from a sub-pod (authority only narrows).
+    const escalation = escalationReason(call.name, call.arguments);
+    if (escalation !== undefined && this.options.escalation === "never") {
+      const rule = "no escalation from a sub-pod's sandbox";
+      const reason = `${rule}: a sub-pod runs inside the sandbox its parent lent it`;
+      await this.options.record({ decided_by: "sandbox", outcome: "deny", ...about, rule, reason });
+      return { action: "deny", reason };
+    }
+    const decided = await this.decide(call, verdict, hooks, escalation);
+    if (decided.action === "continue" && escalation !== undefined)
+      this.options.approveEscalation(call.call_id);
+    return decided;
+  }
+
+  private async decide(
+    call: ToolCallItem,
+    verdict: PermissionVerdict,
+    hooks: () => Promise<HookToolDecision>,
+    escalation: string | undefined,
+  ): Promise<PreToolCallDecision> {
+    const about = { call_id: call.call_id, tool: call.name };
     let record = this.recordOf(call.call_id);
     // A call that waited on a child's approvals runs again: the tool continues that child.
     if (record?.childSessionId !== undefined) return { action: "continue" };
     if (record?.answer !== undefined) return this.decisionOf(record);
     if (record === undefined) {
       const decision = await hooks();
+      // A hook's ask is recorded by its `approval_requested` entry (`asked_by` names the hook).
+      if (decision.action !== "continue" && decision.action !== "ask") {
+        await this.options.record({
+          decided_by: "hook",
+          outcome: decision.action === "abort" ? "stop" : decision.action,
+          ...about,
+          rule: "hook",
+          ...("reason" in decision && decision.reason !== undefined ? { reason: decision.reason } : {}),
+        });
+      }
       if (decision.action !== "ask" && decision.action !== "continue") return decision;
-      const askedBy =
-        decision.action === "ask"
+      const builtin = this.options.hasTool(call.name) ? this.options.policy.get(call.name) : undefined;
+      if (decision.action === "continue" && verdict.action === "ask")
+        await this.options.record({ decided_by: "rule", outcome: "ask", ...about, ...ruleOf(verdict) });
+      // A rule that allows what the builtin policy would ask about decided something: it is logged.
+      if (decision.action === "continue" && verdict.action === "allow" && builtin !== undefined)
+        await this.options.record({ decided_by: "rule", outcome: "allow", ...about, rule: verdict.rule });
+      const escalating = escalation !== undefined && decision.action === "continue";
+      if (escalating) {
+        await this.options.record({
+          decided_by: "sandbox",
+          outcome: "ask",
+          ...about,
+          rule: "escalation",
+          reason: escalation,
+        });
+      }
+      const askedBy = escalating
+        ? "sandbox"
+        : decision.action === "ask"
           ? (decision.askedBy ?? "hook")
           : verdict.action === "ask"
             ? "permissions"
-            : verdict.action === "allow" || !this.options.hasTool(call.name)
+            : verdict.action === "allow"
               ? undefined
-              : this.options.policy.get(call.name);
+              : builtin;
       if (askedBy === undefined) return { action: "continue" };
-      const reason =
-        decision.action === "ask" ? decision.reason : verdict.action === "ask" ? verdict.reason : undefined;
+      const reason = escalating
+        ? `to run outside the sandbox: ${escalation}`
+        : decision.action === "ask"
+          ? decision.reason
+          : verdict.action === "ask"
+            ? verdict.reason
+            : undefined;
       const request: EntryInput<Item> = {
         kind: "approval_requested",
         call_id: call.call_id,
@@ -197,6 +274,12 @@ export class ApprovalGate {
   private recordOf(callId: string): ApprovalRecord | undefined {
     return this.options.head().state.approvals.find((record) => record.callId === callId);
   }
+}
+
+function ruleOf(verdict: { rule: string; reason?: string }): { rule: string; reason?: string } {
+  return verdict.reason === undefined
+    ? { rule: verdict.rule }
+    : { rule: verdict.rule, reason: verdict.reason };
 }
 
 function requestOf(record: ApprovalRecord): ApprovalRequest {

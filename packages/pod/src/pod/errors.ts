@@ -1,4 +1,5 @@
 import type { ErrorKind } from "@podkit/llm-worker";
+import type { GuardrailPoint } from "@podkit/session-store";
 import { hasMarker, PodkitPodError } from "../errors.js";
 
 const BUSY_MARKER = Symbol.for("podkit.pod.error.busy");
@@ -55,5 +56,38 @@ export class PodClosedError extends PodkitPodError {
 
   static override isInstance(error: unknown): error is PodClosedError {
     return hasMarker(error, CLOSED_MARKER);
+  }
+}
+
+const GUARDRAIL_TRIPPED_MARKER = Symbol.for("podkit.pod.error.guardrail-tripped");
+
+/**
+ * A guardrail rejected the input or the final answer, or stopped the run (docs/permissions.md,
+ * "Guardrails"). Its `policy.decision` entry is in the log; a rejected input never reached it.
+ */
+export class GuardrailTrippedError extends PodkitPodError {
+  readonly [GUARDRAIL_TRIPPED_MARKER] = true;
+  override name = "GuardrailTrippedError";
+
+  constructor(
+    /** `<package>/<name>` of the guardrail. */
+    readonly guardrail: string,
+    readonly point: GuardrailPoint,
+    readonly outcome: "reject" | "stop",
+    readonly reason: string,
+  ) {
+    super(
+      `${outcome === "reject" ? `the guardrail ${guardrail} rejected the ${point === "input" ? "input" : point === "final_answer" ? "final answer" : "tool call"}` : `the guardrail ${guardrail} stopped the run (${point.replace("_", " ")})`}: ${reason}`,
+      {
+        hint:
+          point === "input"
+            ? "nothing was sent to the model; change the input, or the guardrail's package if it is wrong"
+            : "the session log holds the decision (`podkit session show`); resume or run again once it is dealt with",
+      },
+    );
+  }
+
+  static override isInstance(error: unknown): error is GuardrailTrippedError {
+    return hasMarker(error, GUARDRAIL_TRIPPED_MARKER);
   }
 }

@@ -1,5 +1,5 @@
 import type { RunResult, StopReason, UsageRecord, WorkerEvent } from "@podkit/llm-worker";
-import type { AwaitedApproval, DriftFork, RunStatus } from "@podkit/session-store";
+import type { AwaitedApproval, DriftFork, PolicyDecision, RunStatus } from "@podkit/session-store";
 import type { BudgetExhausted } from "../budget/pod-budget.js";
 import type { PodWarning } from "../warnings.js";
 
@@ -26,6 +26,11 @@ export interface PodRunResult extends Omit<RunResult, "stopReason" | "status"> {
    * pod's and its sub-pods' at any depth, each with the session holding it and its pod path.
    */
   approvals?: AwaitedApproval[];
+  /**
+   * The typed answer (docs/output.md), checked against the output schema: present when the run
+   * finished and the pod has an output schema. Also in the log as the `final_output` entry.
+   */
+  output?: unknown;
 }
 
 /** Why a compaction started: `threshold` before a turn, `request_threshold` before a request, `pod.compact()`. */
@@ -71,6 +76,11 @@ export type PodEvent =
   | { type: "tool_call_end"; callId: string; name: string; summary: string; isError: boolean }
   | { type: "usage"; usage: UsageRecord }
   | { type: "notification"; message: string }
+  /**
+   * The mode, a rule, the scope, the OS sandbox, a hook or a guardrail decided about a call or an
+   * answer (docs/permissions.md); the same payload is the `policy.decision` log entry.
+   */
+  | { type: "policy_decision"; decision: PolicyDecision }
   /** Another writer changed the session's segment; this pod continues in a fork of it. */
   | { type: "drift_fork"; fork: DriftFork }
   | JobProgressEvent

@@ -1,5 +1,6 @@
 import type {
   AbortContext,
+  AfterToolBatchDecision,
   Interceptor,
   Item,
   PostToolCallDecision,
@@ -7,8 +8,10 @@ import type {
   PreRequestDecision,
   PreToolCallDecision,
   ToolCallItem,
+  ToolOutput,
   ToolResultItem,
   TurnEndContext,
+  TurnEndDecision,
 } from "@podkit/llm-worker";
 import type { SubpodPlacement } from "../subpods/placement.js";
 import { type HookToolDecision, ROOT_POD_PATH } from "./approvals.js";
@@ -81,6 +84,19 @@ export interface InternalInterceptor {
   preRequest(context: PreRequestContext): Maybe<PreRequestDecision>;
   /** The approval gate: it asks `hooks` when the log holds no answer for the call yet. */
   preToolCall(call: ToolCallItem, hooks: () => Promise<HookToolDecision>): Promise<PreToolCallDecision>;
+  /**
+   * After a call, before the hooks: containment's refusals (`output.denied`) go into the log, then
+   * the after-tool guardrails; a guardrail's rewrite or abort wins (the hooks do not run).
+   */
+  postToolCall(
+    call: ToolCallItem,
+    result: ToolResultItem,
+    output: Readonly<ToolOutput>,
+  ): Promise<PostToolCallDecision>;
+  /** The final-answer guardrails, before the hooks' `onTurnEnd`. */
+  onTurnEnd(context: TurnEndContext): Promise<TurnEndDecision>;
+  /** The typed answer came in a `final_answer` call: the run ends after its batch. */
+  afterToolBatch(context: { readonly requests: number }): Promise<AfterToolBatchDecision>;
 }
 
 /**
@@ -134,7 +150,9 @@ export function composeInterceptor(
         return { action: "continue" };
       });
     },
-    async postToolCall(call, result) {
+    async postToolCall(call, result, output) {
+      const own = await internal.postToolCall(call, result, output);
+      if (own.action !== "continue") return own;
       for (const hook of hooks) {
         const decision = await hook.postToolCall?.(readOnly(call), readOnly(result), pod());
         if (decision !== undefined && decision.action !== "continue") return decision;
@@ -142,12 +160,15 @@ export function composeInterceptor(
       return { action: "continue" };
     },
     async onTurnEnd(context) {
+      const own = await internal.onTurnEnd(context);
+      if (own.action !== "finish") return own;
       for (const hook of hooks) {
         const decision = await hook.onTurnEnd?.(readOnly(context), pod());
         if (decision !== undefined && decision.action !== "finish") return decision;
       }
       return { action: "finish" };
     },
+    afterToolBatch: (context) => internal.afterToolBatch(context),
     async onAbort(context) {
       for (const hook of hooks) {
         if (hook.onAbort !== undefined)

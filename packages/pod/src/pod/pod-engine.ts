@@ -7,6 +7,8 @@ import {
   answerApproval,
   approvalsAwaitedBy,
   localAnswerer,
+  POLICY_DECISION_DOMAIN,
+  type PolicyDecision,
   SessionLog,
 } from "@podkit/session-store";
 import { SANDBOX_PROBE_DOMAIN } from "@podkit/tools";
@@ -14,12 +16,15 @@ import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSectionState } from "../context/context-section.js";
 import { EMPTY_CONTEXT_KEY } from "../context/context-sections.js";
 import { PodUsageError } from "../errors.js";
+import { type OutputSchemaInput, toOutputSchema } from "../output/output-schema.js";
+import { FINAL_OUTPUT_DOMAIN, PodOutput } from "../output/pod-output.js";
 import { builtinPolicyFor, effectiveMode, PermissionPolicy } from "../permissions/permissions.js";
 import type { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
 import type { PodTelemetry, RunSource } from "../telemetry/pod-telemetry.js";
 import type { PodWarning } from "../warnings.js";
-import { type ApprovalAnswerGiven, ApprovalGate, ROOT_POD_PATH } from "./approvals.js";
+import { type ApprovalAnswerGiven, ApprovalGate, type DecisionInput, ROOT_POD_PATH } from "./approvals.js";
 import type { CompactionOutcome, CompactionReason, PodEvent, PodRunResult } from "./events.js";
+import { PodGuardrails } from "./guardrails.js";
 import { composeInterceptor, type HookPod, hookPodOf, type PodHooks } from "./hooks.js";
 import { INVOCATION_DOMAIN, invocationOf } from "./invocation.js";
 import { NotificationQueue } from "./notification-queue.js";
@@ -65,6 +70,9 @@ export class PodEngine {
   readonly context: PodContext;
   readonly compaction: PodCompaction;
   readonly approvals: ApprovalGate;
+  readonly guardrails: PodGuardrails;
+  /** The typed answer (docs/output.md): `[output]` or `PodOptions.output`, else a first run's `output`. */
+  private typed: PodOutput | undefined;
   /** The permission mode this pod runs in (docs/permissions.md); a child's is never looser than its parent's. */
   readonly mode: PermissionMode;
 
@@ -110,10 +118,85 @@ export class PodEngine {
       approver: options.approver,
       defaultBy: localAnswerer,
       // A child's requests name where in the tree they come from (its approver is its root's).
-      podPath: options.subpod === undefined ? ROOT_POD_PATH : options.subpod.path.split(" › "),
+      podPath: this.podPath,
+      record: (decision) => this.recordDecision(decision),
+      escalation: options.subpod === undefined ? "on-approval" : "never",
+      approveEscalation: (callId) => foundation.toolSet.approveEscalation(callId),
     });
+    this.guardrails = new PodGuardrails({
+      guardrails: foundation.toolSet.guardrails,
+      podPath: this.podPath,
+      catalog: this.catalog,
+      signal: () => this.turnSignal ?? new AbortController().signal,
+      record: (decision) => this.recordDecision(decision),
+      feedbackItem: (text) => this.recorder.systemMessage("notification", text),
+    });
+    const declared = options.output ?? foundation.loaded.manifest.output?.schema;
+    if (declared !== undefined) this.adoptOutput(declared as OutputSchemaInput);
     this.syncFromLog();
     if (state !== undefined) this.worker.setPromptCacheKey(state.sessionId);
+  }
+
+  /** The typed answer's owner, when the pod has one. */
+  get output(): PodOutput | undefined {
+    return this.typed;
+  }
+
+  /**
+   * Gives the pod its output schema. It must be on the tool list from the session's first request
+   * and never change (the prefix is cached): a pod has at most one, declared when it is made or
+   * given to its first run; another run may pass the same schema again (its digest), never another.
+   */
+  adoptOutput(input: OutputSchemaInput): PodOutput {
+    const schema = toOutputSchema(input);
+    if (this.typed !== undefined) {
+      if (this.typed.schema.digest === schema.digest) return this.typed;
+      throw new PodUsageError(
+        `this run's output schema (${schema.digest}) is not the pod's (${this.typed.schema.digest}): the schema is part of the session's cached request prefix and cannot change`,
+        { hint: "give every run of a pod the same output schema, or start another pod for another schema" },
+      );
+    }
+    if (this.foundation.toolServer.locked || this.head !== undefined) {
+      throw new PodUsageError(
+        "a run's output schema must be known before the session's first request: this pod has run without one",
+        { hint: "declare it when the pod is made (PodOptions.output, or [output] in the manifest)" },
+      );
+    }
+    const strategy = this.foundation.loaded.manifest.output?.strategy ?? "tool";
+    if (strategy === "native") {
+      throw new PodUsageError(
+        '[output] strategy = "native" is not supported yet: the provider adapters do not send a response format',
+        {
+          hint: 'use strategy = "tool" (or "auto", which picks it): it works on every provider; docs/output.md',
+        },
+      );
+    }
+    const typed = new PodOutput({
+      schema,
+      maxRepairs: this.foundation.loaded.manifest.output?.max_repairs ?? 2,
+      catalog: this.catalog,
+      maxRequests: this.foundation.loaded.manifest.worker.max_turns,
+      record: (payload) => this.appendExtension(FINAL_OUTPUT_DOMAIN, payload),
+      systemItem: (text) => this.recorder.systemMessage("notification", text),
+    });
+    this.foundation.toolServer.registerTool(() => typed.tool());
+    this.typed = typed;
+    return typed;
+  }
+
+  /** The pod's path from its root, as approvals and decisions name it. */
+  get podPath(): readonly string[] {
+    return this.options.subpod === undefined ? ROOT_POD_PATH : this.options.subpod.path.split(" › ");
+  }
+
+  /**
+   * A decision of the mode, a rule, the scope, the sandbox, a hook or a guardrail: a `policy.decision`
+   * entry in the head segment and a `policy_decision` event (the run's trace records it).
+   */
+  async recordDecision(decision: DecisionInput): Promise<void> {
+    const payload: PolicyDecision = { ...decision, pod_path: [...this.podPath] };
+    this.foundation.events.emit({ type: "policy_decision", decision: payload });
+    await this.appendExtension(POLICY_DECISION_DOMAIN, payload);
   }
 
   get catalog(): PromptCatalog {
@@ -142,6 +225,8 @@ export class PodEngine {
       composeInterceptor(
         {
           pendingHistoryAppends: async () => [
+            ...this.guardrails.takePending(),
+            ...(this.typed?.pendingItems() ?? []),
             ...this.takeNotifications(),
             ...(await this.context.take(this.contextState(this.turnSignal))),
           ],
@@ -151,7 +236,32 @@ export class PodEngine {
           },
           preToolCall: async (call, hooks) => {
             await this.recordSandboxProbe();
-            return this.approvals.preToolCall(call, hooks);
+            const decision = await this.approvals.preToolCall(call, hooks);
+            return decision.action === "continue" ? this.guardrails.beforeTool(call) : decision;
+          },
+          postToolCall: async (call, result, output) => {
+            const denied = output.denied;
+            // A tool package's claim, checked like everything read from outside.
+            if (denied !== undefined && (denied.by === "scope" || denied.by === "sandbox")) {
+              await this.recordDecision({
+                decided_by: denied.by,
+                outcome: "deny",
+                call_id: call.call_id,
+                tool: call.name,
+                ...(typeof denied.rule === "string" ? { rule: denied.rule } : {}),
+                reason: String(denied.reason),
+              });
+            }
+            return this.guardrails.afterTool(call, result);
+          },
+          afterToolBatch: async ({ requests }) =>
+            (await this.typed?.afterToolBatch(requests)) ?? { action: "continue" },
+          onTurnEnd: async (context) => {
+            const typed = await this.typed?.onTurnEnd(context);
+            if (typed !== undefined && typed.action !== "finish") return typed;
+            // A typed answer given in a final_answer call never gets here: the run finished before
+            // the next request; the before-tool guardrails saw that call (docs/permissions.md).
+            return this.guardrails.finalAnswer(context);
           },
         },
         [...hooks],

@@ -81,6 +81,8 @@ export async function loadFoundation(
     warn: (w) => warn({ code: "pod.tools", message: `${w.source}: ${w.message}` }),
     ...(options.toolPackages === undefined ? {} : { extraPackages: options.toolPackages }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
+    // A sub-pod's sandbox is its parent's loan: it refuses every escalation.
+    ...(options.subpod === undefined ? {} : { loaned: true }),
   }).catch(async (error: unknown) => {
     if (ownsStore) await store.close();
     throw error;

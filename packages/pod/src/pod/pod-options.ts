@@ -3,6 +3,7 @@ import type { PermissionMode } from "@podkit/manifest";
 import type { Store } from "@podkit/session-store";
 import type { PodkitToolPackage } from "@podkit/tools";
 import type { ContextSection } from "../context/context-section.js";
+import type { OutputSchemaInput } from "../output/output-schema.js";
 import type { SubpodPlacement } from "../subpods/placement.js";
 import type { PodTelemetryOptions } from "../telemetry/pod-telemetry.js";
 import type { RenderLimits } from "../template/budget.js";
@@ -76,6 +77,12 @@ export interface PodOptions {
    * gets its parent's and runs in the tighter of that and its role's.
    */
   readonly mode?: PermissionMode;
+  /**
+   * The pod's typed answer (docs/output.md): a zod schema or a JSON Schema (an object at the root).
+   * Takes the place of the manifest's `[output] schema`; a run then ends with `result.output`
+   * checked against it. Part of the cached request prefix: one per pod, from the first request.
+   */
+  readonly output?: OutputSchemaInput;
   /**
    * Hooks for this pod's children, at any depth (docs/subpods.md): called once for each child pod
    * as it is built or restored, with its identity; what it returns is registered on that child.

@@ -1,6 +1,7 @@
 import type { Item, ModelAdapter, Tool, ToolFactory, UsageRecord } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
 import { type ApprovalRecord, isPendingApproval, type Store } from "@podkit/session-store";
+import type { z } from "zod";
 import { PodBudget } from "../budget/pod-budget.js";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSection } from "../context/context-section.js";
@@ -12,7 +13,7 @@ import { afterTurnContextOf } from "./after-turn-context.js";
 import { type AfterTurnJob, type AfterTurnJobContext, CLOSE_PASS_TIMEOUT_MS } from "./after-turn-jobs.js";
 import type { ApprovalAnswerGiven } from "./approvals.js";
 import { PodBusyError, PodClosedError } from "./errors.js";
-import type { CompactionOutcome, PodEvent, PodTrigger } from "./events.js";
+import type { CompactionOutcome, PodEvent, PodRunResult, PodTrigger } from "./events.js";
 import { PodExtensionPoints } from "./extension-points.js";
 import type { PodHooks } from "./hooks.js";
 import { podModelAdapter } from "./model.js";
@@ -22,7 +23,7 @@ import { PodEngine } from "./pod-engine.js";
 import { closeFoundation, type PodFoundation } from "./pod-foundation.js";
 import type { PodOptions } from "./pod-options.js";
 import { anySignal, PodRuns } from "./pod-runs.js";
-import type { RunHandle } from "./run-handle.js";
+import type { PodRunOptions, RunHandle, TypedRunHandle } from "./run-handle.js";
 import { type RunParts, runWithPrelude } from "./run-prelude.js";
 import type { InterruptCause } from "./session-recorder.js";
 
@@ -97,12 +98,9 @@ export class Pod {
   }
 
   /**
-   * Restores session `sessionId` from its head segment: the stored system prompt verbatim (the
-   * template is never parsed), history, config, turn count, interrupted flag, usage and extension
-   * state. Later entries are appended to that segment. A sub-pod's session opens with its role's
-   * manifest, loan and depth (docs/subpods.md), never as a root. When the session cannot be opened,
-   * what was opened for it (the tools, a store the pod opened) is closed before the error is thrown.
-   * With `[memory]`, memory is attached as by `fromManifest`.
+   * Restores session `sessionId` from its head segment (docs/pod.md, "Construction and restore"): the stored prompt
+   * verbatim, history, config, turns, usage and extension state; a sub-pod's session with its
+   * role's manifest, loan and depth. What was opened for it is closed when it cannot be opened.
    */
   static restore(loaded: LoadedManifest, sessionId: string, options: PodOptions = {}): Promise<Pod> {
     return restorePod(loaded, sessionId, options, (parts) => new Pod(parts));
@@ -251,10 +249,7 @@ export class Pod {
     await this.engine.appendExtension(domain, payload);
   }
 
-  /**
-   * Registers a context section after the builtin `notes` and `PodOptions.contextSections`;
-   * like hooks, only before the first run.
-   */
+  /** Registers a context section after `notes` and `PodOptions.contextSections` (before the first run). */
   addContextSection<T>(section: ContextSection<T>): void {
     this.engine.context.sections.add(section as ContextSection);
   }
@@ -280,8 +275,14 @@ export class Pod {
     return this.runs.occupy(this.engine.compactNow(signal, this.telemetry, options.onEvent));
   }
 
-  /** Starts a turn for `input`. The handle is an async iterable of events and a promise of the result. */
-  run(input: string, options: { signal?: AbortSignal } = {}): RunHandle {
+  /**
+   * Starts a turn for `input`: the handle is an async iterable of events and a promise of the
+   * result. `output` (docs/output.md) types `result.output`; it is the pod's one schema.
+   */
+  run<S extends z.ZodType>(input: string, options: PodRunOptions & { output: S }): TypedRunHandle<S>;
+  run(input: string, options?: PodRunOptions): RunHandle<PodRunResult & { output?: unknown }>;
+  run(input: string, options: PodRunOptions = {}): RunHandle {
+    if (options.output !== undefined && !this.closed) this.engine.adoptOutput(options.output);
     return this.start("user", input, options.signal);
   }
 

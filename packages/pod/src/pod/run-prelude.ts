@@ -51,6 +51,10 @@ export async function runWithPrelude(
       if (decision?.action === "cancel") throw new PromptCancelledError(decision.reason);
     }
   }
+  engine.guardrails.startTurn();
+  engine.output?.startRun();
+  // The input guardrails hold the request: nothing is sent (or written) before they pass.
+  if (input !== undefined) await engine.guardrails.input(input);
   // Open from the turn's invoke to its terminal entry: background extension appends wait for it.
   const closeTurnGate = extensionPoints.turnGate.open();
   try {

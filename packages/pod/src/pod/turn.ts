@@ -82,7 +82,10 @@ export async function runTurn(engine: PodEngine, turn: Turn): Promise<PodRunResu
     // Who must answer what before the run goes on, at any depth of the tree (with the pod paths).
     if (status === "awaiting_approval")
       return { ...result, requests, usage, approvals: await engine.awaitedApprovals() };
-    if (budget === undefined) return { ...result, requests, usage };
+    // A typed answer is the run's result once the run finished with it (docs/output.md).
+    const accepted = status === "finished" ? engine.output?.accepted : undefined;
+    if (budget === undefined)
+      return { ...result, requests, usage, ...(accepted === undefined ? {} : { output: accepted.value }) };
     return {
       ...result,
       status,
@@ -91,7 +94,10 @@ export async function runTurn(engine: PodEngine, turn: Turn): Promise<PodRunResu
       stopReason: { kind: "budget_exhausted", raw: undefined },
       budget,
     };
-  } catch (error) {
+  } catch (caught) {
+    // A guardrail's stop reaches the caller as itself, not as the worker's cancellation.
+    const stopped = engine.guardrails.errorOf(caught);
+    const error = engine.output?.errorOf(stopped) ?? stopped;
     try {
       await recordFailure(engine, turn, error);
     } catch (recording) {

@@ -58,6 +58,7 @@ export const EVENT = {
   toolCallDropped: "podkit.tool_call.dropped",
   answerTruncated: "podkit.answer.truncated",
   driftFork: "podkit.session.drift_fork",
+  policyDecision: "podkit.policy.decision",
 } as const;
 
 export const METRIC = {

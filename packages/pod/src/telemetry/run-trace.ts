@@ -11,6 +11,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import type { UsageRecord, WorkerEvent } from "@podkit/llm-worker";
+import type { PolicyDecision } from "@podkit/session-store";
 import type { PodEvent } from "../pod/events.js";
 import { ChatSpans, recordError } from "./chat-spans.js";
 import { ATTR, EVENT, errorTypeOf } from "./gen-ai-attributes.js";
@@ -63,6 +64,7 @@ export const TRACED_WORKER_EVENTS: ReadonlySet<WorkerEvent["type"]> = new Set<Wo
 export const TRACED_POD_EVENTS: ReadonlySet<PodEvent["type"]> = new Set<PodEvent["type"]>([
   "turn_start",
   "drift_fork",
+  "policy_decision",
   "compaction_start",
   "compaction_failed",
   "compaction_done",
@@ -202,6 +204,9 @@ export class RunTrace {
         });
         this.setSession(this.init.source.session());
         break;
+      case "policy_decision":
+        this.span.addEvent(EVENT.policyDecision, policyDecisionAttributes(event.decision));
+        break;
       case "compaction_start":
         // A prelude compaction comes before turn_start: its span needs the session too.
         this.setSession(this.init.source.session());
@@ -322,4 +327,19 @@ export class RunTrace {
     if (error !== undefined) metric[ATTR.errorType] = errorTypeOf(error);
     this.init.instruments.operationDuration.record((performance.now() - this.started) / 1000, metric);
   }
+}
+
+/** A decision as span event attributes (never the call's arguments: they may hold secrets). */
+function policyDecisionAttributes(decision: PolicyDecision): Attributes {
+  const attributes: Attributes = {
+    "podkit.decision.decided_by": decision.decided_by,
+    "podkit.decision.outcome": decision.outcome,
+    "podkit.pod.path": decision.pod_path.join(" › "),
+  };
+  if (decision.call_id !== undefined) attributes[ATTR.toolCallId] = decision.call_id;
+  if (decision.tool !== undefined) attributes[ATTR.toolName] = decision.tool;
+  if (decision.rule !== undefined) attributes["podkit.decision.rule"] = decision.rule;
+  if (decision.reason !== undefined) attributes["podkit.decision.reason"] = decision.reason;
+  if (decision.point !== undefined) attributes["podkit.guardrail.point"] = decision.point;
+  return attributes;
 }

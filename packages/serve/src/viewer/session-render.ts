@@ -69,6 +69,8 @@ export class SessionRenderer {
       const call = this.calls.get(entry.call_id) as HTMLElement;
       call.querySelector(":scope > details.arguments")?.remove();
       call.append(element);
+    } else if (isDecision(entry) && this.calls.has(entry.payload.call_id)) {
+      (this.calls.get(entry.payload.call_id) as HTMLElement).append(element);
     } else if (entry.kind === "approval_answered" && this.approvals.has(entry.call_id)) {
       markAnswered(this.approvals.get(entry.call_id) as HTMLElement, entry, element);
     } else {
@@ -209,7 +211,48 @@ function usage(e: Json): HTMLElement {
   );
 }
 
+/** A `policy.decision` entry the viewer can draw (the log is untrusted: anything else is a plain extension). */
+function isDecision(e: Json): boolean {
+  return (
+    e.kind === "extension" &&
+    e.domain === "policy.decision" &&
+    typeof e.payload === "object" &&
+    e.payload !== null &&
+    typeof e.payload.decided_by === "string" &&
+    typeof e.payload.outcome === "string"
+  );
+}
+
+const DECISION_MARKS: Record<string, string> = {
+  allow: "✓",
+  ask: "?",
+  deny: "✗",
+  pause: "‖",
+  reject: "✗",
+  feedback: "↺",
+  stop: "■",
+};
+
+/** One decision: who decided what, under which rule, and why (docs/permissions.md). */
+function decision(e: Json): HTMLElement {
+  const d = e.payload as Json;
+  const subject =
+    typeof d.call_id === "string"
+      ? ""
+      : `${d.point === "final_answer" ? "final answer" : String(d.point ?? "run")} · `;
+  return h(
+    "p",
+    { class: `decision ${String(d.outcome)}`, "data-decided-by": String(d.decided_by) },
+    h("span", { "aria-hidden": "true" }, `${DECISION_MARKS[String(d.outcome)] ?? "·"} `),
+    `${subject}${String(d.outcome)} by ${String(d.decided_by)}`,
+    typeof d.rule === "string" ? h("code", {}, ` ${d.rule}`) : "",
+    typeof d.reason === "string" ? ` · ${d.reason}` : "",
+    h("time", {}, time(e.ts)),
+  );
+}
+
 function extension(e: Json): HTMLElement {
+  if (isDecision(e)) return decision(e);
   if (e.domain === "memory.extract") {
     return h(
       "div",

@@ -5,6 +5,16 @@ export {
   nextAfterAnswer,
   sessionHoldingCall,
 } from "./awaited-approvals.js";
+export {
+  type Decider,
+  type DecisionOutcome,
+  type DecisionSummary,
+  decisionOf,
+  type GuardrailPoint,
+  POLICY_DECISION_DOMAIN,
+  type PolicyDecision,
+  PolicyDecisionSchema,
+} from "./decisions.js";
 export { entriesBeforeCorruption, intactView, segmentOfFile } from "./entries-before-corruption.js";
 export { lineOf } from "./session-line.js";
 export {
@@ -16,6 +26,8 @@ export {
 } from "./session-rows.js";
 export {
   type ApprovalSummary,
+  FINAL_OUTPUT_DOMAIN,
+  type OutputSummary,
   type SegmentSummaryText,
   summarizeEntries,
   type TurnSummary,

@@ -1,4 +1,5 @@
 import type { Entry, MinimalItem } from "../entry/entry-schema.js";
+import { type DecisionSummary, decisionOf, POLICY_DECISION_DOMAIN } from "./decisions.js";
 import type { TurnStatus } from "./status.js";
 
 /** An approval as `podkit session show` prints it: what was asked, and who answered when. */
@@ -28,6 +29,13 @@ export interface TurnSummary {
   tools: { name: string; isError: boolean; summary: string }[];
   /** Approvals the turn asked for, with their answers (given during the turn or later). */
   approvals: ApprovalSummary[];
+  /** What the mode, the rules, the scope, the sandbox, hooks and guardrails decided, in log order. */
+  decisions: DecisionSummary[];
+  /**
+   * The turn's typed answer (its `final_output` entry, docs/output.md): the value, the digest of
+   * the schema it was checked against, the normalisations applied and how many repairs it took.
+   */
+  output?: OutputSummary;
   answer: string;
   /** How the turn stands (see `TurnStatus`). */
   status: TurnStatus;
@@ -52,6 +60,8 @@ export interface SegmentSummaryText {
   /** User messages in the `segment_start` history (a fork or compaction carried them over). */
   carriedInputs: string[];
   turns: TurnSummary[];
+  /** Decisions outside a turn: an input guardrail that rejected a message before its turn began. */
+  decisions: DecisionSummary[];
   usage: UsageTotals;
 }
 
@@ -78,16 +88,21 @@ export function summarizeEntries<TItem = MinimalItem>(entries: readonly Entry<TI
   };
   const names = new Map<string, string>();
   const approvals = new Map<string, ApprovalSummary>();
+  const outside: DecisionSummary[] = [];
   let current: TurnSummary | undefined;
+  /** A turn is open from its `invoke` to its `run_completed`/`run_errored`. */
+  let open = false;
   for (const entry of entries) {
     switch (entry.kind) {
       case "invoke":
+        open = true;
         current = {
           turn: null,
           trigger: entry.trigger,
           input: null,
           tools: [],
           approvals: [],
+          decisions: [],
           answer: "",
           status: "open",
           interrupted: false,
@@ -152,6 +167,7 @@ export function summarizeEntries<TItem = MinimalItem>(entries: readonly Entry<TI
         break;
       }
       case "run_completed":
+        open = false;
         if (current !== undefined) {
           current.status = entry.result;
           // A run stopping for an approval is always marked interrupted: that is not news.
@@ -159,12 +175,25 @@ export function summarizeEntries<TItem = MinimalItem>(entries: readonly Entry<TI
         }
         break;
       case "run_errored":
+        open = false;
         if (current !== undefined) {
           current.status = "errored";
           current.interrupted = entry.interrupted;
           current.error = entry.message;
         }
         break;
+      case "extension": {
+        if (entry.domain === FINAL_OUTPUT_DOMAIN) {
+          const output = outputOf(entry.payload);
+          if (output !== undefined && current !== undefined) current.output = output;
+          break;
+        }
+        if (entry.domain !== POLICY_DECISION_DOMAIN) break;
+        const decision = decisionOf(entry.payload, entry.ts);
+        if (decision !== undefined)
+          (open && current !== undefined ? current.decisions : outside).push(decision);
+        break;
+      }
       case "llm_usage":
         usage.requests += 1;
         usage.inputTokens += entry.input_tokens;
@@ -176,7 +205,33 @@ export function summarizeEntries<TItem = MinimalItem>(entries: readonly Entry<TI
         break;
     }
   }
-  return { carriedInputs, turns, usage };
+  return { carriedInputs, turns, decisions: outside, usage };
+}
+
+/** A typed answer as the read model shows it. */
+export interface OutputSummary {
+  value: unknown;
+  schemaDigest: string;
+  normalizations: string[];
+  repairs: number;
+}
+
+/** The `extension` domain of a typed answer (written by `@podkit/pod`, docs/output.md). */
+export const FINAL_OUTPUT_DOMAIN = "final_output";
+
+/** A `final_output` payload read back (untrusted): undefined unless it has a value and a digest. */
+function outputOf(payload: unknown): OutputSummary | undefined {
+  if (typeof payload !== "object" || payload === null || !Object.hasOwn(payload, "value")) return undefined;
+  const p = payload as Record<string, unknown>;
+  if (typeof p.schema_digest !== "string") return undefined;
+  return {
+    value: p.value,
+    schemaDigest: p.schema_digest,
+    normalizations: Array.isArray(p.normalizations)
+      ? p.normalizations.filter((n): n is string => typeof n === "string")
+      : [],
+    repairs: Array.isArray(p.repairs) ? p.repairs.length : 0,
+  };
 }
 
 /** A field of an item read back from a log (any store's item shape: untrusted, loosely typed). */

@@ -897,6 +897,98 @@ const V3_SANDBOX_PROBE = {
   entryCount: 8,
 } satisfies SessionState;
 
+/**
+ * Decisions (docs/permissions.md): the `extension` domain `policy.decision` (additive in v3) — a
+ * rule's deny between the call and its result, and an input guardrail's reject after the run, outside
+ * any turn. Without a registered fold the state keeps the latest payload, like any domain.
+ */
+const V3_DECISIONS = {
+  sessionId: "01a24c11-3f0e-7a52-8d1b-6c2f4e9a7b10",
+  segmentId: "01a24c11-3f0e-7a52-8d1b-6c30d2e81f44",
+  formatVersion: 3,
+  systemPrompt: "You run commands.",
+  config: { max_tokens: 8192 },
+  history: [
+    text("user", "clean up"),
+    call("toolu_01", "bash", '{"command":"rm README.md"}'),
+    {
+      type: "tool_result",
+      call_id: "toolu_01",
+      summary: "tool call denied: nothing is removed",
+      is_error: true,
+    },
+    text("assistant", "I may not remove files."),
+  ],
+  historySources: [],
+  turn: 1,
+  interrupted: false,
+  inFlight: null,
+  usage: [usage(1, 20, 0, 0, 9), usage(3, 40, 20, 0, 4)],
+  extensions: new Map([
+    [
+      "policy.decision",
+      {
+        decided_by: "guardrail",
+        outcome: "reject",
+        pod_path: ["root"],
+        rule: "acme-guards/no-keys",
+        reason: "the message holds an API key",
+        point: "input",
+      },
+    ],
+  ]),
+  lineage: noLineage,
+  ...noApprovals,
+  entryCount: 12,
+} satisfies SessionState;
+
+/**
+ * A typed answer (docs/output.md): an invalid `final_answer` call repaired, a wrapped one accepted,
+ * then the `extension` domain `final_output` (additive in v3) with the value, the schema's digest,
+ * the normalisation and the repair.
+ */
+const V3_FINAL_OUTPUT_PAYLOAD = {
+  value: { verdict: "approve", findings: [{ line: 3 }] },
+  schema_digest: "sha256:6f1ed002ab5595859014ebf0951522d9f3c8d2e6b1a6e27f1e0c3b1b2e8f1a90",
+  call_id: "toolu_a2",
+  normalizations: ["unwrapped:output"],
+  repairs: [
+    {
+      call_id: "toolu_a1",
+      issues: [{ path: "/verdict", message: "must be equal to one of the allowed values" }],
+    },
+  ],
+};
+const V3_FINAL_OUTPUT = {
+  sessionId: "01a24d20-51aa-7c3e-9f20-1b2c3d4e5f60",
+  segmentId: "01a24d20-51aa-7c3e-9f20-1b2c3d4e5f71",
+  formatVersion: 3,
+  systemPrompt: "You review code.",
+  config: { max_tokens: 8192 },
+  history: [
+    text("user", "review the patch"),
+    call("toolu_a1", "final_answer", '{"verdict":"maybe","findings":[]}'),
+    {
+      type: "tool_result",
+      call_id: "toolu_a1",
+      summary:
+        "The answer does not match the required schema:\n- /verdict: must be equal to one of the allowed values\nCall final_answer again with the whole corrected answer (correction 1 of at most 2).",
+      is_error: true,
+    },
+    call("toolu_a2", "final_answer", '{"output":{"verdict":"approve","findings":[{"line":3}]}}'),
+    { type: "tool_result", call_id: "toolu_a2", summary: "Answer received." },
+  ],
+  historySources: [],
+  turn: 1,
+  interrupted: false,
+  inFlight: null,
+  usage: [usage(1, 120, 0, 0, 30), usage(3, 180, 120, 0, 28)],
+  extensions: new Map([["final_output", V3_FINAL_OUTPUT_PAYLOAD]]),
+  lineage: noLineage,
+  ...noApprovals,
+  entryCount: 12,
+} satisfies SessionState;
+
 /** The exact state of each fixture segment (`SessionLog.openSegment`, no extension folds). */
 export const EXPECTED_STATES: Readonly<Record<string, SessionState>> = {
   ...Object.fromEntries(Object.entries(V1_STATES).map(([file, state]) => [`v1/${file}`, state])),
@@ -917,6 +1009,8 @@ export const EXPECTED_STATES: Readonly<Record<string, SessionState>> = {
   "v3/budget-stop.jsonl": V3_BUDGET_STOP,
   "v3/invocation.jsonl": V3_INVOCATION,
   "v3/sandbox-probe.jsonl": V3_SANDBOX_PROBE,
+  "v3/decisions.jsonl": V3_DECISIONS,
+  "v3/final-output.jsonl": V3_FINAL_OUTPUT,
 };
 
 export { V1_COMPACTED, V1_COMPACTED_SOURCE, V1_FORKED, V1_INTERRUPTED, V1_PLAIN, V1_TOOLS };

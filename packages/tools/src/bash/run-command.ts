@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import type { ToolSandbox } from "../sandbox/sandbox.js";
+import type { SandboxCommand } from "../sandbox/sandbox.js";
 
 /** What a finished (or killed) command produced. */
 export interface CommandResult {
@@ -15,34 +15,30 @@ export interface CommandResult {
 }
 
 export interface RunCommandOptions {
-  cwd: string;
-  env: Record<string, string>;
   timeoutMs: number;
   /** Output bytes kept: half from the start, half from the end. */
   maxOutputBytes: number;
   signal?: AbortSignal;
-  shell?: string;
-  /** The pod's sandbox: the shell starts inside it (docs/sandbox.md). */
-  sandbox?: ToolSandbox;
+}
+
+/** `command` as the process `bash -c` runs it in `cwd` with `env`: what the sandbox wraps. */
+export function shellCommand(
+  command: string,
+  options: { cwd: string; env: Record<string, string>; shell?: string },
+): SandboxCommand {
+  return { file: options.shell ?? "/bin/bash", args: ["-c", command], cwd: options.cwd, env: options.env };
 }
 
 /**
- * Runs `command` with `bash -c` — inside the pod's sandbox when one is given — in its own process
- * group (`detached`), so the whole group, background children included, can be killed at once. On
+ * Runs `started` — a `shellCommand`, inside the pod's sandbox when the sandbox wrapped it — in its
+ * own process group (`detached`), so the whole group, background children included, can be killed at once. On
  * timeout or abort the group gets SIGKILL; when the shell exits on its own, anything it left
  * running in the group is killed too, so no call leaves orphans behind. Without a sandbox, a
  * process that puts itself in a new session with `setsid` leaves the group and is out of reach
  * (documented); inside bubblewrap everything the command starts lives in the sandbox's own pid
  * namespace, which ends with the command (and dies with bubblewrap, `--die-with-parent`).
  */
-export async function runCommand(command: string, options: RunCommandOptions): Promise<CommandResult> {
-  const shell = {
-    file: options.shell ?? "/bin/bash",
-    args: ["-c", command],
-    cwd: options.cwd,
-    env: options.env,
-  };
-  const started = options.sandbox === undefined ? shell : await options.sandbox.wrap(shell);
+export function runCommand(started: SandboxCommand, options: RunCommandOptions): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(started.file, [...started.args], {
       cwd: started.cwd,

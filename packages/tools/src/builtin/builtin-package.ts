@@ -2,6 +2,7 @@ import type { Tool, ToolFactory } from "@podkit/llm-worker";
 import { BUILTIN_TOOL_NAMES, READ_TOOLS, TOOLS_DEFAULTS } from "@podkit/manifest";
 import { z } from "zod";
 import { bashTool } from "../bash/bash-tool.js";
+import { PodkitFiles } from "../containment/podkit-files.js";
 import { editFileTool } from "../fs/edit-file-tool.js";
 import { globTool } from "../fs/glob-tool.js";
 import { grepTool } from "../fs/grep-tool.js";
@@ -25,6 +26,8 @@ export const builtinOptionsSchema = z.strictObject({
   bash_timeout_ms: z.int().min(1).default(TOOLS_DEFAULTS.bash_timeout_ms),
   bash_max_timeout_ms: z.int().min(1).default(TOOLS_DEFAULTS.bash_max_timeout_ms),
   remove_env: z.array(z.string()).default([]),
+  /** podkit's own directories (`podkitPaths`), which the writing file tools refuse whatever the scope grants. */
+  podkit_paths: z.array(z.string()).default([]),
   /** `[worker.tool_output]`: the tools keep their output under these caps. */
   tool_output: z
     .object({ default_max_bytes: z.int().min(1), per_tool: z.record(z.string(), z.int().min(1)).default({}) })
@@ -47,7 +50,7 @@ const FS_TOOLS: Record<(typeof BUILTIN_TOOL_NAMES)[number], (ctx: FsToolContext)
  */
 export const builtinToolPackage = definePodkitToolPackage({
   name: BUILTIN_PACKAGE_NAME,
-  tools(ctx) {
+  async tools(ctx) {
     const parsed = builtinOptionsSchema.safeParse(ctx.options);
     if (!parsed.success)
       throw new Error(`invalid options for ${BUILTIN_PACKAGE_NAME}: ${parsed.error.message}`);
@@ -59,7 +62,12 @@ export const builtinToolPackage = definePodkitToolPackage({
         1024,
         Math.min(OUTPUT_BUDGET_BYTES, (caps?.per_tool[tool] ?? caps?.default_max_bytes ?? Infinity) - 512),
       );
-    const fsContext: FsToolContext = { scope: ctx.scope, workspace: ctx.workspace, outputBudget };
+    const fsContext: FsToolContext = {
+      scope: ctx.scope,
+      workspace: ctx.workspace,
+      outputBudget,
+      podkitFiles: await PodkitFiles.of(options.podkit_paths),
+    };
     const factories: ToolFactory[] = options.builtin.map((name) => () => FS_TOOLS[name](fsContext));
     if (options.bash) {
       // The description says how the command is contained, so it waits for the sandbox's probe.

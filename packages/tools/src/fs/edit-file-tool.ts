@@ -4,7 +4,7 @@ import { z } from "zod";
 import { writeFileAtomic } from "./atomic-write.js";
 import { openChecked } from "./checked-open.js";
 import { fsErrorMessage, notRegular } from "./fs-error-message.js";
-import { checkToolPath, type FsToolContext } from "./scoped-path.js";
+import { checkToolPath, type FsToolContext, refusedOutput } from "./scoped-path.js";
 import { cutLine, looksBinary, MAX_FILE_BYTES } from "./text.js";
 
 const input = z.strictObject({
@@ -30,7 +30,7 @@ export function editFileTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
         return { summary: "old_string and new_string are identical; nothing to change", is_error: true };
       }
       const target = await checkToolPath(ctx, args.path, "write");
-      if (!target.ok) return { summary: target.message, is_error: true };
+      if (!target.ok) return refusedOutput(target);
       let text: string;
       try {
         const handle = await openChecked(target.path, constants.O_RDONLY, target.shown);

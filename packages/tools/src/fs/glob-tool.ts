@@ -3,7 +3,7 @@ import { defineTool, type Tool } from "@podkit/llm-worker";
 import picomatch from "picomatch";
 import { z } from "zod";
 import { fsErrorMessage } from "./fs-error-message.js";
-import { checkToolPath, type FsToolContext, shownPath } from "./scoped-path.js";
+import { checkToolPath, type FsToolContext, refusedOutput, shownPath } from "./scoped-path.js";
 import { SkippedPaths } from "./skipped-paths.js";
 import { BoundedLines } from "./text.js";
 import { walkTree } from "./walk-tree.js";
@@ -26,7 +26,7 @@ export function globTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
     inputSchema: input,
     async execute(args, toolCtx) {
       const root = await checkToolPath(ctx, args.path ?? ".", "read");
-      if (!root.ok) return { summary: root.message, is_error: true };
+      if (!root.ok) return refusedOutput(root);
       const matches = compileGlob(args.pattern);
       const limit = args.limit ?? DEFAULT_LIMIT;
       const out = new BoundedLines(ctx.outputBudget?.("glob"));

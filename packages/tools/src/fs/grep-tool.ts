@@ -4,7 +4,7 @@ import { fsErrorMessage } from "./fs-error-message.js";
 import { compileGlob } from "./glob-tool.js";
 import { searchFiles } from "./grep-search.js";
 import { compileLineMatcher, type LineMatcher } from "./line-matcher.js";
-import { checkToolPath, type FsToolContext } from "./scoped-path.js";
+import { checkToolPath, type FsToolContext, refusedOutput } from "./scoped-path.js";
 
 const DEFAULT_LIMIT = 200;
 
@@ -41,7 +41,7 @@ export function grepTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
         return { summary: `invalid regular expression: ${(error as Error).message}`, is_error: true };
       }
       const root = await checkToolPath(ctx, args.path ?? ".", "read");
-      if (!root.ok) return { summary: root.message, is_error: true };
+      if (!root.ok) return refusedOutput(root);
       const limit = args.limit ?? DEFAULT_LIMIT;
       let result: Awaited<ReturnType<typeof searchFiles>>;
       try {

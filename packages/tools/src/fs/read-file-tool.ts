@@ -3,7 +3,7 @@ import { defineTool, type Tool } from "@podkit/llm-worker";
 import { z } from "zod";
 import { openChecked } from "./checked-open.js";
 import { fsErrorMessage, notRegular } from "./fs-error-message.js";
-import { checkToolPath, type FsToolContext } from "./scoped-path.js";
+import { checkToolPath, type FsToolContext, refusedOutput } from "./scoped-path.js";
 import { BoundedLines, cutLine, looksBinary, MAX_FILE_BYTES, splitLines } from "./text.js";
 
 const DEFAULT_LIMIT = 2000;
@@ -24,7 +24,7 @@ export function readFileTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
     inputSchema: input,
     async execute(args) {
       const target = await checkToolPath(ctx, args.path, "read");
-      if (!target.ok) return { summary: target.message, is_error: true };
+      if (!target.ok) return refusedOutput(target);
       let bytes: Buffer;
       try {
         const handle = await openChecked(target.path, constants.O_RDONLY, target.shown);

@@ -1,5 +1,8 @@
-import { isAbsolute, relative } from "node:path";
+import { isAbsolute } from "node:path";
+import type { ToolDenial, ToolOutput } from "@podkit/llm-worker";
 import type { Permission, Scope } from "@podkit/manifest";
+import type { PodkitFiles } from "../containment/podkit-files.js";
+import { PODKIT_FILES_RULE, scopeDenial, workspacePath } from "../containment/rule-text.js";
 import { fsErrorMessage } from "./fs-error-message.js";
 
 /** What every filesystem tool needs: the scope and the workspace relative paths start from. */
@@ -11,17 +14,30 @@ export interface FsToolContext {
    * for the summary); the tools stop there and say how to get the rest. Default 48 KiB.
    */
   readonly outputBudget?: (toolName: string) => number;
+  /** podkit's own directories: never writable through a file tool, whatever the scope grants. */
+  readonly podkitFiles?: PodkitFiles;
 }
 
-/** A path the scope allowed, in canonical form, and how to show it to the model. */
-export type ScopedPath = { ok: true; path: string; shown: string } | { ok: false; message: string };
+/**
+ * A path the scope allowed, in canonical form, and how to show it to the model; or the refusal,
+ * with `denied` when a containment rule refused it (not for a path that is merely unusable).
+ */
+export type ScopedPath =
+  | { ok: true; path: string; shown: string }
+  | { ok: false; message: string; denied?: ToolDenial };
+
+/** The error output of a refused path: its message, and `denied` for the pod's decision log. */
+export function refusedOutput(refused: Extract<ScopedPath, { ok: false }>): ToolOutput {
+  return { summary: refused.message, is_error: true, ...(refused.denied ? { denied: refused.denied } : {}) };
+}
 
 /**
  * Checks `path` (relative to the workspace, or absolute) against the scope on its canonical
  * form. A refusal carries the scope's own words (which rule refused, or that no rule allows it)
  * and never anything read from the file. Called on every tool call: nothing is cached, so a path
  * swapped for a symlink since the last call is judged by where it points now. Never throws: a
- * file-system error while canonicalizing is a refusal too.
+ * file-system error while canonicalizing is a refusal too. A write inside podkit's own
+ * directories is refused even where the scope grants write (`podkitFiles`).
  */
 export async function checkToolPath(ctx: FsToolContext, path: string, want: Permission): Promise<ScopedPath> {
   const tilde = homeShorthand(path);
@@ -37,12 +53,20 @@ export async function checkToolPath(ctx: FsToolContext, path: string, want: Perm
   } catch (error) {
     return { ok: false, message: fsErrorMessage(error, path) };
   }
-  if (check.ok) return { ok: true, path: check.path, shown: shownPath(ctx, check.path) };
+  if (check.ok) {
+    const shown = shownPath(ctx, check.path);
+    if (want === "write" && ctx.podkitFiles?.contains(check.path)) {
+      const message = `write access to "${shown}" denied: it is one of podkit's own files (the workspace's .podkit/ directory, the sessions, the memory), which nothing inside a pod may change`;
+      return { ok: false, message, denied: { by: "scope", rule: PODKIT_FILES_RULE, reason: message } };
+    }
+    return { ok: true, path: check.path, shown };
+  }
   const hint =
     check.reason === "not-allowed" || check.reason === "read-only"
       ? ` ${want === "write" ? "Writable" : "Readable"} locations are listed in the scope summary.`
       : "";
-  return { ok: false, message: `${check.message}.${hint}` };
+  const denied = scopeDenial(check, ctx.workspace);
+  return { ok: false, message: `${check.message}.${hint}`, ...(denied ? { denied } : {}) };
 }
 
 /** Linux's PATH_MAX (with the NUL) and NAME_MAX, in bytes. */
@@ -67,7 +91,6 @@ function homeShorthand(path: string): string | undefined {
 }
 
 /** A canonical path as the model should see it: relative to the workspace when inside it. */
-export function shownPath(ctx: FsToolContext, canonical: string): string {
-  const rel = relative(ctx.workspace, canonical);
-  return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? canonical : rel;
+export function shownPath(ctx: Pick<FsToolContext, "workspace">, canonical: string): string {
+  return workspacePath(ctx.workspace, canonical);
 }

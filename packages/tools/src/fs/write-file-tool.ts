@@ -2,7 +2,7 @@ import { defineTool, type Tool } from "@podkit/llm-worker";
 import { z } from "zod";
 import { writeFileAtomic } from "./atomic-write.js";
 import { fsErrorMessage } from "./fs-error-message.js";
-import { checkToolPath, type FsToolContext } from "./scoped-path.js";
+import { checkToolPath, type FsToolContext, refusedOutput } from "./scoped-path.js";
 
 const input = z.strictObject({
   path: z.string().min(1).describe("File to write, relative to the workspace or absolute"),
@@ -18,7 +18,7 @@ export function writeFileTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
     inputSchema: input,
     async execute(args) {
       const target = await checkToolPath(ctx, args.path, "write");
-      if (!target.ok) return { summary: target.message, is_error: true };
+      if (!target.ok) return refusedOutput(target);
       try {
         await writeFileAtomic(target.path, args.content, target.shown);
       } catch (error) {

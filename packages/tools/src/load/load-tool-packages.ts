@@ -1,10 +1,11 @@
-import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ToolFactory, ToolServer } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
 import { BUILTIN_PACKAGE_NAME, builtinToolPackage } from "../builtin/builtin-package.js";
+import { podkitPaths } from "../containment/podkit-files.js";
 import { ToolPackageExportError, type ToolPackageLocation } from "../errors.js";
 import { mcpToolPackage } from "../mcp/mcp-tool-package.js";
+import { type Guardrail, isGuardrail, type PackageGuardrail } from "../package/guardrail.js";
 import {
   type DefinedToolPackage,
   isPodkitToolPackage,
@@ -37,6 +38,11 @@ export interface LoadToolPackagesOptions {
    * `[sandbox] backend` values beyond `os` and `none` plug into. Default: by the manifest.
    */
   sandboxBackend?: SandboxBackend;
+  /**
+   * The pod is a sub-pod, whose scope and `[sandbox]` are lent by its parent: its sandbox refuses
+   * every escalation, even one `approveEscalation` was called for (authority only narrows).
+   */
+  loaned?: boolean;
 }
 
 /** The tools of a pod: factories for its tool server, and the clean-up its packages registered. */
@@ -48,12 +54,20 @@ export interface ToolSet {
   readonly factories: readonly ToolFactory[];
   /** The names of the packages loaded, in the same order. */
   readonly packages: readonly string[];
+  /** The packages' guardrails, in the order the packages loaded. */
+  readonly guardrails: readonly PackageGuardrail[];
   /**
    * What the sandbox probe found (the payload of the pod's `sandbox.probe` log entry): set once it
    * ran — at load when the pod can start processes (bash, a stdio MCP server), else when a
    * package first starts one; undefined before.
    */
   sandboxProbe(): SandboxProbe | undefined;
+  /**
+   * Lets the call `callId` run outside the sandbox, once: for the pod to call after a person
+   * allowed a `bash` call's `escalate` (`escalationReason` reads it from the call). Without it,
+   * and always in a sub-pod (`loaned`), such a call is refused and its output says so in `denied`.
+   */
+  approveEscalation(callId: string): void;
   /** Queues every factory on `server` (materialized by its `flushPending()`). */
   register(server: ToolServer): void;
   /**
@@ -83,20 +97,23 @@ export async function loadToolPackages(
   const controller = new AbortController();
   const forwardAbort = () => controller.abort(options.signal?.reason);
   options.signal?.addEventListener("abort", forwardAbort, { once: true });
+  const ownPaths = podkitPaths(loaded);
   const sandbox = createSandbox({
     config: manifest.sandbox,
     scope: loaded.scope,
     workspace: loaded.workspace,
-    protectedPaths: podkitPaths(loaded),
+    protectedPaths: ownPaths,
     env,
     warn: options.warn,
     ...configuredIn(loaded),
     ...(options.sandboxBackend === undefined ? {} : { backend: options.sandboxBackend }),
+    ...(options.loaned === true ? { loaned: true } : {}),
   });
   // The first callback registered runs last: MCP servers and packages stop before the proxy does.
   const closers: (() => void | Promise<void>)[] = [() => sandbox.close()];
   const factories: ToolFactory[] = [];
   const names: string[] = [];
+  const guardrails: PackageGuardrail[] = [];
 
   let closed: Promise<void> | undefined;
   const close = () => {
@@ -159,6 +176,29 @@ export async function loadToolPackages(
     }
     factories.push(...produced);
     names.push(pkg.name);
+    if (pkg.guardrails === undefined) return;
+    let guards: readonly Guardrail[];
+    try {
+      guards = await pkg.guardrails(ctx);
+    } catch (error) {
+      const problem = `its guardrails(ctx) failed: ${error instanceof Error ? error.message : String(error)}`;
+      throw new ToolPackageExportError(
+        location ?? { specifier: pkg.name, declaredIn: "", resolveFrom: "" },
+        file ?? pkg.name,
+        problem,
+        error,
+      );
+    }
+    if (!Array.isArray(guards) || !guards.every(isGuardrail)) {
+      const problem =
+        "its guardrails(ctx) must return an array of guardrails (a non-empty `name` and at least one of input, beforeTool, afterTool, finalAnswer as functions)";
+      throw new ToolPackageExportError(
+        location ?? { specifier: pkg.name, declaredIn: "", resolveFrom: "" },
+        file ?? pkg.name,
+        problem,
+      );
+    }
+    for (const guardrail of guards) guardrails.push({ package: pkg.name, guardrail });
   };
 
   try {
@@ -172,6 +212,7 @@ export async function loadToolPackages(
       bash_timeout_ms: manifest.tools.bash_timeout_ms,
       bash_max_timeout_ms: manifest.tools.bash_max_timeout_ms,
       remove_env: manifest.model.api_key_env ? [manifest.model.api_key_env] : [],
+      podkit_paths: ownPaths,
       tool_output: manifest.worker.tool_output,
       ...options.extraOptions?.[BUILTIN_PACKAGE_NAME],
     });
@@ -204,7 +245,9 @@ export async function loadToolPackages(
   return {
     factories,
     packages: names,
+    guardrails,
     sandboxProbe: () => sandbox.probed,
+    approveEscalation: (callId) => sandbox.approveEscalation(callId),
     register(server) {
       for (const factory of factories) server.registerTool(factory);
     },
@@ -215,11 +258,6 @@ export async function loadToolPackages(
 /** True when the pod can start processes from its manifest alone: bash, or a stdio MCP server. */
 function startsProcesses(manifest: LoadedManifest["manifest"]): boolean {
   return manifest.tools.bash || manifest.mcp.server.some((server) => server.command !== undefined);
-}
-
-/** podkit's own directories, never writable from inside the sandbox: `.podkit/`, sessions, user config. */
-function podkitPaths(loaded: LoadedManifest): string[] {
-  return [join(loaded.workspace, ".podkit"), loaded.dataDir, loaded.userConfigDir];
 }
 
 /** The manifest file that set `[sandbox] fail_if_unavailable`, when a file did. */

@@ -117,6 +117,7 @@ export class McpConnection {
     timeoutMs: number,
   ): Promise<ToolOutput> {
     if (this.exited || this.closing) return this.goneOutput(publicName);
+    const since = this.opened.sandboxed?.refusals() ?? 0;
     try {
       const result = await this.client.callTool(
         { name: tool, arguments: (args ?? {}) as Record<string, unknown> },
@@ -128,7 +129,7 @@ export class McpConnection {
           content: [{ type: "text", text: JSON.stringify(result.toolResult) }],
         });
       }
-      return mapCallToolResult(publicName, result as CallToolResult);
+      return await this.withDenial(mapCallToolResult(publicName, result as CallToolResult), since);
     } catch (error) {
       if (signal.aborted) throw signal.reason ?? error;
       // Checked before the timeout: the SDK reports our own abort with the timeout's error code.
@@ -150,11 +151,28 @@ export class McpConnection {
           is_error: true,
         };
       }
-      return {
-        summary: `${publicName} failed: MCP server "${this.server}" answered with an error: ${messageOf(error)}`,
-        is_error: true,
-      };
+      return this.withDenial(
+        {
+          summary: `${publicName} failed: MCP server "${this.server}" answered with an error: ${messageOf(error)}`,
+          is_error: true,
+        },
+        since,
+      );
     }
+  }
+
+  /**
+   * `output` with `denied` when the sandbox refused the server something during this call: a
+   * connection (counted from `since`), or, for an error, a file the sandbox hides or keeps
+   * read-only named in its text. Concurrent calls to one server share its process, so a
+   * connection refused while two calls ran is reported on both.
+   */
+  private async withDenial(output: ToolOutput, since: number): Promise<ToolOutput> {
+    const watched = this.opened.sandboxed;
+    if (watched === undefined) return output;
+    const text = output.content === undefined ? output.summary : `${output.summary}\n${output.content}`;
+    const denied = await watched.denial(text, { failed: output.is_error === true, since });
+    return denied === undefined ? output : { ...output, denied };
   }
 
   /** Closes the client, ends an HTTP session and makes sure no process of a stdio server survives. Idempotent. */
@@ -242,4 +260,5 @@ async function closeQuietly(client: Client, opened: McpTransport): Promise<void>
   // client.close() is a no-op when connect never completed; close the transport itself too.
   await opened.transport.close().catch(() => {});
   if (tree.length > 0) await killSurvivors(tree);
+  await opened.sandboxed?.release();
 }

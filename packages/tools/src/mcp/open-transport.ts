@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { ToolSandbox } from "../sandbox/sandbox.js";
+import type { ToolSandbox, WrappedCommand } from "../sandbox/sandbox.js";
 import type { CheckedMcpServerSpec } from "./server-config.js";
 
 /** How much of a stdio server's stderr is kept for error messages (the end is what explains a crash). */
@@ -18,6 +18,8 @@ export interface McpTransport {
   pid(): number | null;
   /** Ends the server-side session (HTTP `DELETE`); nothing for stdio. */
   terminateSession(): Promise<void>;
+  /** A stdio server started through the sandbox: what the sandbox refuses it (undefined otherwise). */
+  readonly sandboxed: WrappedCommand | undefined;
 }
 
 /** The environment variables a `headers_env` entry names, read now; the message never carries a value. */
@@ -81,6 +83,7 @@ export async function openTransport(
       stderrTail: () => "",
       pid: () => null,
       terminateSession: () => transport.terminateSession(),
+      sandboxed: undefined,
     };
   }
   const environment = stdioEnvironment(config, env);
@@ -92,7 +95,8 @@ export async function openTransport(
     cwd: resolve(workspace, config.cwd ?? "."),
     env: defined,
   };
-  const started = sandbox === undefined ? command : await sandbox.wrap(command);
+  const wrapped = sandbox === undefined ? undefined : await sandbox.wrap(command);
+  const started = wrapped ?? command;
   const transport = new StdioClientTransport({
     command: started.file,
     args: [...started.args],
@@ -121,5 +125,6 @@ export async function openTransport(
     stderrTail: () => tail.trim(),
     pid: () => spawnedPid,
     terminateSession: async () => {},
+    sandboxed: wrapped,
   };
 }

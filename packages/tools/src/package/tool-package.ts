@@ -2,6 +2,7 @@ import type { ToolFactory } from "@podkit/llm-worker";
 import type { Scope } from "@podkit/manifest";
 import { hasMarker } from "../errors.js";
 import type { ToolSandbox } from "../sandbox/sandbox.js";
+import type { Guardrail } from "./guardrail.js";
 
 /** Something a tool package reports and then works around (an MCP server that went away, …). */
 export interface ToolWarning {
@@ -55,6 +56,11 @@ export interface PodkitToolPackage {
   /** The package's name as users see it in warnings and errors (usually its npm name). */
   readonly name: string;
   tools(ctx: ToolPackageContext): readonly ToolFactory[] | Promise<readonly ToolFactory[]>;
+  /**
+   * Guardrails the package adds to every pod that loads it: checks on the input, before and after
+   * each tool call, and on the final answer (docs/permissions.md, "Guardrails").
+   */
+  guardrails?(ctx: ToolPackageContext): readonly Guardrail[] | Promise<readonly Guardrail[]>;
 }
 
 const PACKAGE_MARKER = Symbol.for("podkit.tools.package");

@@ -16,11 +16,14 @@ export interface SandboxPolicy {
   readonly home: string | undefined;
 }
 
-/** Where a sandboxed process reaches the allowed hosts: the host-side filtering proxy. */
+/**
+ * Where a sandboxed process reaches the allowed hosts: its own entrance to the host-side filtering
+ * proxy (one per process, so the proxy knows whose connections it refused).
+ */
 export interface NetworkBridge {
-  /** The proxy's unix socket (bound into a Linux sandbox, where a relay listens on `relayPort`). */
+  /** The entrance's unix socket (bound into a Linux sandbox, where a relay listens on `relayPort`). */
   readonly socketPath: string | undefined;
-  /** The proxy's TCP port on 127.0.0.1 (macOS: the only outbound connection the profile allows). */
+  /** The entrance's TCP port on 127.0.0.1 (macOS: the only outbound connection the profile allows). */
   readonly tcpPort: number | undefined;
 }
 

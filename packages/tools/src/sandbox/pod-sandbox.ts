@@ -2,15 +2,20 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ToolDenial } from "@podkit/llm-worker";
 import type { SandboxConfig, Scope } from "@podkit/manifest";
+import { PodkitFiles } from "../containment/podkit-files.js";
+import { ESCALATION_LOANED_RULE, ESCALATION_NOT_APPROVED_RULE } from "../containment/rule-text.js";
 import type { ToolWarningSink } from "../package/tool-package.js";
-import type { NetworkBridge, SandboxBackend, SandboxPolicy } from "./backend.js";
+import type { SandboxBackend, SandboxPolicy } from "./backend.js";
 import { BwrapBackend } from "./bwrap/bwrap-backend.js";
 import { SandboxUnavailableError } from "./errors.js";
-import { FilteringProxy } from "./network/filtering-proxy.js";
+import { failureDenial, networkDenial } from "./failure-denial.js";
+import { FilteringProxy, type ProxyEntrance } from "./network/filtering-proxy.js";
 import { HostAllowList } from "./network/host-allow.js";
 import { NoneBackend, NoOsBackend } from "./none-backend.js";
 import type {
+  EscalationOutcome,
   SandboxCommand,
   SandboxProbe,
   SandboxSpawnOptions,
@@ -39,6 +44,11 @@ export interface CreateSandboxOptions {
   readonly platform?: NodeJS.Platform;
   /** Another backend (a container, a remote runner): the seam `[sandbox] backend` values beyond `os` plug into. */
   readonly backend?: SandboxBackend;
+  /**
+   * The pod is a sub-pod: its scope and `[sandbox]` are a loan from its parent (`lendSandbox`), so
+   * no call may ever leave the sandbox, approved or not (authority only narrows).
+   */
+  readonly loaned?: boolean;
 }
 
 /** The warning source of the sandbox. */
@@ -59,6 +69,8 @@ function backendFor(options: CreateSandboxOptions): SandboxBackend {
  * found is `probed`, the payload of the pod's `sandbox.probe` log entry. A sandbox that cannot run
  * refuses every `wrap` with `SandboxUnavailableError` when `fail_if_unavailable` is on, and
  * otherwise lets commands run unconfined after one `sandbox.unavailable` warning: never silently.
+ * A command leaves it only through `escalate`, for a call the pod approved (`approveEscalation`),
+ * and never in a sub-pod (`loaned`).
  */
 export class PodSandbox implements ToolSandbox {
   private readonly backend: SandboxBackend;
@@ -66,6 +78,10 @@ export class PodSandbox implements ToolSandbox {
   private probing: Promise<SandboxProbe> | undefined;
   private problem: string | undefined;
   private proxy: Promise<{ proxy: FilteringProxy; dir: string | undefined }> | undefined;
+  private entrances = 0;
+  private podkitFiles: Promise<PodkitFiles> | undefined;
+  /** Calls the pod approved to run outside the sandbox, each usable once. */
+  private readonly approved = new Set<string>();
   private closed = false;
   /** What the probe found, once it ran. */
   probed: SandboxProbe | undefined;
@@ -83,6 +99,40 @@ export class PodSandbox implements ToolSandbox {
   /** The backend's name: `bwrap`, `seatbelt`, `none`, … */
   get backendName(): string {
     return this.backend.name;
+  }
+
+  get escalation(): "on-approval" | "never" {
+    return this.options.loaned === true ? "never" : "on-approval";
+  }
+
+  /**
+   * Lets the call `callId` run its command outside the sandbox, once: what the pod calls after a
+   * person allowed it (an `ask` approval naming the reason, written to the session log). Has no
+   * effect on a sub-pod's sandbox, which refuses every escalation.
+   */
+  approveEscalation(callId: string): void {
+    if (this.options.loaned !== true) this.approved.add(callId);
+  }
+
+  async escalate(command: SandboxCommand, callId: string): Promise<EscalationOutcome> {
+    if (this.closed) throw new Error("the pod's sandbox is closed; no process can start in it");
+    const refuse = (rule: string, reason: string): EscalationOutcome => ({
+      ok: false,
+      denied: { by: "sandbox", rule, reason },
+    });
+    if (this.options.loaned === true) {
+      return refuse(
+        ESCALATION_LOANED_RULE,
+        "a sub-pod's sandbox is lent by its parent and never lets a command run outside it",
+      );
+    }
+    if (!this.approved.delete(callId)) {
+      return refuse(
+        ESCALATION_NOT_APPROVED_RULE,
+        `escalation needs an approval: call ${callId} was not approved to run outside the sandbox`,
+      );
+    }
+    return { ok: true, command: unconfined(command) };
   }
 
   /** Probes the backend once (later calls share the first); reports a degraded sandbox as warnings. */
@@ -108,15 +158,49 @@ export class PodSandbox implements ToolSandbox {
     // After close the placeholders and the proxy are gone: nothing may start any more.
     if (this.closed) throw new Error("the pod's sandbox is closed; no process can start in it");
     const probe = await this.ensureAvailable();
-    if (!probe.active) return { ...command, sandboxed: false };
-    const network = this.policy.networkAllow.length > 0 ? await this.bridge() : undefined;
-    return { ...(await this.backend.wrap(command, this.policy, network)), sandboxed: true };
+    if (!probe.active) return unconfined(command);
+    const entrance = this.policy.networkAllow.length > 0 ? await this.entrance() : undefined;
+    let wrapped: SandboxCommand;
+    try {
+      const bridge = entrance && { socketPath: entrance.socketPath, tcpPort: entrance.port };
+      wrapped = await this.backend.wrap(command, this.policy, bridge);
+    } catch (error) {
+      await entrance?.close();
+      throw error;
+    }
+    const refused = entrance?.refused ?? [];
+    return {
+      ...wrapped,
+      sandboxed: true,
+      refusals: () => refused.length,
+      denial: async (output, { failed = false, since = 0 } = {}): Promise<ToolDenial | undefined> => {
+        const mine = refused.slice(since);
+        if (mine.length > 0) return networkDenial(mine, this.policy.networkAllow);
+        if (!failed) return undefined;
+        this.podkitFiles ??= PodkitFiles.of(this.policy.protectedPaths);
+        return failureDenial(output, {
+          scope: this.policy.scope,
+          podkitFiles: await this.podkitFiles,
+          networkAllow: this.policy.networkAllow,
+          cwd: command.cwd,
+          workspace: this.options.workspace,
+        });
+      },
+      release: async () => entrance?.close(),
+    };
   }
 
   async spawn(file: string, args: readonly string[], options: SandboxSpawnOptions = {}) {
     const { cwd, env, ...rest } = options;
     const wrapped = await this.wrap({ file, args, cwd: cwd ?? this.options.workspace, env: env ?? {} });
-    return spawn(wrapped.file, [...wrapped.args], { ...rest, cwd: wrapped.cwd, env: { ...wrapped.env } });
+    const child = spawn(wrapped.file, [...wrapped.args], {
+      ...rest,
+      cwd: wrapped.cwd,
+      env: { ...wrapped.env },
+    });
+    child.once("close", () => void wrapped.release());
+    child.once("error", () => void wrapped.release());
+    return child;
   }
 
   /** Stops the proxy and removes the backend's placeholders. Idempotent. */
@@ -165,18 +249,32 @@ export class PodSandbox implements ToolSandbox {
     return probe;
   }
 
-  /** The host-side proxy: on a unix socket for bubblewrap, on a loopback port for Seatbelt. */
-  private async bridge(): Promise<NetworkBridge> {
+  /**
+   * A fresh entrance to the host-side proxy for one process, so what the proxy refuses is known to
+   * be that process's doing: a unix socket for bubblewrap, a loopback port for Seatbelt.
+   */
+  private async entrance(): Promise<ProxyEntrance> {
     this.proxy ??= (async () => {
-      const allow = new HostAllowList(this.policy.networkAllow);
-      if (this.backend.name === "seatbelt")
-        return { proxy: await FilteringProxy.start(allow, { loopbackPort: 0 }), dir: undefined };
-      const dir = await mkdtemp(join(tmpdir(), "podkit-proxy-"));
-      return { proxy: await FilteringProxy.start(allow, { socketPath: join(dir, "proxy.sock") }), dir };
+      const proxy = new FilteringProxy(new HostAllowList(this.policy.networkAllow));
+      if (this.backend.name === "seatbelt") return { proxy, dir: undefined };
+      return { proxy, dir: await mkdtemp(join(tmpdir(), "podkit-proxy-")) };
     })();
-    const { proxy } = await this.proxy;
-    return { socketPath: proxy.socketPath, tcpPort: proxy.port };
+    const { proxy, dir } = await this.proxy;
+    return proxy.open(
+      dir === undefined ? { loopbackPort: 0 } : { socketPath: join(dir, `${++this.entrances}.sock`) },
+    );
   }
+}
+
+/** A command that runs as it is: nothing contains it, so nothing is reported about it. */
+function unconfined(command: SandboxCommand): WrappedCommand {
+  return {
+    ...command,
+    sandboxed: false,
+    refusals: () => 0,
+    denial: async () => undefined,
+    release: async () => {},
+  };
 }
 
 /**

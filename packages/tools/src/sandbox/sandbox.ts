@@ -1,4 +1,5 @@
 import type { ChildProcess, SpawnOptions } from "node:child_process";
+import type { ToolDenial } from "@podkit/llm-worker";
 
 /** A process to start: the program, its arguments, its working directory and environment. */
 export interface SandboxCommand {
@@ -10,11 +11,37 @@ export interface SandboxCommand {
   readonly env: Readonly<Record<string, string>>;
 }
 
-/** The process to spawn instead: the sandbox's launcher around the command, or the command itself. */
+/**
+ * The process to spawn instead: the sandbox's launcher around the command, or the command itself;
+ * and what the sandbox saw of that process once it runs.
+ */
 export interface WrappedCommand extends SandboxCommand {
-  /** False when nothing contains it: `[sandbox] backend = "none"`, or a sandbox that could not run. */
+  /**
+   * False when nothing contains it: `[sandbox] backend = "none"`, a sandbox that could not run, or
+   * a call the pod approved to run outside (`ToolSandbox.escalate`).
+   */
   readonly sandboxed: boolean;
+  /**
+   * What containment refused this process, for a tool output's `denied` (docs/sandbox.md, "What
+   * gets reported"): a connection the network proxy refused it (after the first `since` refusals,
+   * a `refusals()` count taken earlier: what one call of a long-lived server caused); else, when
+   * `failed`, best effort, an error in `output` on a path the sandbox hides or keeps read-only.
+   * Undefined when nothing points at the sandbox, and always for a process it does not contain.
+   */
+  denial(output: string, options?: { failed?: boolean; since?: number }): Promise<ToolDenial | undefined>;
+  /** How many connections the network proxy has refused this process so far. */
+  refusals(): number;
+  /**
+   * Frees what the sandbox holds for this process (its entrance to the network proxy). Call it
+   * once the process has ended; idempotent. The pod's close frees whatever is left.
+   */
+  release(): Promise<void>;
 }
+
+/** The outcome of `ToolSandbox.escalate`: the command to run outside the sandbox, or why not. */
+export type EscalationOutcome =
+  | { readonly ok: true; readonly command: WrappedCommand }
+  | { readonly ok: false; readonly denied: ToolDenial };
 
 /**
  * The `extension` domain of the log entry a pod writes with what its sandbox probe found (a
@@ -63,6 +90,20 @@ export interface ToolSandbox {
    * `sandboxed: false`.
    */
   wrap(command: SandboxCommand): Promise<WrappedCommand>;
-  /** `wrap`, then `child_process.spawn` of the result. */
+  /**
+   * `wrap`, then `child_process.spawn` of the result (released when the child closes). To report
+   * what the sandbox refused the process, use `wrap` and its `denial` instead.
+   */
   spawn(file: string, args: readonly string[], options?: SandboxSpawnOptions): Promise<ChildProcess>;
+  /**
+   * Whether a call may run a command outside the sandbox once the pod approved it: `on-approval`,
+   * or `never` for a sub-pod, whose sandbox is a loan from its parent (authority only narrows).
+   */
+  readonly escalation: "on-approval" | "never";
+  /**
+   * `command` unconfined (`sandboxed: false`) for the call `callId`, when the pod approved exactly
+   * that call to leave the sandbox (an `ask` approval naming the reason, recorded in the log); the
+   * approval is used up. Otherwise a refusal, `denied` by the sandbox: no approval, or a sub-pod.
+   */
+  escalate(command: SandboxCommand, callId: string): Promise<EscalationOutcome>;
 }

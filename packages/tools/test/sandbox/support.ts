@@ -2,6 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach } from "vitest";
+import type { LoadToolPackagesOptions } from "../../src/index.js";
 import { MINIMAL, type PodTools, podTools, tempRoot } from "../helpers.js";
 
 /**
@@ -26,6 +27,8 @@ export interface SandboxPodSetup {
   readOnly?: boolean;
   /** Files written into the workspace before the pod starts (path relative to it → text). */
   files?: Record<string, string>;
+  /** Options of `loadToolPackages` (`loaned`, …). */
+  load?: Omit<LoadToolPackagesOptions, "warn">;
 }
 
 /**
@@ -51,17 +54,22 @@ export async function sandboxPod(setup: SandboxPodSetup = {}) {
     setup.extra ?? "",
   ];
   const manifest = await t.write("ws/pod.toml", lines.join(""));
-  const tools = await podTools(manifest, ws);
+  const tools = await podTools(manifest, ws, setup.load);
   return { t, ws, root: t.root, tools };
 }
 
-/** Runs one bash command through the pod's tool server; its exit summary and output. */
+/** Runs one bash command through the pod's tool server; its exit summary, output and `denied`. */
 export async function bash(tools: PodTools, command: string, timeoutMs?: number) {
-  const result = await tools.call("bash", {
+  const result = await tools.callUncapped("bash", {
     command,
     ...(timeoutMs === undefined ? {} : { timeout_ms: timeoutMs }),
   });
-  return { summary: result.summary, output: result.content ?? "", isError: result.is_error === true };
+  return {
+    summary: result.summary,
+    output: result.content ?? "",
+    isError: result.is_error === true,
+    denied: result.denied,
+  };
 }
 
 const servers: Server[] = [];

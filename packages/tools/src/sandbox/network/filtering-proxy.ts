@@ -1,47 +1,76 @@
-import { connect, createServer, type Server, type Socket } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 import type { HostAllowList } from "./host-allow.js";
 
 /** The most a request head may take before the proxy gives up on it. */
 const MAX_HEAD_BYTES = 16 * 1024;
 
-/** Where the proxy listens: a unix socket (Linux, bound into the sandbox) or a loopback port (macOS). */
+/** Where an entrance of the proxy listens: a unix socket (Linux, bound into the sandbox) or a loopback port (macOS). */
 export type ProxyListen = { readonly socketPath: string } | { readonly loopbackPort: 0 };
+
+/** A connection the proxy refused: the destination asked for. */
+export interface RefusedConnection {
+  readonly host: string;
+  readonly port: number;
+}
+
+/**
+ * One way into the proxy, opened for one sandboxed process: its own listener, so what the proxy
+ * refuses through it is known to be that process's doing (`refused`, in order).
+ */
+export interface ProxyEntrance {
+  /** The unix socket, when listening on one. */
+  readonly socketPath: string | undefined;
+  /** The loopback port, when listening on one. */
+  readonly port: number | undefined;
+  readonly refused: readonly RefusedConnection[];
+  /** Stops listening (connections already open run on until the process ends); idempotent. */
+  close(): Promise<void>;
+}
 
 /**
  * The host side of a sandbox's network: an HTTP proxy that only reaches the allowed hosts. It
  * serves `CONNECT host:port` (TLS and anything else tunnelled) and plain `GET http://host/…`
  * requests; every connection is checked once, at its start, and goes to that one destination only
  * (plain requests get `Connection: close`, so a second request on the same connection cannot name
- * another host). Anything else is refused with a 403 naming the host and the manifest key.
+ * another host). Anything else is refused with a 403 naming the host and the manifest key. Each
+ * process reaches it through an entrance of its own (`open`), which records what it was refused.
  */
 export class FilteringProxy {
   private readonly sockets = new Set<Socket>();
+  private readonly entrances = new Set<ProxyEntrance>();
 
-  private constructor(
-    private readonly server: Server,
-    /** The unix socket, when listening on one. */
-    readonly socketPath: string | undefined,
-    /** The loopback port, when listening on one. */
-    readonly port: number | undefined,
-  ) {}
+  constructor(private readonly allow: HostAllowList) {}
 
-  static async start(allow: HostAllowList, listen: ProxyListen): Promise<FilteringProxy> {
-    let proxy: FilteringProxy | undefined;
-    const server = createServer((client) => proxy?.accept(client, allow));
+  /** Opens an entrance for one process. */
+  async open(listen: ProxyListen): Promise<ProxyEntrance> {
+    const refused: RefusedConnection[] = [];
+    const server = createServer((client) => this.accept(client, refused));
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       if ("socketPath" in listen) server.listen(listen.socketPath, resolve);
       else server.listen(0, "127.0.0.1", resolve);
     });
     const address = server.address();
-    const port = typeof address === "object" && address !== null ? address.port : undefined;
-    proxy = new FilteringProxy(server, "socketPath" in listen ? listen.socketPath : undefined, port);
-    return proxy;
+    let closing: Promise<void> | undefined;
+    const entrance: ProxyEntrance = {
+      socketPath: "socketPath" in listen ? listen.socketPath : undefined,
+      port: typeof address === "object" && address !== null ? address.port : undefined,
+      refused,
+      close: () => {
+        // Closing a unix-socket server also removes its socket file.
+        closing ??= new Promise<void>((resolve) => server.close(() => resolve()));
+        this.entrances.delete(entrance);
+        return closing;
+      },
+    };
+    this.entrances.add(entrance);
+    return entrance;
   }
 
+  /** Closes every entrance and every connection. */
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await Promise.all([...this.entrances].map((entrance) => entrance.close()));
   }
 
   private track(socket: Socket): void {
@@ -50,7 +79,7 @@ export class FilteringProxy {
     socket.on("error", () => socket.destroy());
   }
 
-  private accept(client: Socket, allow: HostAllowList): void {
+  private accept(client: Socket, refused: RefusedConnection[]): void {
     this.track(client);
     let head = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
@@ -62,12 +91,13 @@ export class FilteringProxy {
       }
       client.off("data", onData);
       client.pause();
-      this.forward(client, head.subarray(0, end).toString("latin1"), head.subarray(end + 4), allow);
+      this.forward(client, head.subarray(0, end).toString("latin1"), head.subarray(end + 4), refused);
     };
     client.on("data", onData);
   }
 
-  private forward(client: Socket, head: string, rest: Buffer, allow: HostAllowList): void {
+  private forward(client: Socket, head: string, rest: Buffer, refused: RefusedConnection[]): void {
+    const allow = this.allow;
     const [requestLine = "", ...headers] = head.split("\r\n");
     const [method = "", target = "", version = "HTTP/1.1"] = requestLine.split(" ");
     let destination: { host: string; port: number } | undefined;
@@ -94,6 +124,7 @@ export class FilteringProxy {
       return;
     }
     if (!allow.allows(destination.host, destination.port)) {
+      refused.push({ host: destination.host, port: destination.port });
       refuse(
         client,
         403,
