@@ -50,3 +50,33 @@ export class UsageError extends PodkitCliError {
     return hasMarker(error, USAGE_MARKER);
   }
 }
+
+const OUTPUT_SCHEMA_FILE_MARKER = Symbol.for("podkit.cli.error.output-schema-file");
+
+/**
+ * The file `--output-schema` names cannot be the pod's output schema: missing, unreadable, not
+ * JSON, or not a JSON Schema with an object at its root (docs/output.md). Nothing was written.
+ */
+export class OutputSchemaFileError extends PodkitCliError {
+  readonly [OUTPUT_SCHEMA_FILE_MARKER] = true;
+  override name = "OutputSchemaFileError";
+  /** The file as given on the command line. */
+  readonly file: string;
+  /** What is wrong with it. */
+  readonly problem: string;
+
+  constructor(file: string, problem: string, options?: { hint?: string; cause?: unknown }) {
+    super(`--output-schema ${file}: ${problem}`, {
+      hint:
+        options?.hint ??
+        'give a JSON file holding a JSON Schema with "type": "object" at its root, relative to the current directory (docs/output.md)',
+      ...(options?.cause === undefined ? {} : { cause: options.cause }),
+    });
+    this.file = file;
+    this.problem = problem;
+  }
+
+  static override isInstance(error: unknown): error is OutputSchemaFileError {
+    return hasMarker(error, OUTPUT_SCHEMA_FILE_MARKER);
+  }
+}

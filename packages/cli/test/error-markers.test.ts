@@ -9,11 +9,20 @@ describeErrorScheme(
   {
     PodkitCliError: () => new api.PodkitCliError("no manifest", { hint: "run podkit init" }),
     UsageError: () => new api.UsageError("bad flag", { hint: "see --help" }),
+    OutputSchemaFileError: () => new api.OutputSchemaFileError("verdict.json", "no such file"),
   },
-  { PodkitCliError: "usage", UsageError: "usage" },
+  { PodkitCliError: "usage", UsageError: "usage", OutputSchemaFileError: "usage" },
 );
 
 describe("cli errors", () => {
+  it("an unusable --output-schema file names the file and the problem, with a default hint", () => {
+    const error = new api.OutputSchemaFileError("schemas/v.json", "it is not JSON: Unexpected end");
+    expect(error.message).toBe("--output-schema schemas/v.json: it is not JSON: Unexpected end");
+    expect(error).toMatchObject({ file: "schemas/v.json", problem: "it is not JSON: Unexpected end" });
+    expect(error.hint).toMatch(/^give a JSON file holding a JSON Schema with "type": "object"/);
+    expect(new api.OutputSchemaFileError("v.json", "x", { hint: "other" }).hint).toBe("other");
+  });
+
   it("a CLI error is of kind usage unless its thrower says otherwise", () => {
     expect(new api.PodkitCliError("x").errorKind).toBe("usage");
     expect(new api.PodkitCliError("no session x", { errorKind: "not_found" }).errorKind).toBe("not_found");

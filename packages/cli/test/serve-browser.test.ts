@@ -332,6 +332,67 @@ describe("the session viewer in a real browser", () => {
     }
   }, 120_000);
 
+  it("draws a turn's typed answer inside the turn: pretty JSON folded when long, the digest short, normalisations and repairs", async () => {
+    await workspace('[output]\nschema = "verdict.schema.json"\n');
+    const schema = {
+      type: "object",
+      properties: {
+        verdict: { type: "string", enum: ["approve", "reject"] },
+        findings: { type: "array", items: { type: "string" } },
+      },
+      required: ["verdict", "findings"],
+    };
+    await writeFile(join(ws.workspace, ".podkit", "verdict.schema.json"), JSON.stringify(schema));
+    const findings = Array.from({ length: 20 }, (_, i) => `finding ${i + 1}`);
+    double.enqueue(
+      { parts: [{ type: "tool_call", name: "final_answer", arguments: { verdict: "maybe", findings: [] } }] },
+      {
+        parts: [
+          {
+            type: "tool_call",
+            name: "final_answer",
+            arguments: { answer: JSON.stringify({ verdict: "approve", findings }) },
+          },
+        ],
+      },
+    );
+    const serve = await startServe(ws.workspace, { HOME: ws.home, ANTHROPIC_API_KEY: "test-key" });
+    try {
+      const page = await openPage();
+      await page.goto(`${serve.url}/`);
+      await page.fill("#message", "Review it.");
+      await page.click("#send");
+      await page.waitForURL(/#\/sessions\/[0-9a-f-]{36}$/);
+      await page.waitForSelector(".turn .typed-output", { timeout: 40_000 });
+      const drawn = await page.$eval(".turn .typed-output", (el) => ({
+        head: el.querySelector(".output-head")?.textContent ?? "",
+        digest: el.getAttribute("data-schema-digest"),
+        short: el.querySelector(".output-head code")?.textContent,
+        folded: el.querySelector("details.output-fold")?.hasAttribute("open"),
+        title: el.querySelector("details.output-fold > summary")?.textContent ?? "",
+        value: el.querySelector("pre.output-value")?.textContent ?? "",
+        turnHasIt: el.parentElement?.classList.contains("turn"),
+      }));
+      expect(drawn.turnHasIt).toBe(true);
+      expect(drawn.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+      expect(drawn.short).toBe(drawn.digest?.slice("sha256:".length, "sha256:".length + 12));
+      expect(drawn.head).toContain("unwrapped:answer, parsed_string");
+      expect(drawn.head).toContain("1 repair");
+      // Long: folded, its title the start of the answer on one line.
+      expect(drawn.folded).toBe(false);
+      const pretty = JSON.stringify({ verdict: "approve", findings }, null, 2);
+      expect(drawn.title).toMatch(/^\{"verdict":"approve","findings":\["finding 1",.*… \((\d+) lines\)$/);
+      expect(drawn.title).toContain(`(${pretty.split("\n").length} lines)`);
+      expect(drawn.value).toBe(pretty);
+      await page.click(".typed-output details.output-fold > summary");
+      expect(await page.isVisible(".typed-output pre.output-value")).toBe(true);
+      await page.screenshot({ path: join(SHOTS, "session-typed-answer.png"), fullPage: true });
+      expect(serve.stderr()).not.toContain("internal error");
+    } finally {
+      expect(await serve.stop()).toBe(0);
+    }
+  }, 120_000);
+
   it("Allow on a read-only child's write, from its page: the tree goes on, and the child still cannot write (the root, allowed the same way, does)", async () => {
     await workspace(READ_ONLY_REVIEWER);
     // The root's writes (and its children's) ask for approval: nobody is at a terminal to answer.

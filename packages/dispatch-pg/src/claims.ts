@@ -194,9 +194,14 @@ export class ClaimHandoff {
       renew,
       complete: async (outcome: ClaimOutcome) => {
         settled = true;
+        // A typed answer (docs/output.md) is the run's result too: `show` reads it back from here.
         const output =
           outcome.state === "completed"
-            ? { state: "completed", result: outcome.result }
+            ? {
+                state: "completed",
+                result: outcome.result,
+                ...(outcome.output === undefined ? {} : { output: outcome.output }),
+              }
             : { state: outcome.state };
         try {
           // Completed here, fenced to this attempt, so the run reads as settled when this resolves;

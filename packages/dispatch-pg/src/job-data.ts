@@ -55,6 +55,8 @@ export function runJobData(job: RunJob): JobData {
 const OutputSchema = z.object({
   state: z.enum(["completed", "awaiting_approval"]).optional(),
   result: z.string().optional(),
+  /** The run's typed answer (docs/output.md), when its pod has an output schema. */
+  output: z.unknown().optional(),
   error: z.object({ type: z.string(), message: z.string() }).optional(),
   // pg-boss's own failures ("job heartbeat timeout", "job timed out") are `{ value: { message } }`.
   value: z.object({ message: z.string() }).optional(),

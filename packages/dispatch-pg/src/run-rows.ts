@@ -88,6 +88,7 @@ function runInfoOf(row: RunRow): RunInfo | undefined {
     ...(row.started_on === null ? {} : { startedAt: row.started_on }),
     ...(row.completed_on === null ? {} : { endedAt: row.completed_on }),
     ...(row.run_state === "completed" && output.result !== undefined ? { result: output.result } : {}),
+    ...(row.run_state === "completed" && output.output !== undefined ? { output: output.output } : {}),
     ...(row.run_state !== "completed" && error !== undefined ? { error } : {}),
   };
 }

@@ -58,6 +58,11 @@ export interface RunInfo extends RunJob {
   readonly endedAt?: Date;
   /** The stop reason of a completed run (`finished`, `limit_reached`, …). */
   readonly result?: string;
+  /**
+   * The typed answer of a completed run whose pod has an output schema (docs/output.md): the value
+   * its `final_answer` gave, checked against the schema. Absent for a run without one.
+   */
+  readonly output?: unknown;
   /** The last failure: the dead-letter reason of a dead run, the cause of a retry. */
   readonly error?: RunError;
 }
@@ -82,7 +87,7 @@ export interface ScheduleFiring {
 
 /** How an attempt ended well. */
 export type ClaimOutcome =
-  | { readonly state: "completed"; readonly result: string }
+  | { readonly state: "completed"; readonly result: string; readonly output?: unknown }
   | { readonly state: "awaiting_approval" };
 
 /**

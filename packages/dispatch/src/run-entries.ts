@@ -35,6 +35,11 @@ const endedSchema = z.strictObject({
   event: z.literal("ended"),
   state: z.enum(["completed", "awaiting_approval", "cancelled", "failed"]),
   result: z.string().optional(),
+  /**
+   * The run's typed answer (docs/output.md), repeated from its `final_output` entry so the run's
+   * journal alone says what it returned, and an attempt that died before settling settles with it.
+   */
+  output: z.unknown().optional(),
   error: z.strictObject({ type: z.string(), message: z.string() }).optional(),
 });
 

@@ -81,6 +81,37 @@ describe("readRunProgress: what earlier attempts left decides the next one", () 
     expect(await readRunProgress(store, job, log.segmentId)).toMatchObject({ phase: "ended" });
   });
 
+  it("a turn_ended run carries its turn's typed answer (its final_output entry), not an earlier turn's", async () => {
+    const { store, log, job, started } = await sessionWithRun();
+    const finalOutput = (value: unknown) => ({
+      kind: "extension" as const,
+      domain: "final_output",
+      payload: { value, schema_digest: "sha256:00", normalizations: [], repairs: [] },
+    });
+    await started();
+    await log.appendMany([
+      { kind: "invoke", trigger: "user" },
+      { kind: "user_input", text: "hi" },
+      finalOutput({ verdict: "approve" }),
+      { kind: "turn_end", turn: 1 },
+      { kind: "run_completed", result: "finished", interrupted: false },
+    ]);
+    expect(await readRunProgress(store, job, log.segmentId)).toEqual({
+      phase: "turn_ended",
+      result: "finished",
+      output: { verdict: "approve" },
+    });
+    // A later turn of the same run (a resume after approvals) without an answer drops the earlier one.
+    await log.appendMany([
+      { kind: "invoke", trigger: "resume" },
+      { kind: "run_completed", result: "limit_reached", interrupted: false },
+    ]);
+    expect(await readRunProgress(store, job, log.segmentId)).toEqual({
+      phase: "turn_ended",
+      result: "limit_reached",
+    });
+  });
+
   it("follows a compaction that moved the run to a new segment", async () => {
     const { store, log, job, started } = await sessionWithRun();
     await started();

@@ -115,6 +115,7 @@ describe("checked and repaired", () => {
     const result = await pod.run("review");
     expect(result.output).toEqual({ verdict: "approve", findings: [] });
     expect(w.double.requests[1]?.rawBody).toContain("/verdict");
+    expect(w.double.requests[1]?.rawBody).toContain("correction 1 of at most 2");
     const [entry] = await outputEntries(w.workspace);
     expect(entry).toMatchObject({ call_id: "call_good", repairs: [{ call_id: "call_bad" }] });
   });
@@ -170,5 +171,78 @@ describe("declared in code", () => {
     expect(result.output).toEqual({ verdict: "approve", score: 0.9 });
     // Another schema on a later run would change the cached prefix: refused.
     expect(() => pod.run("again", { output: z.object({ other: z.string() }) })).toThrow(/cannot change/);
+  });
+});
+
+describe("the native strategy: the provider's structured output", () => {
+  const NATIVE_WIRES: ProviderDoubleOptions["wire"][] = ["openai-responses", "openai-chat", "google"];
+  for (const wire of NATIVE_WIRES) {
+    it(`on the ${wire} wire the schema is sent on every request from the first; the JSON text is the answer`, async () => {
+      const w = await typedWorld(wire, 'strategy = "native"\n');
+      const pod = await w.pod();
+      w.double.enqueue(
+        toolCall("lint", {}, "call_lint"),
+        text(JSON.stringify({ verdict: "reject", findings: [{ line: 1 }] })),
+      );
+      const result = await pod.run("review");
+      expect(result.output).toEqual({ verdict: "reject", findings: [{ line: 1 }] });
+      expect(w.double.requests).toHaveLength(2);
+      for (const request of w.double.requests) {
+        expect(request.rawBody).not.toContain("final_answer");
+        // The schema's enum is in the request's response format, identical on each request.
+        expect(request.rawBody).toContain('"approve"');
+      }
+      const formats = w.double.requests.map((r) => JSON.stringify(r.body.text ?? r.body.response_format ?? r.body.generationConfig));
+      expect(new Set(formats).size).toBe(1);
+      const [entry] = await outputEntries(w.workspace);
+      expect(entry).toMatchObject({ normalizations: [], repairs: [] });
+      expect(entry?.call_id).toBeUndefined();
+    });
+  }
+
+  it("an invalid native answer gets its violations as a note and is fixed on the second try", async () => {
+    const w = await typedWorld("openai-responses", 'strategy = "native"\n');
+    const pod = await w.pod();
+    w.double.enqueue(text(JSON.stringify({ verdict: "maybe", findings: [] })), text(JSON.stringify({ verdict: "approve", findings: [] })));
+    expect((await pod.run("review")).output).toEqual({ verdict: "approve", findings: [] });
+    expect(w.double.requests[1]?.rawBody).toContain("/verdict");
+    expect((await outputEntries(w.workspace))[0]).toMatchObject({ repairs: [{ issues: [{ path: "/verdict" }] }] });
+  });
+
+  it("Anthropic has none podkit can send: native is refused with a hint, auto picks the tool", async () => {
+    const refused = await typedWorld("anthropic", 'strategy = "native"\n');
+    await expect(refused.pod()).rejects.toMatchObject({ name: "PodUsageError", message: expect.stringContaining("anthropic") });
+    const auto = await typedWorld("anthropic", 'strategy = "auto"\n');
+    const pod = await auto.pod();
+    auto.double.enqueue(answer({ verdict: "approve", findings: [] }));
+    expect((await pod.run("review")).output).toEqual({ verdict: "approve", findings: [] });
+    expect(auto.double.requests[0]?.rawBody).toContain("final_answer");
+  });
+
+  it("auto on OpenAI is native", async () => {
+    const w = await typedWorld("openai-chat", 'strategy = "auto"\n');
+    const pod = await w.pod();
+    w.double.enqueue(text(JSON.stringify({ verdict: "approve", findings: [] })));
+    expect((await pod.run("review")).output).toEqual({ verdict: "approve", findings: [] });
+    expect(w.double.requests[0]?.rawBody).not.toContain("final_answer");
+    expect(w.double.requests[0]?.body.response_format).toBeDefined();
+  });
+});
+
+describe("a restored pod", () => {
+  it("keeps its output schema and answers again; the last answer is in its extensions", async () => {
+    const w = await typedWorld();
+    const pod = await w.pod();
+    w.double.enqueue(answer({ verdict: "approve", findings: [] }, "c1"));
+    await pod.run("review");
+    const sessionId = pod.sessionId as string;
+    await pod.close();
+    const restored = await w.restore(sessionId);
+    expect(restored.extensions.get("final_output")).toMatchObject({ value: { verdict: "approve" } });
+    w.double.enqueue(answer({ verdict: "reject", findings: [{ line: 9 }] }, "c2"));
+    expect((await restored.run("and now?")).output).toEqual({ verdict: "reject", findings: [{ line: 9 }] });
+    // The same tool list on every request of the session, across the restore.
+    const tools = w.double.requests.map((r) => JSON.stringify(r.body.tools));
+    expect(new Set(tools).size).toBe(1);
   });
 });

@@ -187,16 +187,19 @@ export class LockTimeoutError extends SessionStoreError {
 
 const NOT_FOUND_MARKER = Symbol.for("podkit.session-store.error.not-found");
 
-/** A session or segment that does not exist in the store. */
+/** A session, segment or blob that does not exist in the store. */
 export class NotFoundError extends SessionStoreError {
   readonly [NOT_FOUND_MARKER] = true;
   override readonly errorKind: ErrorKind = "not_found";
-  readonly what: "session" | "segment";
+  readonly what: "session" | "segment" | "blob";
   readonly id: string;
 
-  constructor(args: { what: "session" | "segment"; id: string; where: string }) {
+  constructor(args: { what: "session" | "segment" | "blob"; id: string; where: string }) {
     super(`${args.what} ${args.id} not found in ${args.where}`, {
-      hint: "`podkit session list` shows this workspace's sessions",
+      hint:
+        args.what === "blob"
+          ? "`podkit store gc` removes only blobs no session names; was the store copied or restored without its blobs?"
+          : "`podkit session list` shows this workspace's sessions",
     });
     this.name = "NotFoundError";
     this.what = args.what;
@@ -279,5 +282,35 @@ export class SessionBusyError extends SessionStoreError {
 
   static override isInstance(value: unknown): value is SessionBusyError {
     return hasMarker(value, BUSY_MARKER);
+  }
+}
+
+const BLOB_CORRUPT_MARKER = Symbol.for("podkit.session-store.error.blob-corrupt");
+
+/**
+ * A stored blob whose bytes do not hash to its digest (changed outside podkit, or damaged on
+ * disk), or a blob path that is not a plain file. Never handed out: a rewind restores nothing
+ * from it.
+ */
+export class BlobCorruptError extends SessionStoreError {
+  readonly [BLOB_CORRUPT_MARKER] = true;
+  override readonly errorKind: ErrorKind = "corrupt";
+  readonly digest: string;
+  /** Where the blob is stored: its file, or `postgres:<schema>/blobs`. */
+  readonly where: string;
+  readonly reason: string;
+
+  constructor(args: { digest: string; where: string; reason: string }) {
+    super(`${args.where}: corrupt blob ${args.digest}: ${args.reason}. Its bytes were not handed out.`, {
+      hint: "the stored copy of this content is damaged: restore the store's blobs from a backup",
+    });
+    this.name = "BlobCorruptError";
+    this.digest = args.digest;
+    this.where = args.where;
+    this.reason = args.reason;
+  }
+
+  static override isInstance(value: unknown): value is BlobCorruptError {
+    return hasMarker(value, BLOB_CORRUPT_MARKER);
   }
 }

@@ -1,4 +1,5 @@
 export * from "./approvals/index.js";
+export * from "./blobs/index.js";
 export type { EntryCodec } from "./entry/entry-codec.js";
 export { createEntryCodec } from "./entry/entry-codec.js";
 export type {
@@ -25,6 +26,7 @@ export {
 export { ERROR_KINDS, type ErrorKind } from "./error-kinds.js";
 export {
   AppendFailedError,
+  BlobCorruptError,
   CorruptEntryError,
   InvalidEntryError,
   LockTimeoutError,
@@ -60,6 +62,7 @@ export type {
   SessionState,
   UsageRecord,
 } from "./replay/session-state.js";
+export { entriesThroughTurn } from "./replay/turn-cut.js";
 export type { StoreCommit } from "./store/observed-store.js";
 export { observeCommits } from "./store/observed-store.js";
 export type {

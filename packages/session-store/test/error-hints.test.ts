@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { frameLine } from "../src/entry/line-frame.js";
 import {
   AppendFailedError,
+  BlobCorruptError,
   CorruptEntryError,
   InvalidEntryError,
   LockTimeoutError,
@@ -47,6 +48,20 @@ describe("the hints session-store errors carry", () => {
       "an unknown session",
       new NotFoundError({ what: "session", id: "x", where: "/s" }),
       /`podkit session list` shows this workspace's sessions/,
+    ],
+    [
+      "a missing blob",
+      new NotFoundError({ what: "blob", id: `sha256:${"a".repeat(64)}`, where: "/s/.blobs/sha256" }),
+      /`podkit store gc` removes only blobs no session names; was the store copied or restored without its blobs/,
+    ],
+    [
+      "a corrupt blob",
+      new BlobCorruptError({
+        digest: `sha256:${"a".repeat(64)}`,
+        where: "/s/.blobs/sha256/aa/a",
+        reason: "x",
+      }),
+      /the stored copy of this content is damaged: restore the store's blobs from a backup/,
     ],
   ])("%s", (_what, error, hint) => {
     expect(error.hint).toMatch(hint);

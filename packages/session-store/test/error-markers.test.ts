@@ -7,6 +7,7 @@ import {
   ApprovalDelegatedError,
   ApprovalNotFoundError,
   ApprovalNotPendingError,
+  BlobCorruptError,
   CorruptEntryError,
   ERROR_KINDS,
   InvalidApprovalAnswerError,
@@ -114,6 +115,17 @@ const CASES = [
     errorKind: "conflict",
     make: () => new ApprovalDelegatedError({ sessionId: "s", callId: "c", childSessionId: "child" }),
     is: ApprovalDelegatedError,
+  },
+  {
+    kind: "blob-corrupt",
+    errorKind: "corrupt",
+    make: () =>
+      new BlobCorruptError({
+        digest: `sha256:${"a".repeat(64)}`,
+        where: "/s/.blobs",
+        reason: "bytes differ",
+      }),
+    is: BlobCorruptError,
   },
   {
     kind: "invalid-approval-answer",

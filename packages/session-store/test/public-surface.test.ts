@@ -11,7 +11,9 @@ describe("the public surface of @podkit/session-store", () => {
       "ApprovalDelegatedError",
       "ApprovalNotFoundError",
       "ApprovalNotPendingError",
+      "BlobCorruptError",
       "CorruptEntryError",
+      "DEFAULT_BLOB_GRACE_MS",
       "ERROR_KINDS",
       "EntrySchema",
       "FINAL_OUTPUT_DOMAIN",
@@ -35,14 +37,19 @@ describe("the public surface of @podkit/session-store", () => {
       "answerApproval",
       "appendAsGuest",
       "approvalsAwaitedBy",
+      "assertBlobDigest",
       "assertReadFrom",
+      "blobDigest",
+      "collectBlobGarbage",
       "createEntryCodec",
       "decisionOf",
       "descendantsOf",
       "describeSession",
       "entriesBeforeCorruption",
+      "entriesThroughTurn",
       "intactView",
       "isAnswerable",
+      "isBlobDigest",
       "isPendingApproval",
       "lineOf",
       "listApprovals",
@@ -79,12 +86,18 @@ describe("the public surface of @podkit/session-store", () => {
       "appendNow",
       "appendsNow",
       "appendEither",
+      "FsBlobStore",
+      "referencedDigests",
+      "assertBlobBytes",
     ]) {
       expect(Object.keys(api)).not.toContain(internal);
     }
   });
 
-  it("the conformance entry point exports the suite only", () => {
-    expect(Object.keys(conformance).sort()).toEqual(["describeStoreConformance"]);
+  it("the conformance entry point exports the suites only", () => {
+    expect(Object.keys(conformance).sort()).toEqual([
+      "describeBlobStoreConformance",
+      "describeStoreConformance",
+    ]);
   });
 });

@@ -98,6 +98,22 @@ export const MIGRATIONS: readonly {
       CREATE INDEX podkit_segments_by_parent ON ${s}.podkit_segments (parent_session_id)
         WHERE parent_session_id IS NOT NULL;`,
   },
+  {
+    // Content-addressed blobs (docs/store-postgres.md, "Blobs"): the bytes of file contents a
+    // session's entries name by digest. `last_put_at` is renewed by every put of bytes already
+    // stored (the put's ON CONFLICT), and garbage collection deletes only rows still older than
+    // its grace period in the DELETE itself, so a writer that stores a blob again just before it
+    // appends the entry naming it never loses it to a collection running at the same moment.
+    // Digests are plain hex: the "C" collation orders them by byte, as the listing pages by them.
+    version: 5,
+    up: (s) => `
+      CREATE TABLE ${s}.podkit_blobs (
+        digest text COLLATE "C" PRIMARY KEY CHECK (digest ~ '^sha256:[0-9a-f]{64}$'),
+        bytes bytea NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        last_put_at timestamptz NOT NULL DEFAULT now()
+      );`,
+  },
 ];
 
 /** The notification channel of committed segment writes (migration 2). */

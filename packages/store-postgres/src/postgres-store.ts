@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import {
   type AppendOutcome,
   assertReadFrom,
+  type BlobStore,
   CorruptEntryError,
   createEntryCodec,
   type Entry,
@@ -20,6 +21,7 @@ import {
 } from "@podkit/session-store";
 import pg from "pg";
 import { listenForAppends } from "./append-listener.js";
+import { blobQueries, PostgresBlobStore } from "./blob-store.js";
 import { PostgresQueryError } from "./errors.js";
 import { createWithUpload, LONG_BODY, readLongBody, regroup } from "./long-body.js";
 import { ensureSchema, quoteSchema } from "./migrations.js";
@@ -77,6 +79,8 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
   private readyPool: pg.Pool | undefined;
   /** Names of the prepared append statements (one per schema: a pool may serve several stores). */
   private readonly statementNames: { appendOne: string; append: string; readFrom: string };
+  /** Content-addressed blobs, in table `podkit_blobs` (`PostgresBlobStore`). */
+  readonly blobs: BlobStore;
 
   constructor(options: PostgresStoreOptions<TItem>) {
     if ((options.url === undefined) === (options.pool === undefined)) {
@@ -91,6 +95,10 @@ export class PostgresStore<TItem = MinimalItem> implements Store<TItem> {
       append: `podkit_append_${this.schema}`,
       readFrom: `podkit_read_from_${this.schema}`,
     };
+    const blobsWhere = `postgres:${this.schema}/blobs`;
+    this.blobs = new PostgresBlobStore(blobQueries(quoteSchema(this.schema)), blobsWhere, (operation, work) =>
+      this.run(operation, blobsWhere, work),
+    );
   }
 
   /** The pool, created and the schema migrated on first use. */

@@ -15,7 +15,14 @@ describe("the public surface of @podkit/store-postgres", () => {
       "migrate",
       "openStore",
     ]);
-    for (const internal of ["storeQueries", "ensureSchema", "quoteSchema", "MIGRATIONS"]) {
+    for (const internal of [
+      "storeQueries",
+      "ensureSchema",
+      "quoteSchema",
+      "MIGRATIONS",
+      "PostgresBlobStore",
+      "blobQueries",
+    ]) {
       expect(Object.keys(api)).not.toContain(internal);
     }
   });

@@ -84,6 +84,8 @@ export async function show(input: CommandInput, ctx: CommandContext): Promise<nu
       ...(run.startedAt === undefined ? [] : [`started    ${run.startedAt.toISOString()}`]),
       ...(run.endedAt === undefined ? [] : [`ended      ${run.endedAt.toISOString()}`]),
       ...(run.error === undefined ? [] : [`error      ${run.error.type}: ${run.error.message}`]),
+      // The typed answer (docs/output.md) in full, one line of JSON.
+      ...(run.output === undefined ? [] : [`output     ${JSON.stringify(run.output)}`]),
       "log:",
       ...log.map((line) => `  ${line}`),
     ];

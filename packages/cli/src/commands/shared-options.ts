@@ -31,6 +31,11 @@ export const TURN_OPTIONS: Record<string, OptionSpec> = {
     valueName: "mode",
     help: "permission mode for this run: read_only, default, accept_edits or bypass (default: [permissions] mode)",
   },
+  "output-schema": {
+    type: "string",
+    valueName: "file.json",
+    help: "a typed answer: the JSON Schema file it is checked against; stdout carries only its JSON (docs/output.md)",
+  },
 };
 
 /** `--json` on listings. */

@@ -22,7 +22,9 @@ function lineOf(run: RunEntry): string {
       return `submitted${run.input === null ? " (continue)" : `: ${JSON.stringify(run.input.slice(0, 80))}`}`;
     case "started":
       return `attempt ${run.attempt} ${run.resumes ? "resumed" : "started"} on ${run.worker}`;
-    case "ended":
-      return `ended ${run.state}${run.result === undefined ? "" : ` (${run.result})`}${run.error === undefined ? "" : `: ${run.error.type}: ${run.error.message}`}`;
+    case "ended": {
+      const typed = run.output === undefined ? "" : " with a typed answer";
+      return `ended ${run.state}${run.result === undefined ? "" : ` (${run.result})`}${typed}${run.error === undefined ? "" : `: ${run.error.type}: ${run.error.message}`}`;
+    }
   }
 }

@@ -61,6 +61,8 @@ export async function interactiveLoop(
   debug: boolean,
   /** Shows what a turn that ended awaiting approval left pending. */
   onAwaitingApproval: (result: PodRunResult) => void,
+  /** Shows a finished turn's result (a typed answer's JSON on stdout). */
+  onFinished: (result: PodRunResult) => void = () => {},
 ): Promise<void> {
   for (;;) {
     const line = await input.nextLine(prompt);
@@ -73,7 +75,8 @@ export async function interactiveLoop(
       const outcome = await runTurn(pod, text, printer);
       if (outcome.kind === "interrupted") out.write("(turn interrupted; the session goes on)\n");
       else if (outcome.result.status === "awaiting_approval") onAwaitingApproval(outcome.result);
-      else if (outcome.result.status !== "finished") out.write(`(turn ended: ${outcome.result.status})\n`);
+      else if (outcome.result.status === "finished") onFinished(outcome.result);
+      else out.write(`(turn ended: ${outcome.result.status})\n`);
     } catch (error) {
       printer.endLine();
       reportError(error, err, debug);

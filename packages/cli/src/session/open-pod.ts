@@ -1,5 +1,11 @@
 import type { LoadedManifest, PermissionMode } from "@podkit/manifest";
-import { type Approver, Pod, type PodTelemetryOptions, type PodWarning } from "@podkit/pod";
+import {
+  type Approver,
+  type OutputSchemaInput,
+  Pod,
+  type PodTelemetryOptions,
+  type PodWarning,
+} from "@podkit/pod";
 import { CorruptEntryError, NotFoundError } from "@podkit/session-store";
 import type { CommandContext } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
@@ -39,6 +45,8 @@ export interface OpenPodOptions {
   autoApprove?: boolean;
   /** `--mode`: the permission mode of this run. */
   mode?: PermissionMode;
+  /** `--output-schema`: the pod's typed answer, in place of the manifest's `[output]` (docs/output.md). */
+  output?: OutputSchemaInput;
 }
 
 /**
@@ -65,6 +73,7 @@ export async function openPod(
     ...(options.approver === undefined ? {} : { approver: options.approver }),
     ...(options.autoApprove === true ? { autoApprove: true } : {}),
     ...(options.mode === undefined ? {} : { mode: options.mode }),
+    ...(options.output === undefined ? {} : { output: options.output }),
   });
   if (options.sessionId !== undefined) {
     try {

@@ -2,6 +2,7 @@ import type { Item } from "@podkit/llm-worker";
 import {
   CorruptEntryError,
   type DecisionSummary,
+  type OutputSummary,
   readSessionView as readStoredSessionView,
   type SegmentInfo,
   type SessionOverview,
@@ -66,6 +67,7 @@ export function sessionShowText(overview: SessionOverview, segments: readonly Sh
       for (const tool of turn.tools)
         lines.push(`       ${tool.isError ? "✗" : "✓"} ${tool.name}: ${oneLine(tool.summary, 80)}`);
       if (turn.answer !== "") lines.push(`       answer: ${oneLine(turn.answer, 90)}`);
+      if (turn.output !== undefined) lines.push(`       ${outputLine(turn.output)}`);
     }
     for (const decision of segment.decisions) lines.push(`  outside a turn: ${decisionLine(decision)}`);
     for (const key of Object.keys(total) as (keyof UsageTotals)[]) total[key] += segment.usage[key];
@@ -116,6 +118,21 @@ export function decisionLine(decision: DecisionSummary): string {
   const rule = decision.rule === undefined ? "" : ` (${oneLine(decision.rule, 70)})`;
   const reason = decision.reason === undefined ? "" : `: ${oneLine(decision.reason, 80)}`;
   return `${DECISION_MARKS[decision.outcome]} ${subject}${where} ${decision.outcome} by ${decision.decidedBy}${rule}${reason}`;
+}
+
+/**
+ * `output: {"verdict":"approve",…} (schema sha256:1a2b3c4d5e6f, unwrapped:output, 1 repair)`: a
+ * turn's typed answer as one line of JSON (cut at 90 characters; `--json` has all of it).
+ */
+export function outputLine(output: OutputSummary): string {
+  const json = JSON.stringify(output.value) ?? "null";
+  const shown = json.length > 90 ? `${json.slice(0, 89)}…` : json;
+  const notes = [
+    `schema ${output.schemaDigest.slice(0, "sha256:".length + 12)}`,
+    ...output.normalizations,
+    ...(output.repairs === 0 ? [] : [`${output.repairs} repair${output.repairs === 1 ? "" : "s"}`]),
+  ];
+  return `output: ${shown} (${notes.join(", ")})`;
 }
 
 function segmentLine(info: SegmentInfo): string {

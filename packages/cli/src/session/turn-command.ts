@@ -1,6 +1,6 @@
 import { awaitingRunOf } from "@podkit/dispatch";
 import { type LoadedManifest, PERMISSION_MODES, type PermissionMode } from "@podkit/manifest";
-import type { Pod, PodRunResult } from "@podkit/pod";
+import { FINAL_OUTPUT_DOMAIN, type Pod, type PodRunResult, toOutputSchema } from "@podkit/pod";
 import { type CommandContext, type CommandInput, stringOption } from "../commands/command.js";
 import { PodkitCliError, UsageError } from "../errors.js";
 import type { InputSource, TextSink } from "../io.js";
@@ -12,6 +12,7 @@ import { interactiveLoop, interruptHandler, type SessionControl } from "./intera
 import { LineInput } from "./line-input.js";
 import { loadPodManifest } from "./load-pod-manifest.js";
 import { type OpenedPod, openPod } from "./open-pod.js";
+import { readOutputSchemaFile } from "./output-schema-file.js";
 import { runTurn } from "./run-turn.js";
 import { loadSessionManifest } from "./session-manifest.js";
 import { styleFor } from "./style.js";
@@ -25,7 +26,9 @@ export const AWAITING_APPROVAL_EXIT = 4;
 
 /**
  * `podkit run` and `podkit resume`: one turn for `prompt`, else an interactive session (lines
- * from a terminal, or piped in). Prints the session id and the resume command at the end.
+ * from a terminal, or piped in). Prints the session id and the resume command at the end. A typed
+ * answer (`--output-schema`, or `[output]` in the manifest; docs/output.md) makes stdout the
+ * answer's JSON alone, one line per finished turn; everything else goes to stderr.
  */
 export async function turnCommand(
   input: CommandInput,
@@ -38,17 +41,22 @@ export async function turnCommand(
       ? await loadPodManifest(input, ctx)
       : await loadSessionManifest(input, ctx, target.sessionId);
   const json = input.values.json === true;
+  const schemaFile = stringOption(input.values["output-schema"]);
+  // Read before the pod is made (the schema is part of its first request): a bad file writes nothing.
+  const outputSchema = schemaFile === undefined ? undefined : await readOutputSchemaFile(schemaFile, io.cwd);
+  // Settled once the pod is open: a sub-pod's session is restored with its role's `[output]`.
+  let typed = outputSchema !== undefined || loaded.manifest.output !== undefined;
+  // Where everything but a typed answer goes: stdout, or stderr when stdout is the answer's.
+  let out: TextSink = typed ? io.stderr : io.stdout;
   // Only with OTEL_EXPORTER_OTLP_ENDPOINT set; shut down (bounded) after the pod is closed.
   const telemetry = await startTelemetry(io.env, (message) => io.stderr.write(`warning: ${message}\n`));
-  const printer: EventPrinter = json
-    ? jsonEventPrinter(io.stdout)
-    : textEventPrinter(io.stdout, { hideReasoning: input.values["hide-reasoning"] === true });
-  const terminal = io.stdin?.isTTY === true && io.stdout.isTTY === true && !json;
+  let printer: EventPrinter = eventPrinter(input, out);
+  const terminal = io.stdin?.isTTY === true && out.isTTY === true && !json;
   const control: SessionControl = { turnRunning: false, exitArmed: false };
   let lines: LineInput | undefined;
   let onInterrupt: () => void = () => {};
   const openLines = () => {
-    lines ??= new LineInput({ ...io, stdin: io.stdin as InputSource }, () => onInterrupt());
+    lines ??= new LineInput({ ...io, stdout: out, stdin: io.stdin as InputSource }, () => onInterrupt());
     return lines;
   };
   // In a terminal a person answers now; otherwise (or with --defer-approvals) calls stay pending.
@@ -63,6 +71,7 @@ export async function turnCommand(
       ...(telemetry.pod === undefined ? {} : { telemetry: telemetry.pod }),
       autoApprove,
       ...(mode === undefined ? {} : { mode }),
+      ...(outputSchema === undefined ? {} : { output: outputSchema }),
       ...(askNow
         ? {
             approver: interactiveApprover({
@@ -77,6 +86,27 @@ export async function turnCommand(
     throw error;
   }
   const { pod } = opened;
+  const podOutput = pod.manifest.manifest.output;
+  if (typed !== (outputSchema !== undefined || podOutput !== undefined)) {
+    typed = !typed;
+    out = typed ? io.stderr : io.stdout;
+    printer = eventPrinter(input, out);
+  }
+  if (target.sessionId !== undefined) {
+    try {
+      const now =
+        outputSchema !== undefined
+          ? { schema: outputSchema, source: `--output-schema ${schemaFile}` }
+          : podOutput === undefined
+            ? undefined
+            : { schema: podOutput.schema, source: `[output] schema (${podOutput.schemaSource})` };
+      checkRestoredOutput(pod, now, io.stderr);
+    } catch (error) {
+      await opened.close();
+      await telemetry.shutdown();
+      throw error;
+    }
+  }
   // A dispatched run waiting for approvals is continued by a worker once they are answered
   // (`podkit approve` requeues it): continuing it here would leave the dispatcher's run stale.
   const dispatched = awaitingRunOf(pod);
@@ -90,9 +120,16 @@ export async function turnCommand(
       },
     );
   }
-  onInterrupt = interruptHandler(pod, () => lines, control, io.stdout, printer);
+  onInterrupt = interruptHandler(pod, () => lines, control, out, printer);
   // Background jobs (memory's) report on stderr in text mode: stdout is the answer.
   const jobPrinter = json ? printer : textEventPrinter(io.stderr);
+  /** A typed answer's JSON, alone on stdout; false when a typed turn finished without one. */
+  const printAnswer = (result: PodRunResult & { output?: unknown }): boolean => {
+    if (!typed) return true;
+    if (!Object.hasOwn(result, "output")) return false;
+    io.stdout.write(`${JSON.stringify(result.output)}\n`);
+    return true;
+  };
   const unsubscribeJobs = pod.subscribe((event) => {
     if (event.type === "job_progress") jobPrinter.print(event);
   });
@@ -111,8 +148,12 @@ export async function turnCommand(
           io.stderr.write("interrupted (Ctrl-C): the turn stopped; what was written is kept\n");
           code = INTERRUPTED_EXIT;
         } else if (outcome.result.status === "awaiting_approval") {
-          reportPending(pod, outcome.result, json ? io.stdout : io.stderr, json, manifestArg);
+          reportPending(pod, outcome.result, json ? out : io.stderr, json, manifestArg);
           code = AWAITING_APPROVAL_EXIT;
+        } else if (outcome.result.status === "finished" && !printAnswer(outcome.result)) {
+          io.stderr.write("error: the turn finished without a typed answer\n");
+          io.stderr.write(`hint: ${NO_ANSWER_HINT}\n`);
+          code = UNFINISHED_EXIT;
         } else if (outcome.result.status !== "finished") {
           const { status } = outcome.result;
           io.stderr.write(`error: the turn ended without a final answer: ${status}\n`);
@@ -135,19 +176,20 @@ export async function turnCommand(
     } else {
       const style = styleFor(terminal);
       if (terminal)
-        io.stdout.write(
-          style.dim(`pod "${loaded.manifest.pod.name}" · Ctrl-C interrupts a turn · Ctrl-D exits\n`),
-        );
+        out.write(style.dim(`pod "${loaded.manifest.pod.name}" · Ctrl-C interrupts a turn · Ctrl-D exits\n`));
       await interactiveLoop(
         pod,
         openLines(),
         control,
-        io.stdout,
+        out,
         io.stderr,
         printer,
         terminal ? style.bold("› ") : "",
         ctx.debug,
-        (result) => reportPending(pod, result, json ? io.stdout : io.stderr, json, manifestArg),
+        (result) => reportPending(pod, result, json ? out : io.stderr, json, manifestArg),
+        (result) => {
+          if (!printAnswer(result)) io.stderr.write("(turn finished without a typed answer)\n");
+        },
       );
     }
   } finally {
@@ -162,7 +204,7 @@ export async function turnCommand(
     }
     unsubscribeJobs();
     if (json) {
-      if (sessionId !== undefined) io.stdout.write(`${JSON.stringify({ type: "session", sessionId })}\n`);
+      if (sessionId !== undefined) out.write(`${JSON.stringify({ type: "session", sessionId })}\n`);
     } else if (sessionId !== undefined) {
       const failed = turnFailed ? "its turn failed (your message is kept) · " : "";
       io.stderr.write(`session ${sessionId} · ${failed}continue it with: podkit resume ${sessionId}\n`);
@@ -171,6 +213,47 @@ export async function turnCommand(
     }
   }
   return code;
+}
+
+/** A typed turn finished without its answer: the pod should never allow it. */
+const NO_ANSWER_HINT =
+  "a pod with an output schema finishes only with the answer; rerun with --debug and report it";
+
+/** The printer of the turns' events: JSON Lines with `--json`, else text. */
+function eventPrinter(input: CommandInput, out: TextSink): EventPrinter {
+  return input.values.json === true
+    ? jsonEventPrinter(out)
+    : textEventPrinter(out, { hideReasoning: input.values["hide-reasoning"] === true });
+}
+
+/**
+ * A restored session and the schema it answers with now (`--output-schema`, else `[output]`): the
+ * session's last typed answer (`pod.extensions`, its `final_output` entry) was checked against a
+ * schema; another one would change the request prefix and the answer's type, so it is refused,
+ * and none at all is warned of.
+ */
+function checkRestoredOutput(
+  pod: Pod,
+  now: { schema: Record<string, unknown>; source: string } | undefined,
+  stderr: TextSink,
+): void {
+  const last = pod.extensions.get(FINAL_OUTPUT_DOMAIN) as { schema_digest?: unknown } | undefined;
+  const recorded = typeof last?.schema_digest === "string" ? last.schema_digest : undefined;
+  if (recorded === undefined) return;
+  if (now === undefined) {
+    stderr.write(
+      `warning: session ${pod.sessionId}'s answers were typed (schema ${recorded}); without --output-schema this turn's answer is text\n`,
+    );
+    return;
+  }
+  const digest = toOutputSchema(now.schema).digest;
+  if (digest === recorded) return;
+  throw new PodkitCliError(
+    `${now.source}: session ${pod.sessionId} answers with schema ${recorded}, this one is ${digest}`,
+    {
+      hint: "resume with the schema the session started with: it is part of the session's request prefix and cannot change (docs/output.md)",
+    },
+  );
 }
 
 /** What to do about a turn that stopped without an answer: raise the limit, or continue it. */

@@ -75,7 +75,23 @@ export function runCases({ it }: CaseContext): void {
     const shown = await harness.dispatcher.show(run.runId);
     assert.equal(shown?.state, "completed");
     assert.equal(shown?.result, "limit_reached");
+    assert.equal(shown !== undefined && "output" in shown, false);
     assert.ok(shown?.endedAt instanceof Date);
+  });
+
+  it("keeps a completed run's typed answer as its result: show and list return the same object", async (harness) => {
+    const run = job();
+    await harness.dispatcher.submit(run);
+    const claim = await claimNow(harness.dispatcher);
+    const output = { verdict: "approve", findings: [{ line: 3, note: 'ünïcode "quoted"' }], score: 0.5 };
+    await claim.complete({ state: "completed", result: "finished", output });
+    const other = await harness.connect();
+    const shown = await other.show(run.runId);
+    assert.equal(shown?.state, "completed");
+    assert.equal(shown?.result, "finished");
+    assert.deepEqual(shown?.output, output);
+    const [listed] = await other.list({ sessionId: run.sessionId });
+    assert.deepEqual(listed?.output, output);
   });
 
   it("serves only the pods a worker asks for", async ({ dispatcher }) => {

@@ -33,6 +33,7 @@ interface Entry {
   startedAt?: Date;
   endedAt?: Date;
   result?: string;
+  output?: unknown;
   error?: RunError;
   readyAt: number;
   holder?: Holder;
@@ -196,7 +197,11 @@ export class InProcessQueue {
         if (!held()) return;
         end(
           outcome.state === "completed"
-            ? { state: "completed", result: outcome.result }
+            ? {
+                state: "completed",
+                result: outcome.result,
+                ...(outcome.output === undefined ? {} : { output: outcome.output }),
+              }
             : { state: outcome.state },
         );
       },
@@ -335,6 +340,7 @@ export class InProcessQueue {
       ...(entry.startedAt === undefined ? {} : { startedAt: entry.startedAt }),
       ...(entry.endedAt === undefined ? {} : { endedAt: entry.endedAt }),
       ...(entry.result === undefined ? {} : { result: entry.result }),
+      ...(entry.output === undefined ? {} : { output: entry.output }),
       ...(entry.error === undefined ? {} : { error: entry.error }),
     };
   }

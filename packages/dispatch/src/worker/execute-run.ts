@@ -14,7 +14,14 @@ import { readRunProgress, readSubmitted } from "./run-progress.js";
 /** What the worker reports for display (never for bookkeeping: the log and the engine keep that). */
 export type RunWorkerEvent =
   | { type: "claimed"; runId: string; pod: string; sessionId: string; attempt: number; resumes: boolean }
-  | { type: "ended"; runId: string; state: "completed" | "awaiting_approval" | "cancelled"; result?: string }
+  | {
+      type: "ended";
+      runId: string;
+      state: "completed" | "awaiting_approval" | "cancelled";
+      result?: string;
+      /** The run's typed answer (docs/output.md), when its pod has an output schema. */
+      output?: unknown;
+    }
   | { type: "failed"; runId: string; error: RunError; retry: boolean }
   | { type: "lease_lost"; runId: string }
   | { type: "handed_back"; runId: string }
@@ -90,8 +97,9 @@ async function executeRun(host: AttemptHost, claim: Claim, job: RunJob, fence: L
     }
     if (progress.phase === "ended" && !answered) return await settleRecorded(claim, progress.ended);
     if (progress.phase === "turn_ended") {
-      await finish(pod, claim, job.runId, outcomeOf(progress.result));
-      host.emit({ type: "ended", runId: job.runId, ...outcomeFields(outcomeOf(progress.result)) });
+      const outcome = outcomeOf(progress.result, progress);
+      await finish(pod, claim, job.runId, outcome);
+      host.emit({ type: "ended", runId: job.runId, ...outcomeFields(outcome) });
       return;
     }
     const resumes = answered || progress.phase === "committed" || submitted.input === null;
@@ -128,8 +136,9 @@ async function executeRun(host: AttemptHost, claim: Claim, job: RunJob, fence: L
       }
       throw error;
     }
-    await finish(pod, claim, job.runId, outcomeOf(result.status));
-    host.emit({ type: "ended", runId: job.runId, ...outcomeFields(outcomeOf(result.status)) });
+    const outcome = outcomeOf(result.status, result);
+    await finish(pod, claim, job.runId, outcome);
+    host.emit({ type: "ended", runId: job.runId, ...outcomeFields(outcome) });
   } finally {
     await pod.close();
   }
@@ -138,18 +147,26 @@ async function executeRun(host: AttemptHost, claim: Claim, job: RunJob, fence: L
 /**
  * How a pod's stop reason settles the claim. The seam for durable approvals: a run that stops
  * `awaiting_approval` frees its worker (the claim completes as such) and `Dispatcher.requeue`
- * continues it once the approval is answered; every other stop reason completes the run.
+ * continues it once the approval is answered; every other stop reason completes the run, with the
+ * typed answer `typed` carries when the run gave one (`result.output`, docs/output.md).
  */
-export function outcomeOf(stopReason: string): ClaimOutcome {
-  return stopReason === "awaiting_approval"
-    ? { state: "awaiting_approval" }
-    : { state: "completed", result: stopReason };
+export function outcomeOf(stopReason: string, typed: { output?: unknown } = {}): ClaimOutcome {
+  if (stopReason === "awaiting_approval") return { state: "awaiting_approval" };
+  return {
+    state: "completed",
+    result: stopReason,
+    ...(typed.output === undefined ? {} : { output: typed.output }),
+  };
 }
 
-function outcomeFields(outcome: ClaimOutcome): { state: ClaimOutcome["state"]; result?: string } {
-  return outcome.state === "completed"
-    ? { state: "completed", result: outcome.result }
-    : { state: outcome.state };
+function outcomeFields(outcome: ClaimOutcome): {
+  state: ClaimOutcome["state"];
+  result?: string;
+  output?: unknown;
+} {
+  if (outcome.state !== "completed") return { state: outcome.state };
+  const { output } = outcome;
+  return { state: "completed", result: outcome.result, ...(output === undefined ? {} : { output }) };
 }
 
 async function finish(pod: Pod, claim: Claim, runId: string, outcome: ClaimOutcome): Promise<void> {
@@ -160,7 +177,11 @@ async function finish(pod: Pod, claim: Claim, runId: string, outcome: ClaimOutco
 /** An earlier attempt recorded the end but died before settling: settle the same way now. */
 async function settleRecorded(claim: Claim, ended: Extract<RunEntry, { event: "ended" }>): Promise<void> {
   if (ended.state === "completed")
-    await claim.complete({ state: "completed", result: ended.result ?? "finished" });
+    await claim.complete({
+      state: "completed",
+      result: ended.result ?? "finished",
+      ...(ended.output === undefined ? {} : { output: ended.output }),
+    });
   else if (ended.state === "awaiting_approval") await claim.complete({ state: "awaiting_approval" });
   else if (ended.state === "failed") {
     await claim.fail(ended.error ?? { type: "Error", message: "failed" }, { retry: false });

@@ -1,5 +1,12 @@
 import type { Item } from "@podkit/llm-worker";
-import { describeSession, type Entry, lineOf, type SegmentRef, type Store } from "@podkit/session-store";
+import {
+  describeSession,
+  type Entry,
+  FINAL_OUTPUT_DOMAIN,
+  lineOf,
+  type SegmentRef,
+  type Store,
+} from "@podkit/session-store";
 import type { RunJob } from "../dispatcher.js";
 import { RunInputError } from "../errors.js";
 import { type EndedEntry, parseRunEntry, runEntryOf, type SubmittedEntry } from "../run-entries.js";
@@ -42,12 +49,13 @@ export async function readSubmitted(store: Store<Item>, job: RunJob): Promise<Su
  * `fresh` — no attempt committed the input yet: hand it to `pod.run` (again); `committed` — the
  * input is in the log (or the run continues without input) and the turn did not end: `resume()`,
  * which closes in-flight tool calls as interrupted instead of running them again; `turn_ended` —
- * the turn ended but the attempt died before recording it; `ended` — an attempt recorded the end.
+ * the turn ended but the attempt died before recording it (with the turn's typed answer, when its
+ * pod has an output schema: its `final_output` entry); `ended` — an attempt recorded the end.
  */
 export type RunProgress =
   | { readonly phase: "fresh" }
   | { readonly phase: "committed" }
-  | { readonly phase: "turn_ended"; readonly result: string }
+  | { readonly phase: "turn_ended"; readonly result: string; readonly output?: unknown }
   | { readonly phase: "ended"; readonly ended: EndedEntry };
 
 /**
@@ -90,15 +98,28 @@ function progressAfterStart(runId: string, entries: readonly Entry<Item>[]): Run
   const started = runEntryOf(entries[0] as Entry<Item>);
   let committed = started?.event === "started" && started.resumes;
   let turnEnd: string | undefined;
+  let output: { value: unknown } | undefined;
   for (const entry of entries.slice(1)) {
     const run = runEntryOf(entry);
     if (run?.run_id === runId && run.event === "ended") return { phase: "ended", ended: run };
     if (entry.kind === "user_input") committed = true;
-    if (entry.kind === "invoke" || entry.kind === "run_errored") turnEnd = undefined;
+    if (entry.kind === "invoke" || entry.kind === "run_errored") {
+      turnEnd = undefined;
+      output = undefined;
+    }
+    if (entry.kind === "extension" && entry.domain === FINAL_OUTPUT_DOMAIN)
+      output = finalOutputOf(entry.payload);
     if (entry.kind === "run_completed") turnEnd = entry.result;
   }
   if (!committed) return { phase: "fresh" };
-  return turnEnd === undefined ? { phase: "committed" } : { phase: "turn_ended", result: turnEnd };
+  if (turnEnd === undefined) return { phase: "committed" };
+  return { phase: "turn_ended", result: turnEnd, ...(output === undefined ? {} : { output: output.value }) };
+}
+
+/** The value of a `final_output` payload read back (untrusted): undefined unless it has one. */
+function finalOutputOf(payload: unknown): { value: unknown } | undefined {
+  if (typeof payload !== "object" || payload === null || !Object.hasOwn(payload, "value")) return undefined;
+  return { value: (payload as { value: unknown }).value };
 }
 
 function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {

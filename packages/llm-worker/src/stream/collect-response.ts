@@ -50,6 +50,8 @@ export interface StreamObserver {
   onPart(): void;
   onTextDelta(delta: string): void;
   onReasoningDelta(delta: string): void;
+  /** A client tool call's argument text as it streams (its JSON, chunk by chunk). */
+  onToolInputDelta(callId: string, name: string, delta: string): void;
 }
 
 interface OpenBlock {
@@ -157,6 +159,7 @@ export async function collectResponse(
   const result = emptyResponse();
   const blocks = new Blocks();
   const openToolInputs = new Map<string, string>();
+  const providerInputs = new Set<string>();
   const reader = stream.getReader();
   try {
     for (;;) {
@@ -198,7 +201,15 @@ export async function collectResponse(
           break;
         case "tool-input-start":
           openToolInputs.set(part.id, part.toolName);
+          if (part.providerExecuted === true) providerInputs.add(part.id);
           break;
+        case "tool-input-delta": {
+          // Client calls only: what a provider-executed call is given is the provider's business.
+          const name = openToolInputs.get(part.id);
+          if (name !== undefined && part.delta !== "" && !providerInputs.has(part.id))
+            observer.onToolInputDelta(part.id, name, part.delta);
+          break;
+        }
         case "tool-call": {
           openToolInputs.delete(part.toolCallId);
           const metadata = mergeMetadata(undefined, part.providerMetadata);

@@ -53,5 +53,13 @@ export function buildCallOptions(inputs: CallInputs): LanguageModelV3CallOptions
   if (config.top_p !== undefined) options.topP = config.top_p;
   if (config.top_k !== undefined) options.topK = config.top_k;
   if (config.stop_sequences !== undefined) options.stopSequences = config.stop_sequences;
+  if (config.response_format !== undefined) {
+    const { schema, name } = config.response_format;
+    options.responseFormat = {
+      type: "json",
+      schema: schema as NonNullable<Extract<LanguageModelV3CallOptions["responseFormat"], { type: "json" }>["schema"]>,
+      ...(name === undefined ? {} : { name }),
+    };
+  }
   return options;
 }

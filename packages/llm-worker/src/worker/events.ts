@@ -13,6 +13,12 @@ export type WorkerEvent =
   | { type: "continuation"; continuation: number; error: Error }
   | { type: "text_delta"; delta: string }
   | { type: "reasoning_delta"; delta: string }
+  /**
+   * A piece of a client tool call's arguments (JSON text) as the model streams them: the pieces
+   * add up to the call's arguments, all before its `tool_call_start` (one piece when the provider
+   * sends them whole). A provider-executed call gets none.
+   */
+  | { type: "tool_input_delta"; callId: string; name: string; delta: string }
   | { type: "tool_call_start"; callId: string; name: string; arguments: string }
   /** `error` is what the tool threw, when its error result came from an exception. */
   | {

@@ -62,6 +62,7 @@ async function attempt(
       onPart: () => watchdog.part(),
       onTextDelta: (delta) => ctx.emit({ type: "text_delta", delta }),
       onReasoningDelta: (delta) => ctx.emit({ type: "reasoning_delta", delta }),
+      onToolInputDelta: (callId, name, delta) => ctx.emit({ type: "tool_input_delta", callId, name, delta }),
     });
     return { response, timedOut: controller.signal };
   } catch (error) {

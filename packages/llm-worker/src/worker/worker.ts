@@ -108,6 +108,11 @@ export class Worker {
     this.container = undefined;
   }
 
+  /** The provider of the worker's model (`anthropic`, `openai`, `openai-chat`, `google`, …). */
+  get provider(): string {
+    return this.adapter.provider;
+  }
+
   /** The request settings (max tokens, sampling, reasoning). */
   get config(): Readonly<RequestConfig> {
     return this.requestConfig;

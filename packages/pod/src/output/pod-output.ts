@@ -5,14 +5,17 @@ import type {
   ToolOutput,
   TurnEndContext,
   TurnEndDecision,
+  WorkerEvent,
 } from "@podkit/llm-worker";
 import { CancelledError } from "@podkit/llm-worker";
 import { FINAL_OUTPUT_DOMAIN as STORED_FINAL_OUTPUT_DOMAIN } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
+import type { PodEvent } from "../pod/events.js";
 import { OutputValidationError } from "./errors.js";
 import { checkFinalAnswerArguments, type FinalAnswerCheck, finalAnswerTool } from "./final-answer-tool.js";
 import { normalizeAnswer, type OutputNormalization } from "./normalize.js";
 import type { OutputIssue, OutputSchema } from "./output-schema.js";
+import { PartialOutputTracker } from "./partial.js";
 
 /**
  * The `extension` domain of the entry a typed answer is recorded in (docs/output.md): the value,
@@ -43,6 +46,23 @@ export interface PodOutputOptions<T> {
   record(payload: FinalOutputPayload): Promise<void>;
   /** A system item carrying `text`, committed like a notification. */
   systemItem(text: string): Item;
+  /** Where the `output_partial` events of a streaming answer go (the pod's event stream). */
+  emit?(event: Extract<PodEvent, { type: "output_partial" }>): void;
+  /**
+   * `tool` (default): the answer is a `final_answer` call; `native`: the answer is the response's
+   * text, JSON the provider was asked for with `response_format` (docs/output.md, "Strategies").
+   */
+  readonly strategy?: "tool" | "native";
+}
+
+/** The id native answers stream under in `output_partial` events (they have no call id). */
+export const NATIVE_ANSWER_ID = "answer";
+
+/** An answer call streaming: the text given to its tracker so far and the partial last shown. */
+interface StreamingAnswer {
+  tracker: PartialOutputTracker;
+  text: string;
+  partial: Record<string, unknown> | undefined;
 }
 
 /** Where a run stands with its typed answer. */
@@ -69,6 +89,10 @@ interface RunState<T> {
 export class PodOutput<T = unknown> {
   readonly toolName: string;
   private run: RunState<T> = PodOutput.fresh();
+  /** The answer calls streaming in this run, by call id. */
+  private streaming = new Map<string, StreamingAnswer>();
+  /** The `output_partial` events still being read, in order: a run waits for them before it ends. */
+  private shown: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: PodOutputOptions<T>) {
     this.toolName = options.catalog.render("output_tool_name", {}).trim();
@@ -76,6 +100,16 @@ export class PodOutput<T = unknown> {
 
   private static fresh<T>(): RunState<T> {
     return { repairs: [], requests: 0, forced: false, recorded: false };
+  }
+
+  /** The provider's structured output carries the answer (no `final_answer` tool). */
+  get native(): boolean {
+    return this.options.strategy === "native";
+  }
+
+  /** The answer tool as the catalog's notes name it ("" under `native`: they ask for JSON instead). */
+  private get answerTool(): string {
+    return this.native ? "" : this.toolName;
   }
 
   get schema(): OutputSchema<T> {
@@ -96,6 +130,53 @@ export class PodOutput<T = unknown> {
   /** A run starts: nothing of an earlier run's answer counts. */
   startRun(): void {
     this.run = PodOutput.fresh();
+    this.streaming = new Map();
+  }
+
+  /**
+   * A worker event, watched for the answer tool's arguments: as they stream, each change of the
+   * answer read so far is an `output_partial` event (docs/output.md, "Streaming"); for display
+   * only, the answer that counts is the one checked when the call is complete. When the call
+   * starts, whatever of its arguments did not stream (a provider that sends them whole) is read
+   * too, so the last partial is the complete arguments.
+   */
+  observe(event: WorkerEvent): void {
+    const emit = this.options.emit;
+    if (emit === undefined) return;
+    if (this.native) {
+      // A native answer is the response's text; each request's response is a new answer.
+      if (event.type === "request_start") this.streaming.delete(NATIVE_ANSWER_ID);
+      else if (event.type === "text_delta") this.follow(NATIVE_ANSWER_ID, event.delta, emit);
+      return;
+    }
+    if (event.type === "tool_input_delta") {
+      if (event.name === this.toolName) this.follow(event.callId, event.delta, emit);
+    } else if (event.type === "tool_call_start" && event.name === this.toolName) {
+      const received = this.streaming.get(event.callId)?.text ?? "";
+      if (event.arguments.length > received.length && event.arguments.startsWith(received))
+        this.follow(event.callId, event.arguments.slice(received.length), emit);
+    }
+  }
+
+  private follow(callId: string, chunk: string, emit: NonNullable<PodOutputOptions<T>["emit"]>): void {
+    const answer = this.streaming.get(callId) ?? {
+      tracker: new PartialOutputTracker(this.options.schema),
+      text: "",
+      partial: undefined,
+    };
+    this.streaming.set(callId, answer);
+    answer.text += chunk;
+    const update = answer.tracker.push(chunk);
+    this.shown = this.shown
+      .then(() => update)
+      .then(
+        (changed) => {
+          if (changed === undefined) return;
+          answer.partial = changed.partial ?? answer.partial;
+          emit({ type: "output_partial", callId, partial: answer.partial ?? {}, elements: changed.elements });
+        },
+        () => undefined, // a display that cannot be read is no reason to fail the answer
+      );
   }
 
   /** The answer of the run that just finished (undefined before one was accepted). */
@@ -108,7 +189,7 @@ export class PodOutput<T = unknown> {
     const run = this.run;
     if (run.accepted !== undefined || run.forced || run.requests + 1 < this.options.maxRequests) return [];
     run.forced = true;
-    const note = this.options.catalog.render("output_forced", { tool: this.toolName, reason: "max_turns" });
+    const note = this.options.catalog.render("output_forced", { tool: this.answerTool, reason: "max_turns" });
     return [this.options.systemItem(note)];
   }
 
@@ -117,6 +198,7 @@ export class PodOutput<T = unknown> {
    * and before another request); one repair too many fails it.
    */
   async afterToolBatch(requests: number): Promise<AfterToolBatchDecision> {
+    await this.shown;
     const run = this.run;
     run.requests = requests;
     if (run.failed !== undefined) return { action: "cancel", reason: run.failed.message };
@@ -131,6 +213,7 @@ export class PodOutput<T = unknown> {
    * is told, as a repair; past `max_repairs` the run fails, with the text as the refusal.
    */
   async onTurnEnd(context: TurnEndContext): Promise<TurnEndDecision> {
+    await this.shown;
     const run = this.run;
     run.requests = context.requests;
     if (run.accepted !== undefined) {
@@ -139,27 +222,38 @@ export class PodOutput<T = unknown> {
     }
     const text = context.response.map(textOf).join("").trim();
     const parsed = parseJson(text);
+    let checked: OutputIssue[] | undefined;
     if (parsed !== undefined) {
       const answer = normalizeAnswer(parsed, this.options.schema);
       if (answer.result.ok) {
         run.accepted = {
           value: answer.result.value,
-          normalizations: ["parsed_string" as OutputNormalization, ...answer.normalizations],
+          // A native answer is JSON text by design; under the tool strategy, text is a fallback.
+          normalizations: this.native
+            ? answer.normalizations
+            : ["parsed_string" as OutputNormalization, ...answer.normalizations],
         };
         await this.recordAccepted();
         return { action: "finish" };
       }
+      checked = answer.result.issues;
     }
     const refused = context.stopReason.kind === "content-filter";
-    const issues: OutputIssue[] = [
-      {
-        path: "",
-        message:
-          text === ""
-            ? `no answer was given: call ${this.toolName} with it`
-            : `the answer was written as text: call ${this.toolName} with it as the arguments`,
-      },
-    ];
+    const issues: OutputIssue[] =
+      this.native && checked !== undefined
+        ? checked
+        : [
+            {
+              path: "",
+              message: this.native
+                ? text === ""
+                  ? "no answer was given: answer with JSON matching the required schema"
+                  : "the answer is not a JSON object: answer with JSON matching the required schema"
+                : text === ""
+                  ? `no answer was given: call ${this.toolName} with it`
+                  : `the answer was written as text: call ${this.toolName} with it as the arguments`,
+            },
+          ];
     if (refused || run.repairs.length >= this.options.maxRepairs) {
       throw new OutputValidationError({
         raw: text,
@@ -204,9 +298,10 @@ export class PodOutput<T = unknown> {
 
   private repairText(issues: readonly OutputIssue[]): string {
     return this.options.catalog.render("output_repair", {
-      tool: this.toolName,
+      tool: this.answerTool,
       issues: issues.map((issue) => ({ path: issue.path, message: issue.message })),
-      repair: this.run.repairs.length + 1,
+      // Called after the repair was counted: this is correction number `repairs.length`.
+      repair: Math.max(this.run.repairs.length, 1),
       max_repairs: this.options.maxRepairs,
     });
   }

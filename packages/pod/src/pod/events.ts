@@ -1,6 +1,7 @@
 import type { RunResult, StopReason, UsageRecord, WorkerEvent } from "@podkit/llm-worker";
 import type { AwaitedApproval, DriftFork, PolicyDecision, RunStatus } from "@podkit/session-store";
 import type { BudgetExhausted } from "../budget/pod-budget.js";
+import type { PartialOutputElement } from "../output/partial.js";
 import type { PodWarning } from "../warnings.js";
 
 /** Why a turn started: user input, a notification on an idle pod (`autoRun`), or `resume()`. */
@@ -74,6 +75,19 @@ export type PodEvent =
   | { type: "reasoning_delta"; delta: string }
   | { type: "tool_call_start"; callId: string; name: string; arguments: string }
   | { type: "tool_call_end"; callId: string; name: string; summary: string; isError: boolean }
+  /**
+   * The typed answer as far as it has streamed (docs/output.md, "Streaming"), for display: the
+   * `final_answer` call's arguments read so far (`partial`, the whole object each time) and the
+   * elements of its top-level arrays that completed with this piece, each checked against its item
+   * schema. In order; the last one of a call is its complete arguments. The answer that counts is
+   * the run's `output`, checked when the call is complete.
+   */
+  | {
+      type: "output_partial";
+      callId: string;
+      partial: Record<string, unknown>;
+      elements: PartialOutputElement[];
+    }
   | { type: "usage"; usage: UsageRecord }
   | { type: "notification"; message: string }
   /**

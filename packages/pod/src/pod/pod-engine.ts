@@ -132,7 +132,7 @@ export class PodEngine {
       feedbackItem: (text) => this.recorder.systemMessage("notification", text),
     });
     const declared = options.output ?? foundation.loaded.manifest.output?.schema;
-    if (declared !== undefined) this.adoptOutput(declared as OutputSchemaInput);
+    if (declared !== undefined) this.adoptOutput(declared as OutputSchemaInput, true);
     this.syncFromLog();
     if (state !== undefined) this.worker.setPromptCacheKey(state.sessionId);
   }
@@ -147,7 +147,7 @@ export class PodEngine {
    * and never change (the prefix is cached): a pod has at most one, declared when it is made or
    * given to its first run; another run may pass the same schema again (its digest), never another.
    */
-  adoptOutput(input: OutputSchemaInput): PodOutput {
+  adoptOutput(input: OutputSchemaInput, declared = false): PodOutput {
     const schema = toOutputSchema(input);
     if (this.typed !== undefined) {
       if (this.typed.schema.digest === schema.digest) return this.typed;
@@ -156,21 +156,15 @@ export class PodEngine {
         { hint: "give every run of a pod the same output schema, or start another pod for another schema" },
       );
     }
-    if (this.foundation.toolServer.locked || this.head !== undefined) {
+    // Declared when the pod is made (a restored session was begun with it); given to a run, only
+    // before the session's first request.
+    if (this.foundation.toolServer.locked || (!declared && this.head !== undefined)) {
       throw new PodUsageError(
         "a run's output schema must be known before the session's first request: this pod has run without one",
         { hint: "declare it when the pod is made (PodOptions.output, or [output] in the manifest)" },
       );
     }
-    const strategy = this.foundation.loaded.manifest.output?.strategy ?? "tool";
-    if (strategy === "native") {
-      throw new PodUsageError(
-        '[output] strategy = "native" is not supported yet: the provider adapters do not send a response format',
-        {
-          hint: 'use strategy = "tool" (or "auto", which picks it): it works on every provider; docs/output.md',
-        },
-      );
-    }
+    const strategy = outputStrategy(this.foundation.loaded.manifest.output?.strategy ?? "tool", this.worker.provider);
     const typed = new PodOutput({
       schema,
       maxRepairs: this.foundation.loaded.manifest.output?.max_repairs ?? 2,
@@ -178,8 +172,14 @@ export class PodEngine {
       maxRequests: this.foundation.loaded.manifest.worker.max_turns,
       record: (payload) => this.appendExtension(FINAL_OUTPUT_DOMAIN, payload),
       systemItem: (text) => this.recorder.systemMessage("notification", text),
+      emit: (event) => this.foundation.events.emit(event),
+      strategy,
     });
-    this.foundation.toolServer.registerTool(() => typed.tool());
+    this.worker.subscribe((event) => typed.observe(event));
+    if (strategy === "tool") this.foundation.toolServer.registerTool(() => typed.tool());
+    // The provider's structured output: in the config, so the session's segment_start records it
+    // and every request from the first sends the same schema.
+    else this.worker.setConfig({ ...this.worker.config, response_format: nativeResponseFormat(schema.jsonSchema) });
     this.typed = typed;
     return typed;
   }
@@ -523,4 +523,27 @@ export class PodEngine {
       },
     };
   }
+}
+
+/** Providers whose structured output podkit sends (`response_format`): OpenAI (both wires) and Gemini. */
+const NATIVE_OUTPUT_PROVIDERS: ReadonlySet<string> = new Set(["openai", "openai-chat", "google"]);
+
+/**
+ * The strategy a typed answer runs with: `auto` is `native` where the provider has structured
+ * output podkit sends, else `tool`; `native` elsewhere is refused (docs/output.md, "Strategies").
+ */
+function outputStrategy(configured: "tool" | "native" | "auto", provider: string): "tool" | "native" {
+  const supported = NATIVE_OUTPUT_PROVIDERS.has(provider);
+  if (configured === "auto") return supported ? "native" : "tool";
+  if (configured === "native" && !supported) {
+    throw new PodUsageError(
+      `[output] strategy = "native": the provider "${provider}" has no structured output podkit can send on every request (Anthropic's would force a tool call on each request)`,
+      { hint: 'use strategy = "tool" or "auto" (which picks it here); docs/output.md, "Strategies"' },
+    );
+  }
+  return configured;
+}
+
+function nativeResponseFormat(schema: Readonly<Record<string, unknown>>) {
+  return { type: "json" as const, schema: { ...schema }, name: "answer" };
 }

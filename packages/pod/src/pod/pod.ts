@@ -275,10 +275,7 @@ export class Pod {
     return this.runs.occupy(this.engine.compactNow(signal, this.telemetry, options.onEvent));
   }
 
-  /**
-   * Starts a turn for `input`: the handle is an async iterable of events and a promise of the
-   * result. `output` (docs/output.md) types `result.output`; it is the pod's one schema.
-   */
+  /** Starts a turn for `input` (an async iterable of events, a promise of the result); `output`: docs/output.md. */
   run<S extends z.ZodType>(input: string, options: PodRunOptions & { output: S }): TypedRunHandle<S>;
   run(input: string, options?: PodRunOptions): RunHandle<PodRunResult & { output?: unknown }>;
   run(input: string, options: PodRunOptions = {}): RunHandle {

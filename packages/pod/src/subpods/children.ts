@@ -1,5 +1,12 @@
 import type { Item } from "@podkit/llm-worker";
-import { type ParentLink, parentOf, restoreSession, type Store } from "@podkit/session-store";
+import {
+  FINAL_OUTPUT_DOMAIN,
+  type ParentLink,
+  parentOf,
+  restoreSession,
+  type SessionState,
+  type Store,
+} from "@podkit/session-store";
 
 /** A child session as its parent lists it (`pod.children()`, `list_pods`). */
 export interface ChildPodInfo {
@@ -19,6 +26,11 @@ export interface ChildPodInfo {
   readonly turns: number;
   /** Input and output tokens of the child's head segment. */
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
+  /**
+   * The child's latest typed answer (its last `final_output` entry), for a role with an output
+   * schema (docs/subpods.md#typed-answers); absent before it gave one.
+   */
+  readonly output?: unknown;
 }
 
 /**
@@ -44,6 +56,7 @@ export async function storedChildInfo(
   path: string,
 ): Promise<ChildPodInfo> {
   const state = await restoreSession(store, child.sessionId);
+  const output = latestOutputOf(state);
   return {
     sessionId: child.sessionId,
     role: child.link.role,
@@ -56,5 +69,21 @@ export async function storedChildInfo(
       inputTokens: state.usage.reduce((sum, u) => sum + u.inputTokens, 0),
       outputTokens: state.usage.reduce((sum, u) => sum + u.outputTokens, 0),
     },
+    ...(output === undefined ? {} : { output: output.value }),
   };
+}
+
+/** A stored child's latest typed answer, from its head segment. */
+export async function storedChildOutput(
+  store: Store<Item>,
+  sessionId: string,
+): Promise<{ value: unknown } | undefined> {
+  return latestOutputOf(await restoreSession(store, sessionId));
+}
+
+/** The value of the last `final_output` entry a session's state folded (replaced, never merged). */
+function latestOutputOf(state: SessionState<Item>): { value: unknown } | undefined {
+  const payload = state.extensions.get(FINAL_OUTPUT_DOMAIN);
+  if (typeof payload !== "object" || payload === null || !Object.hasOwn(payload, "value")) return undefined;
+  return { value: (payload as { value: unknown }).value };
 }

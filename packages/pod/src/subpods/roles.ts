@@ -3,12 +3,14 @@ import {
   defaultApiKeyEnv,
   type LoadedManifest,
   loadManifest,
+  type OutputConfig,
   PodkitManifestError,
   type ResolvedManifest,
   type SubpodRoleConfig,
   safeParseModelRef,
 } from "@podkit/manifest";
 import { PodkitPodError } from "../errors.js";
+import { type OutputSchema, toOutputSchema } from "../output/output-schema.js";
 import { tighterMode } from "../permissions/permissions.js";
 import { loadPodResources } from "../resources/index.js";
 import type { WarningSink } from "../warnings.js";
@@ -24,6 +26,11 @@ export interface SubpodRole {
   readonly loaded: LoadedManifest;
   /** What the role asks of the parent's scope (checked again at every spawn). */
   readonly asked: AskedScope;
+  /**
+   * The child's typed answer, when it has one (its manifest's `[output]`, see `childOutput`): a
+   * child's answer is checked against it again before the parent sees it.
+   */
+  readonly output?: OutputSchema;
 }
 
 /**
@@ -65,6 +72,9 @@ async function loadRole(parent: LoadedManifest, name: string, config: SubpodRole
   const base = config.manifest === undefined ? parent : await loadRoleManifest(parent, config.manifest, fail);
   const manifest = structuredClone(base.manifest) as ResolvedManifest;
   applyOverrides(manifest, config, fail);
+  const output = childOutput(config, base, config.manifest !== undefined);
+  if (output === undefined) delete manifest.output;
+  else manifest.output = structuredClone(output);
   lendTools(parent.manifest, manifest, config, fail);
   manifest.sandbox = lendSandbox(parent.manifest.sandbox, manifest.sandbox);
   lendPermissions(parent.manifest, manifest, config);
@@ -82,7 +92,29 @@ async function loadRole(parent: LoadedManifest, name: string, config: SubpodRole
   await loadPodResources(loaded, { onWarning: () => {} }).catch((error: unknown) =>
     fail(`its prompt pack cannot be loaded: ${messageOf(error)}`, error),
   );
-  return { name, config, loaded, asked };
+  let schema: OutputSchema | undefined;
+  try {
+    schema = output === undefined ? undefined : toOutputSchema(output.schema);
+  } catch (error) {
+    fail(`its output schema cannot be used: ${messageOf(error)}`, error);
+  }
+  return { name, config, loaded, asked, ...(schema === undefined ? {} : { output: schema }) };
+}
+
+/**
+ * The child's `[output]` (docs/subpods.md#typed-answers): the role's `[subpods.<role>.output]`,
+ * else the `[output]` its own manifest file declares (`ownFile`). Never the parent's: a child
+ * starting from the parent's manifest, or a role file over which the cascade or a `--set` brings
+ * the workspace's `[output]`, would otherwise answer in the schema of the parent's answer.
+ */
+function childOutput(
+  config: SubpodRoleConfig,
+  base: LoadedManifest,
+  ownFile: boolean,
+): OutputConfig | undefined {
+  if (config.output !== undefined) return config.output;
+  if (!ownFile) return undefined;
+  return base.provenance.get("output.schema")?.layer.kind === "file" ? base.manifest.output : undefined;
 }
 
 /**

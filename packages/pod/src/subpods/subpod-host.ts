@@ -4,8 +4,9 @@ import type { Scope } from "@podkit/manifest";
 import type { ParentLink, Store } from "@podkit/session-store";
 import type { TreeBudget } from "../budget/tree-budget.js";
 import type { PodPrompt, PodPromptContextArgs } from "../catalog/pod-prompt.js";
+import type { OutputIssue } from "../output/output-schema.js";
 import type { WarningSink } from "../warnings.js";
-import { type ChildPodInfo, childSessionsOf, storedChildInfo } from "./children.js";
+import { type ChildPodInfo, childSessionsOf, storedChildInfo, storedChildOutput } from "./children.js";
 import { childPath, ROOT_POD_PATH, type SubpodPlacement } from "./placement.js";
 import type { SubpodRole } from "./roles.js";
 import { lendScope } from "./scope-loan.js";
@@ -16,6 +17,8 @@ export interface ChildRunResult {
   readonly status: string;
   readonly text: string;
   readonly stopReason?: { readonly kind: string } | undefined;
+  /** The typed answer, when the child has an output schema and its run finished with one. */
+  readonly output?: unknown;
   readonly usage: readonly { readonly inputTokens: number; readonly outputTokens: number }[];
 }
 
@@ -73,6 +76,8 @@ interface ChildSlot {
   readonly path: string;
   pod: ChildPod | undefined;
   status: ChildPodInfo["status"];
+  /** The child's latest typed answer (its role has an output schema). */
+  output: { value: unknown } | undefined;
   /** Aborts a background run (`stop_pod`, the parent's close). */
   abort: AbortController | undefined;
   /** Where the child's next run is traced: under the parent's tool call that runs it. */
@@ -278,7 +283,22 @@ export class SubpodHost implements SubpodToolTarget {
     };
     const pod = await this.parent.open(role, placement, sessionId);
     const id = sessionId ?? (await pod.startSession());
-    const slot: ChildSlot = { sessionId: id, role, link, path, pod, status: "idle", abort: undefined, trace };
+    // A child continued from its log keeps showing the answer it gave before (`list_pods`).
+    const output =
+      sessionId === undefined || role.output === undefined
+        ? undefined
+        : await storedChildOutput(this.parent.store, sessionId);
+    const slot: ChildSlot = {
+      sessionId: id,
+      role,
+      link,
+      path,
+      pod,
+      status: "idle",
+      output,
+      abort: undefined,
+      trace,
+    };
     this.slots.set(id, slot);
     return slot;
   }
@@ -306,7 +326,10 @@ export class SubpodHost implements SubpodToolTarget {
       const result = await run.result;
       if (slot.status === "running")
         slot.status = result.status === "awaiting_approval" ? "awaiting_approval" : "idle";
-      const answer = JSON.stringify(answerOf(slot, result));
+      const typed = this.typedAnswer(slot, result);
+      if ("refused" in typed) return typed.refused;
+      if (typed.output !== undefined) slot.output = typed.output;
+      const answer = JSON.stringify(answerOf(slot, result, typed.output));
       if (result.status === "awaiting_approval" && options.background !== true) {
         this.parent.delegate(callId, slot.sessionId);
         return { summary: answer, awaiting_approval: true };
@@ -317,6 +340,37 @@ export class SubpodHost implements SubpodToolTarget {
       const message = error instanceof Error ? error.message : String(error);
       return this.refuse("subpod_child_no_answer", { path: slot.path, id: slot.sessionId, error: message });
     }
+  }
+
+  /**
+   * The typed answer of a child whose role declares an output schema, checked once more against
+   * the role's schema before the parent sees it (the child's run checked it against its own; this
+   * holds whatever the child was built with). A child that finished without one, or with one that
+   * does not match, gets the parent an error result naming the violations.
+   */
+  private typedAnswer(
+    slot: ChildSlot,
+    result: ChildRunResult,
+  ): { output?: { value: unknown } } | { refused: ToolOutput } {
+    const schema = slot.role.output;
+    if (schema === undefined || result.status !== "finished") return {};
+    const where = { path: slot.path, id: slot.sessionId };
+    if (result.output === undefined) {
+      return {
+        refused: this.refuse("subpod_child_no_answer", {
+          ...where,
+          error: `it finished without the typed answer role "${slot.role.name}" declares (its output schema)`,
+        }),
+      };
+    }
+    const checked = schema.validate(result.output);
+    if (checked.ok) return { output: { value: checked.value } };
+    return {
+      refused: this.refuse("subpod_child_no_answer", {
+        ...where,
+        error: `its answer does not match role "${slot.role.name}"'s output schema: ${issuesText(checked.issues)}`,
+      }),
+    };
   }
 
   private async release(slot: ChildSlot): Promise<void> {
@@ -396,22 +450,32 @@ function slotInfo(slot: ChildSlot): ChildPodInfo {
       inputTokens: usage.reduce((sum, u) => sum + u.inputTokens, 0),
       outputTokens: usage.reduce((sum, u) => sum + u.outputTokens, 0),
     },
+    ...(slot.output === undefined ? {} : { output: slot.output.value }),
   };
 }
 
-/** The tool result of a child's run: its answer, id and usage, and the stop reason when it has no answer. */
-function answerOf(slot: ChildSlot, result: ChildRunResult) {
-  const answered = result.status === "finished" && result.text !== "";
+/**
+ * The tool result of a child's run: its answer (the typed answer's object, for a role with an
+ * output schema; else its text), id and usage, and the stop reason when it has no answer.
+ */
+function answerOf(slot: ChildSlot, result: ChildRunResult, output: { value: unknown } | undefined) {
+  const text = result.status === "finished" && result.text !== "" ? { answer: result.text } : undefined;
+  const answered = output === undefined ? text : { answer: output.value };
   return {
     id: slot.sessionId,
     role: slot.role.name,
-    ...(answered ? { answer: result.text } : { answer: null, stop_reason: stopReasonOf(result) }),
+    ...(answered ?? { answer: null, stop_reason: stopReasonOf(result) }),
     usage: {
       requests: result.usage.length,
       input_tokens: result.usage.reduce((sum, u) => sum + u.inputTokens, 0),
       output_tokens: result.usage.reduce((sum, u) => sum + u.outputTokens, 0),
     },
   };
+}
+
+/** Violations as the model reads them: `/verdict: must be equal to one of the allowed values; …`. */
+function issuesText(issues: readonly OutputIssue[]): string {
+  return issues.map((issue) => `${issue.path || "(root)"}: ${issue.message}`).join("; ");
 }
 
 /** Why a child ended without an answer: the run's status when it stopped early, else the model's own stop reason. */

@@ -1,3 +1,4 @@
+import type { Draft } from "../runs/draft-board.js";
 import type { FeedCursor, SessionFeed } from "./session-feed.js";
 
 /** Frames handed to a client per read of the stream (bounds one write). */
@@ -26,6 +27,7 @@ export function sseStream(
   let pending = `retry: 1000\n\n${start.prelude}`;
   let live = false;
   let preview = { seq: -1, text: 0, reasoning: 0 };
+  const answers = new OutputPartialFrames();
 
   const take = (): string | undefined => {
     if (pending !== "") {
@@ -33,6 +35,9 @@ export function sseStream(
       pending = "";
       return out;
     }
+    // A typed answer's partials go out before the entries committed after them.
+    const partials = live ? answers.frames(feed.drafts.get(feed.sessionId)) : undefined;
+    if (partials !== undefined) return partials;
     const frames = feed.next(cursor, MAX_FRAMES_PER_CHUNK);
     if (frames !== undefined) return frames;
     if (!live) {
@@ -76,6 +81,52 @@ export function sseStream(
     },
     options,
   );
+}
+
+/**
+ * One client's `output.partial` events (docs/output.md, "Streaming"): for each typed answer of the
+ * response streaming now, its latest partial object whenever it changed since the client's last
+ * read, with the array elements completed since. A slow client gets fewer partials, never stale
+ * ones, and every element once. The response it followed stays held until its last partial is
+ * out, so a client that saw an answer begin gets its last partial — the complete arguments — even
+ * when the run ended before the client read again.
+ */
+class OutputPartialFrames {
+  private followed: Draft | undefined;
+  private readonly sent = new Map<string, { version: number; elements: number }>();
+
+  /** The frames `draft` (the board's current draft, if any) and the one followed before need now. */
+  frames(draft: Draft | undefined): string | undefined {
+    let out = "";
+    if (this.followed !== undefined && this.followed !== draft) {
+      out += this.framesOf(this.followed);
+      this.followed = undefined;
+      this.sent.clear();
+    }
+    if (draft !== undefined && draft.outputs.length > 0) {
+      this.followed = draft;
+      out += this.framesOf(draft);
+    }
+    return out === "" ? undefined : out;
+  }
+
+  private framesOf(draft: Draft): string {
+    let out = "";
+    for (const output of draft.outputs) {
+      const sent = this.sent.get(output.callId) ?? { version: 0, elements: 0 };
+      if (output.version === sent.version) continue;
+      const data = JSON.stringify({
+        segment: draft.segmentId,
+        after: draft.after,
+        callId: output.callId,
+        partial: output.partial,
+        elements: output.elements.slice(sent.elements),
+      });
+      this.sent.set(output.callId, { version: output.version, elements: output.elements.length });
+      out += `event: output.partial\ndata: ${data}\n\n`;
+    }
+    return out;
+  }
 }
 
 /** What a pull-based event stream reads from: a shared feed seen through one client's position. */

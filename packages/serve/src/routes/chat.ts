@@ -105,7 +105,7 @@ function uiMessageStream(started: StartedRun, interrupt: () => void): ReadableSt
           send(chunks.of(event));
         }
         const result = await started.handle.result;
-        send(chunks.finish({ status: result.status }));
+        send(chunks.finish({ status: result.status, output: result.output }));
       } catch (error) {
         const interrupted = AbortedError.isInstance(error) || CancelledError.isInstance(error);
         send(chunks.finish(interrupted ? { interrupted } : { error: (error as Error).message }));

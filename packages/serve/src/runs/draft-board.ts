@@ -1,3 +1,18 @@
+import type { PodEvent } from "@podkit/pod";
+
+type OutputPartial = Extract<PodEvent, { type: "output_partial" }>;
+
+/**
+ * A typed answer streaming in the response (docs/output.md, "Streaming"): the answer read so far,
+ * how many times it changed, and the elements of its top-level arrays that completed, in order.
+ */
+export interface DraftOutput {
+  callId: string;
+  partial: Record<string, unknown>;
+  version: number;
+  elements: OutputPartial["elements"];
+}
+
 /**
  * The text and reasoning of the model response a session's run is streaming right now, before it
  * is committed. `after` is the number of entries of `segmentId` committed when the response began:
@@ -11,6 +26,8 @@ export interface Draft {
   after: number;
   text: string;
   reasoning: string;
+  /** The typed answers streaming in it (`final_answer` calls; usually none or one). */
+  outputs: DraftOutput[];
 }
 
 /** The live previews of the runs in this process, by session, with a listener per change. */
@@ -27,7 +44,7 @@ export class DraftBoard {
   /** A new response began in `segmentId` after `after` committed entries. */
   begin(sessionId: string, segmentId: string, after: number): void {
     this.seq += 1;
-    this.drafts.set(sessionId, { seq: this.seq, segmentId, after, text: "", reasoning: "" });
+    this.drafts.set(sessionId, { seq: this.seq, segmentId, after, text: "", reasoning: "", outputs: [] });
     this.changed(sessionId);
   }
 
@@ -36,6 +53,21 @@ export class DraftBoard {
     const draft = this.drafts.get(sessionId);
     if (draft === undefined || delta === "") return;
     draft[kind] += delta;
+    this.changed(sessionId);
+  }
+
+  /** The typed answer of the current response streamed further (an `output_partial` event). */
+  output(sessionId: string, event: OutputPartial): void {
+    const draft = this.drafts.get(sessionId);
+    if (draft === undefined) return;
+    let output = draft.outputs.find((o) => o.callId === event.callId);
+    if (output === undefined) {
+      output = { callId: event.callId, partial: event.partial, version: 0, elements: [] };
+      draft.outputs.push(output);
+    }
+    output.partial = event.partial;
+    output.version += 1;
+    output.elements.push(...event.elements);
     this.changed(sessionId);
   }
 

@@ -233,7 +233,7 @@ export class SessionRuns {
     }
   }
 
-  /** Feeds the live preview of `pod`'s responses to the draft board (display only). */
+  /** Feeds the live preview of `pod`'s responses (and typed answers) to the draft board (display only). */
   private preview(pod: Pod): void {
     pod.subscribe((event: PodEvent) => {
       const sessionId = pod.sessionId;
@@ -243,6 +243,7 @@ export class SessionRuns {
         this.drafts.begin(sessionId, segmentId, this.committedCount(segmentId) ?? 0);
       } else if (event.type === "text_delta") this.drafts.append(sessionId, "text", event.delta);
       else if (event.type === "reasoning_delta") this.drafts.append(sessionId, "reasoning", event.delta);
+      else if (event.type === "output_partial") this.drafts.output(sessionId, event);
       else if (event.type === "run_end") this.drafts.clear(sessionId);
     });
   }

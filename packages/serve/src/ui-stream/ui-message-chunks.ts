@@ -1,5 +1,14 @@
 import type { PodEvent } from "@podkit/pod";
 
+type OutputPartial = Extract<PodEvent, { type: "output_partial" }>;
+
+/** The data of a `data-output-partial` part: the answer so far and every array element completed so far. */
+export interface OutputPartialData {
+  callId: string;
+  partial: OutputPartial["partial"];
+  elements: OutputPartial["elements"];
+}
+
 /**
  * One chunk of the AI SDK's UI message stream protocol (`ai` 6.x, `x-vercel-ai-ui-message-stream: v1`),
  * as far as a pod's run produces them. Written as `data: <json>` SSE events, ended by `data: [DONE]`.
@@ -13,6 +22,10 @@ export type UiMessageChunk =
   | { type: "tool-input-available"; toolCallId: string; toolName: string; input: unknown; dynamic: true }
   | { type: "tool-output-available"; toolCallId: string; output: unknown; dynamic: true }
   | { type: "tool-output-error"; toolCallId: string; errorText: string; dynamic: true }
+  /** A typed answer as it streams; the same `id` (the call's) replaces the part's data each time. */
+  | { type: "data-output-partial"; id: string; data: OutputPartialData }
+  /** The run's typed answer, checked against the output schema (docs/output.md). */
+  | { type: "data-output"; data: unknown }
   | { type: "error"; errorText: string }
   | { type: "abort"; reason?: string }
   | {
@@ -24,12 +37,15 @@ export type UiMessageChunk =
 /**
  * Translates one run's pod events into UI message chunks: each model request is a step, text and
  * reasoning open a part on their first delta and close it when something else starts, tool calls
- * are dynamic tool parts with their outcome. Keeps only which part is open.
+ * are dynamic tool parts with their outcome, a typed answer streams as a `data-output-partial` part
+ * and ends as a `data-output` one. Keeps which part is open and the elements each answer completed.
  */
 export class UiMessageChunks {
   private open: { kind: "text" | "reasoning"; id: string } | undefined;
   private inStep = false;
   private parts = 0;
+  /** Per streaming answer (call id): its array elements completed so far, sent with each partial. */
+  private readonly answers = new Map<string, OutputPartial["elements"]>();
 
   constructor(
     private readonly messageId: string,
@@ -64,6 +80,12 @@ export class UiMessageChunks {
             dynamic: true,
           },
         ];
+      case "output_partial": {
+        const elements = [...(this.answers.get(event.callId) ?? []), ...event.elements];
+        this.answers.set(event.callId, elements);
+        const data = { callId: event.callId, partial: event.partial, elements };
+        return [{ type: "data-output-partial", id: event.callId, data }];
+      }
       case "tool_call_end":
         return [
           event.isError
@@ -80,8 +102,16 @@ export class UiMessageChunks {
     }
   }
 
-  /** The closing chunks of a run that ended with `status` (or failed with `error`, or was interrupted). */
-  finish(outcome: { status?: string; error?: string; interrupted?: boolean }): UiMessageChunk[] {
+  /**
+   * The closing chunks of a run that ended with `status` (and its typed answer, `output`), or
+   * failed with `error`, or was interrupted.
+   */
+  finish(outcome: {
+    status?: string;
+    output?: unknown;
+    error?: string;
+    interrupted?: boolean;
+  }): UiMessageChunk[] {
     const closing = [...this.closePart(), ...this.endStep()];
     if (outcome.interrupted === true)
       return [...closing, { type: "abort", reason: "the run was interrupted" }];
@@ -94,7 +124,13 @@ export class UiMessageChunks {
     }
     const finishReason =
       outcome.status === "finished" ? "stop" : outcome.status === "limit_reached" ? "length" : "other";
-    return [...closing, { type: "finish", finishReason, messageMetadata: { sessionId: this.sessionId } }];
+    const answer: UiMessageChunk[] =
+      outcome.output === undefined ? [] : [{ type: "data-output", data: outcome.output }];
+    return [
+      ...closing,
+      ...answer,
+      { type: "finish", finishReason, messageMetadata: { sessionId: this.sessionId } },
+    ];
   }
 
   private began(): UiMessageChunk[] {

@@ -251,8 +251,59 @@ function decision(e: Json): HTMLElement {
   );
 }
 
+/** A `final_output` entry the viewer can draw: a value and the schema's digest (the log is untrusted). */
+function isFinalOutput(e: Json): boolean {
+  return (
+    e.domain === "final_output" &&
+    typeof e.payload === "object" &&
+    e.payload !== null &&
+    Object.hasOwn(e.payload, "value") &&
+    typeof e.payload.schema_digest === "string"
+  );
+}
+
+/** Lines of pretty JSON past which a typed answer is folded (its first line stays as the title). */
+const OUTPUT_FOLD_LINES = 16;
+
+/**
+ * The turn's typed answer (docs/output.md): the value as pretty JSON (folded when long), the
+ * schema's digest shortened, the normalisations that made it valid and the repairs it took.
+ */
+function typedAnswer(e: Json): HTMLElement {
+  const p = e.payload as Json;
+  const normalizations = Array.isArray(p.normalizations) ? p.normalizations.map(String) : [];
+  const repairs = Array.isArray(p.repairs) ? p.repairs.length : 0;
+  const digest = String(p.schema_digest);
+  const json = JSON.stringify(p.value, null, 2) ?? "null";
+  const lines = json.split("\n").length;
+  const value = h("pre", { class: "output-value" }, json);
+  return h(
+    "div",
+    { class: "typed-output", "data-schema-digest": digest },
+    h(
+      "div",
+      { class: "output-head" },
+      "typed answer · schema ",
+      h("code", { title: digest }, digest.replace(/^sha256:/, "").slice(0, 12)),
+      normalizations.length === 0 ? "" : ` · ${normalizations.join(", ")}`,
+      ` · ${repairs === 0 ? "no repairs" : `${repairs} repair${repairs === 1 ? "" : "s"}`}`,
+      h("time", {}, time(e.ts)),
+    ),
+    lines > OUTPUT_FOLD_LINES
+      ? collapsed(`${oneLineJson(p.value)} (${lines} lines)`, value, "output-fold")
+      : value,
+  );
+}
+
+/** The value as compact JSON cut to one short line, the title of a folded answer. */
+function oneLineJson(value: unknown): string {
+  const json = JSON.stringify(value) ?? "null";
+  return json.length > 80 ? `${json.slice(0, 79)}…` : json;
+}
+
 function extension(e: Json): HTMLElement {
   if (isDecision(e)) return decision(e);
+  if (isFinalOutput(e)) return typedAnswer(e);
   if (e.domain === "memory.extract") {
     return h(
       "div",

@@ -6,6 +6,8 @@ import { readFromCases } from "./cases-read-from.js";
 import { writerCases } from "./cases-writers.js";
 import type { CaseContext, ConformanceHarness, ConformanceTestApi } from "./harness.js";
 
+export type { BlobConformanceHarness } from "../blobs/blob-conformance.js";
+export { describeBlobStoreConformance } from "../blobs/blob-conformance.js";
 export type { ConformanceHarness, ConformanceTestApi } from "./harness.js";
 
 /** Options of the suite. */

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { BlobStore } from "../blobs/blob-store.js";
 import { createEntryCodec, type EntryCodec } from "../entry/entry-codec.js";
 import type { Entry, EntrySchemas, MinimalItem } from "../entry/entry-schema.js";
 import {
@@ -26,6 +27,7 @@ import {
   type WriteOptions,
 } from "../store/store.js";
 import { ChildIndex, type SessionOrigin } from "./child-index.js";
+import { FsBlobStore } from "./fs-blob-store.js";
 import { listSegmentFiles, listSessionDirs } from "./list-dir.js";
 import {
   acquireOrRenewLease,
@@ -46,7 +48,7 @@ import { defaultSyncFs, errorCode, type SyncFs } from "./sync-fs.js";
 
 /** Options of `FsStore`. */
 export interface FsStoreOptions<TItem> extends EntrySchemas<TItem> {
-  /** Directory holding `<session>/<segment>.jsonl`; see `sessionsRoot(workspace)`. */
+  /** Directory holding `<session>/<segment>.jsonl` and the blobs (`.blobs/`); see `sessionsRoot(workspace)`. */
   root: string;
   /** `"fsync"` flushes every append and whole-file write to disk; default `"none"`. */
   durability?: "none" | "fsync";
@@ -108,6 +110,8 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem>, AppendsNow<TI
    */
   private last: { ref: SegmentRef; segment: OpenSegment; lease: HeldLease } | undefined;
   private readonly children: ChildIndex;
+  /** Content-addressed blobs, in `<root>/.blobs/sha256/<2 hex>/<62 hex>` (`FsBlobStore`). */
+  readonly blobs: BlobStore;
 
   constructor(options: FsStoreOptions<TItem>) {
     this.root = options.root;
@@ -125,6 +129,7 @@ export class FsStore<TItem = MinimalItem> implements Store<TItem>, AppendsNow<TI
       now: options.now ?? Date.now,
     };
     this.children = new ChildIndex(this.root, this.fs, (sessionId) => this.originOf(sessionId));
+    this.blobs = new FsBlobStore({ root: this.root, fsync: this.fsync, pid: this.lockPolicy.pid });
   }
 
   /** Absolute path of a segment file. */

@@ -1,3 +1,4 @@
+import type { BlobStore } from "../blobs/blob-store.js";
 import type { Entry, EntrySchemas, MinimalItem, SegmentStartEntry } from "../entry/entry-schema.js";
 import { SessionStoreUsageError } from "../errors.js";
 
@@ -88,6 +89,12 @@ export interface Store<TItem = MinimalItem> {
   lookupSessionOf(segmentId: string): Promise<string | undefined>;
   /** Releases open files and held locks; the store may be used again afterwards. */
   close(): Promise<void>;
+  /**
+   * Content-addressed blobs kept with the sessions (file contents for rewind, later media), on
+   * the same storage and with the same durability; `FsStore` and `PostgresStore` have them. A
+   * store without blobs leaves it out, and what needs them refuses it.
+   */
+  readonly blobs?: BlobStore;
 }
 
 /**
