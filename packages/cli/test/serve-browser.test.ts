@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { AxeBuilder } from "@axe-core/playwright";
 import { type ProviderDouble, startProviderDouble } from "@podkit/testkit";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -467,4 +468,110 @@ describe("the session viewer in a real browser", () => {
       expect(await serve.stop()).toBe(0);
     }
   }, 300_000);
+
+  it('rewinds from a turn\'s "Rewind to here": the dry run lists the files, an outside edit needs force, and the confirmed rewind restores them and redraws the session', async () => {
+    const write = (path: string, content: string) => ({
+      parts: [{ type: "tool_call" as const, name: "write_file", arguments: { path, content } }],
+    });
+    double.enqueue(
+      write("notes.txt", "first\n"),
+      { parts: [{ type: "text", text: "Wrote the notes." }] },
+      write("notes.txt", "second\n"),
+      write("extra.txt", "extra\n"),
+      { parts: [{ type: "text", text: "Changed them." }] },
+    );
+    await workspace();
+    const file = (name: string) => readFile(join(ws.workspace, name), "utf8").catch(() => undefined);
+    const serve = await startServe(ws.workspace, { HOME: ws.home, ANTHROPIC_API_KEY: "test-key" });
+    try {
+      const page = await openPage();
+      await page.goto(`${serve.url}/`);
+      await page.fill("#message", "Write the notes.");
+      await page.click("#send");
+      await page.waitForURL(/#\/sessions\/[0-9a-f-]{36}$/);
+      await page.waitForSelector(".entry-run_completed");
+      await page.fill("#message", "Change them.");
+      await page.click("#send");
+      await page.waitForSelector(".entry-run_completed >> nth=1");
+      expect(await file("notes.txt")).toBe("second\n");
+      expect(await page.$$eval("button.rewind", (els) => els.map((el) => el.textContent))).toEqual([
+        "↶ Rewind to here (turn 1)",
+        "↶ Rewind to here (turn 2)",
+      ]);
+
+      // The dry run: what would change, nothing changed yet; Escape cancels, the focus comes back.
+      await page.click("button.rewind[data-turn='1']");
+      await page.waitForSelector("#rewind-dialog #rewind-files li");
+      const listed = () =>
+        page.$$eval("#rewind-files li", (els) =>
+          els.map((el) => [el.getAttribute("data-action"), el.getAttribute("data-path")]),
+        );
+      expect(await listed()).toEqual([
+        ["delete", "extra.txt"],
+        ["write", "notes.txt"],
+      ]);
+      expect(await page.textContent("#rewind-status")).toMatch(/restore 1 file and remove 1 file/);
+      expect(await file("notes.txt")).toBe("second\n");
+      expect(await dialogFocus(page)).toBe("rewind-confirm");
+      await expectAccessible(page, "the rewind dialog");
+      await page.keyboard.press("Escape");
+      await page.waitForSelector("#rewind-dialog", { state: "detached" });
+      expect(await dialogFocus(page)).toBe("turn 1");
+      expect(await file("extra.txt")).toBe("extra\n");
+
+      // Someone edits a file meanwhile: the dialog names it, and the rewind waits for "force".
+      await writeFile(join(ws.workspace, "notes.txt"), "my own edit\n");
+      await page.click("button.rewind[data-turn='1']");
+      await page.waitForSelector("#rewind-refused-files li[data-path='notes.txt']");
+      expect(await page.isDisabled("#rewind-confirm")).toBe(true);
+      expect(await dialogFocus(page)).toBe("rewind-force");
+      await expectAccessible(page, "the rewind dialog asking for force");
+      await page.screenshot({ path: join(SHOTS, "session-rewind-dialog.png") });
+      await page.check("#rewind-force");
+      await page.click("#rewind-confirm");
+      await page.waitForSelector("#rewind-dialog", { state: "detached" });
+
+      // Done: the files are back as turn 1 left them, and the page is drawn again from the log:
+      // turn 2 is left behind, the fork continues after turn 1, and the message box has the focus.
+      expect(await file("notes.txt")).toBe("first\n");
+      expect(await file("extra.txt")).toBeUndefined();
+      await page.waitForSelector(".boundary:has-text('Continues in a fork')");
+      await page.waitForSelector(".turn.left-behind[data-turn='2']");
+      expect(
+        await page.$$eval("button.rewind", (els) => els.map((el) => el.getAttribute("data-turn"))),
+      ).toEqual(["1"]);
+      expect(await page.textContent(".rewound")).toMatch(/rewound to turn 1 · the conversation continues/);
+      expect(await dialogFocus(page)).toBe("message");
+      await page.screenshot({ path: join(SHOTS, "session-rewound.png"), fullPage: true });
+
+      // The next message continues from turn 1.
+      double.enqueue({ parts: [{ type: "text", text: "Back at turn one." }] });
+      await page.fill("#message", "Where are we?");
+      await page.click("#send");
+      await page.waitForSelector(".assistant:has-text('Back at turn one.')");
+      const inputs = JSON.stringify(double.requests.at(-1)?.body.messages);
+      expect(inputs).toContain("Write the notes.");
+      expect(inputs).not.toContain("Change them.");
+      expect(serve.stderr()).not.toContain("internal error");
+    } finally {
+      expect(await serve.stop()).toBe(0);
+    }
+  }, 120_000);
 });
+
+/** What has the focus: an element's id, or a rewind button's turn ("turn 1"). */
+const dialogFocus = (page: Page) =>
+  page.$eval("body", (body) => {
+    const active = body.ownerDocument.activeElement;
+    const turn = active?.getAttribute("data-turn");
+    return turn === null || turn === undefined ? (active?.id ?? "") : `turn ${turn}`;
+  });
+
+/** Fails on any axe-core violation of impact "serious" or "critical", naming rule and elements. */
+async function expectAccessible(page: Page, where: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const bad = violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  expect(bad, `accessibility of ${where}`).toEqual([]);
+}

@@ -69,6 +69,7 @@ export const TOOLS_DEFAULTS = {
   confirm_writes: false,
   bash_timeout_ms: 120_000,
   bash_max_timeout_ms: 600_000,
+  track_files: true,
 } as const;
 
 /** Builtin tools that only read; on by default. The write tools join them when a write rule exists. */

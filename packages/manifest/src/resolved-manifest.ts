@@ -78,6 +78,8 @@ export interface ToolsConfig {
   bash_env: string[];
   bash_timeout_ms: number;
   bash_max_timeout_ms: number;
+  /** The writing tools and bash record the files they change in the session log (docs/rewind.md). */
+  track_files: boolean;
   /** As written; `LoadedManifest.toolPackages` says where each resolves from. */
   packages: string[];
   /** Options per package specifier (`[tools.options."<specifier>"]`). */

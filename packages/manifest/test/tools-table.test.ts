@@ -39,6 +39,16 @@ describe("[tools]", () => {
     expect(bad.keyPath).toBe("tools.confirm_writes");
   });
 
+  it("track_files is on by default, settable per layer and a boolean only", async () => {
+    const on = await load(await t.write("proj/tf-a.toml", MINIMAL));
+    expect(on.manifest.tools.track_files).toBe(true);
+    expect(on.provenance.get("tools.track_files")).toMatchObject({ layer: { kind: "builtin" } });
+    const off = await load(await t.write("proj/tf-b.toml", `${MINIMAL}[tools]\ntrack_files = false\n`));
+    expect(off.manifest.tools.track_files).toBe(false);
+    const bad = await failure(load(await t.write("proj/tf-c.toml", `${MINIMAL}[tools]\ntrack_files = 1\n`)));
+    expect(bad.keyPath).toBe("tools.track_files");
+  });
+
   it("defaults to the read tools, adds the write tools when a write rule exists, bash off", async () => {
     const readOnly = await load(
       await t.write("proj/a.toml", `${MINIMAL}[[scope.allow]]\ntarget = "."\npermission = "read"\n`),

@@ -105,6 +105,22 @@ export {
 } from "./prompt-ref/index.js";
 export * from "./resources/index.js";
 export {
+  InvalidFileChangeError,
+  RewindBlobError,
+  type RewindFileReport,
+  RewindJournalError,
+  type RewindOptions,
+  RewindPathBlockedError,
+  RewindPendingError,
+  type RewindProgress,
+  type RewindRecovery,
+  type RewindRefusal,
+  RewindRefusedError,
+  type RewindReport,
+  recoverRewind,
+  rewindSession,
+} from "./rewind/index.js";
+export {
   type ChildPodInfo,
   type SubpodPlacement,
   SubpodRoleError,

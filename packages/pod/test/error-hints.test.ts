@@ -10,6 +10,14 @@ import {
   UnknownPromptPrefixError,
 } from "../src/prompt-ref/errors.js";
 import { loadPodResources } from "../src/resources/load-pod-resources.js";
+import {
+  InvalidFileChangeError,
+  RewindBlobError,
+  RewindJournalError,
+  RewindPathBlockedError,
+  RewindPendingError,
+  RewindRefusedError,
+} from "../src/rewind/errors.js";
 import { InvalidSystemPromptTemplateError, SystemPromptRenderError } from "../src/system-prompt/errors.js";
 import {
   TemplateRenderError,

@@ -34,6 +34,14 @@ import {
   UnconfiguredPromptPrefixError,
   UnknownPromptPrefixError,
 } from "../src/prompt-ref/errors.js";
+import {
+  InvalidFileChangeError,
+  RewindBlobError,
+  RewindJournalError,
+  RewindPathBlockedError,
+  RewindPendingError,
+  RewindRefusedError,
+} from "../src/rewind/errors.js";
 import { SubpodRoleError, SubpodSessionError } from "../src/subpods/errors.js";
 import { InvalidSystemPromptTemplateError, SystemPromptRenderError } from "../src/system-prompt/errors.js";
 import {

@@ -192,7 +192,9 @@ describe("the native strategy: the provider's structured output", () => {
         // The schema's enum is in the request's response format, identical on each request.
         expect(request.rawBody).toContain('"approve"');
       }
-      const formats = w.double.requests.map((r) => JSON.stringify(r.body.text ?? r.body.response_format ?? r.body.generationConfig));
+      const formats = w.double.requests.map((r) =>
+        JSON.stringify(r.body.text ?? r.body.response_format ?? r.body.generationConfig),
+      );
       expect(new Set(formats).size).toBe(1);
       const [entry] = await outputEntries(w.workspace);
       expect(entry).toMatchObject({ normalizations: [], repairs: [] });
@@ -203,15 +205,23 @@ describe("the native strategy: the provider's structured output", () => {
   it("an invalid native answer gets its violations as a note and is fixed on the second try", async () => {
     const w = await typedWorld("openai-responses", 'strategy = "native"\n');
     const pod = await w.pod();
-    w.double.enqueue(text(JSON.stringify({ verdict: "maybe", findings: [] })), text(JSON.stringify({ verdict: "approve", findings: [] })));
+    w.double.enqueue(
+      text(JSON.stringify({ verdict: "maybe", findings: [] })),
+      text(JSON.stringify({ verdict: "approve", findings: [] })),
+    );
     expect((await pod.run("review")).output).toEqual({ verdict: "approve", findings: [] });
     expect(w.double.requests[1]?.rawBody).toContain("/verdict");
-    expect((await outputEntries(w.workspace))[0]).toMatchObject({ repairs: [{ issues: [{ path: "/verdict" }] }] });
+    expect((await outputEntries(w.workspace))[0]).toMatchObject({
+      repairs: [{ issues: [{ path: "/verdict" }] }],
+    });
   });
 
   it("Anthropic has none podkit can send: native is refused with a hint, auto picks the tool", async () => {
     const refused = await typedWorld("anthropic", 'strategy = "native"\n');
-    await expect(refused.pod()).rejects.toMatchObject({ name: "PodUsageError", message: expect.stringContaining("anthropic") });
+    await expect(refused.pod()).rejects.toMatchObject({
+      name: "PodUsageError",
+      message: expect.stringContaining("anthropic"),
+    });
     const auto = await typedWorld("anthropic", 'strategy = "auto"\n');
     const pod = await auto.pod();
     auto.double.enqueue(answer({ verdict: "approve", findings: [] }));

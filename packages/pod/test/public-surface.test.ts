@@ -12,6 +12,7 @@ describe("the public surface of @podkit/pod", () => {
       "GuardrailTrippedError",
       "HooksFrozenError",
       "INVOCATION_DOMAIN",
+      "InvalidFileChangeError",
       "InvalidPromptRefError",
       "InvalidSystemPromptTemplateError",
       "MemoryPackageInvalidError",
@@ -34,6 +35,11 @@ describe("the public surface of @podkit/pod", () => {
       "PromptRefError",
       "PromptRenderError",
       "PromptRootEscapeError",
+      "RewindBlobError",
+      "RewindJournalError",
+      "RewindPathBlockedError",
+      "RewindPendingError",
+      "RewindRefusedError",
       "RunHandle",
       "SessionStorePackageInvalidError",
       "SessionStorePackageMissingError",
@@ -64,6 +70,8 @@ describe("the public surface of @podkit/pod", () => {
       "podModelAdapter",
       "readAgentsMd",
       "recordedInvocation",
+      "recoverRewind",
+      "rewindSession",
       "toOutputSchema",
     ]);
     // The builtin notes section (a second `notes` would collide with it), the engine, the template

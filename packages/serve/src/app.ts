@@ -11,6 +11,7 @@ import { chatRoutes } from "./routes/chat.js";
 import type { RouteContext } from "./routes/context.js";
 import { eventRoutes } from "./routes/events.js";
 import { identityRoutes } from "./routes/identity.js";
+import { rewindRoutes } from "./routes/rewind.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { viewerRoutes } from "./routes/viewer.js";
 import type { SessionRuns } from "./runs/session-runs.js";
@@ -28,6 +29,8 @@ export interface AppOptions {
   maxBodyBytes: number;
   maxStreams: number;
   keepaliveMs: number;
+  /** The directory the pods work in: where `POST /sessions/:id/rewind` restores files. */
+  workspace: string | undefined;
   /** The port the server listens on (known after it started), for the Host check. */
   port: () => number;
   onUnexpectedError: (error: unknown) => void;
@@ -36,7 +39,7 @@ export interface AppOptions {
 
 /**
  * The HTTP application: CORS only for listed origins, the Host check of an open loopback server
- * or the bearer token, the 1 MiB body cap, then the session, event, chat and viewer routes.
+ * or the bearer token, the 1 MiB body cap, then the session, rewind, event, chat and viewer routes.
  */
 export function createApp(options: AppOptions): Hono {
   const app = new Hono();
@@ -69,9 +72,11 @@ export function createApp(options: AppOptions): Hono {
       credentials?.requesterOf(authorization) ?? { kind: "anonymous", why: "loopback" },
     streams: { open: 0, max: options.maxStreams },
     keepaliveMs: options.keepaliveMs,
+    workspace: options.workspace,
     warn: options.onWarning,
   };
   sessionRoutes(app, ctx);
+  rewindRoutes(app, ctx);
   eventRoutes(app, ctx);
   chatRoutes(app, ctx);
   identityRoutes(app, ctx);

@@ -20,6 +20,12 @@ export interface ServeOptions {
   store: Store<Item>;
   /** Builds and restores the pods that run sessions. */
   pods: PodSource;
+  /**
+   * The directory the pods work in (the manifest's workspace): the recorded file paths of its
+   * sessions are relative to it, and `POST /sessions/:id/rewind` restores files there. Without it
+   * that route answers 501.
+   */
+  workspace?: string;
   /** Default `127.0.0.1`. Any address but a loopback one needs `token`. */
   host?: string;
   /** Default 4111; 0 picks a free port. */
@@ -115,6 +121,7 @@ export async function startServer(options: ServeOptions): Promise<PodkitServer> 
     list,
     credentials,
     corsOrigins: options.corsOrigins ?? [],
+    workspace: options.workspace,
     maxBodyBytes: options.maxBodyBytes ?? MIB,
     maxStreams: options.maxStreams ?? 1024,
     keepaliveMs: options.keepaliveMs ?? 15_000,

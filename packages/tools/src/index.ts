@@ -21,6 +21,7 @@ export type {
   PackageGuardrail,
 } from "./package/guardrail.js";
 export {
+  type BlobWriter,
   type DefinedToolPackage,
   definePodkitToolPackage,
   type PodkitToolPackage,
@@ -40,3 +41,12 @@ export {
   type ToolSandbox,
   type WrappedCommand,
 } from "./sandbox/sandbox.js";
+export type { FileTracking } from "./tracking/file-tracking.js";
+export {
+  FILES_CHANGED_DOMAIN,
+  type FileChange,
+  type FilesChanged,
+  filesChangedSchema,
+  isWorkspacePath,
+  parseFilesChanged,
+} from "./tracking/files-changed.js";

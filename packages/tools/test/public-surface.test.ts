@@ -4,6 +4,7 @@ import * as api from "../src/index.js";
 describe("the public surface of @podkit/tools", () => {
   it("exports what apps, the pod and tool-package authors call, and none of the internals", () => {
     expect(Object.keys(api).sort()).toEqual([
+      "FILES_CHANGED_DOMAIN",
       "McpConfigError",
       "SANDBOX_PROBE_DOMAIN",
       "SandboxUnavailableError",
@@ -14,8 +15,11 @@ describe("the public surface of @podkit/tools", () => {
       "createSandbox",
       "definePodkitToolPackage",
       "escalationReason",
+      "filesChangedSchema",
+      "isWorkspacePath",
       "loadToolPackages",
       "mcpToolPackage",
+      "parseFilesChanged",
     ]);
     // The tools themselves, the scope plumbing, the marker check and the MCP wiring stay inside.
     for (const internal of [
@@ -38,6 +42,10 @@ describe("the public surface of @podkit/tools", () => {
       "PodkitFiles",
       "podkitPaths",
       "ESCALATE_ARGUMENT",
+      "WorkspaceTracker",
+      "TrackedTree",
+      "scanTree",
+      "writeTracked",
     ]) {
       expect(Object.keys(api)).not.toContain(internal);
     }

@@ -39,6 +39,7 @@ export async function run(input: CommandInput, ctx: CommandContext): Promise<num
     server = await startServer({
       store,
       pods: servedPods(loaded, ctx, { yes: input.values.yes === true }),
+      workspace: loaded.workspace,
       host: stringOption(input.values.host) ?? "127.0.0.1",
       port,
       token: io.env.PODKIT_SERVE_TOKEN,

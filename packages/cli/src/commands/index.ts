@@ -13,6 +13,7 @@ import { run } from "./run.js";
 import { runsCancel, runsList, runsShow } from "./runs.js";
 import { serve } from "./serve.js";
 import { sessionDoctor, sessionFork, sessionList, sessionShow } from "./session.js";
+import { sessionRewind } from "./session-rewind.js";
 import { storeGc } from "./store.js";
 import { submit } from "./submit.js";
 import { worker } from "./worker.js";
@@ -35,6 +36,7 @@ export const commands: readonly CommandSpec[] = [
   sessionShow,
   sessionFork,
   sessionDoctor,
+  sessionRewind,
   storeGc,
   policyCheck,
   compact,

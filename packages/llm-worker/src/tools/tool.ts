@@ -26,6 +26,17 @@ export interface ToolOutput {
    * (docs/permissions.md); the model sees only `summary`/`content`.
    */
   denied?: ToolDenial;
+  /**
+   * Files the call changed (docs/rewind.md): each path relative to the workspace (POSIX), with the
+   * digests (`sha256:<hex>`) of its content before and after — `null` where the file did not exist
+   * — whose bytes the tool stored in the session store's blobs first. The pod records them as a
+   * `files.changed` entry; the model sees only `summary`/`content`.
+   */
+  fileChanges?: readonly {
+    readonly path: string;
+    readonly before: string | null;
+    readonly after: string | null;
+  }[];
 }
 
 /** Who in the containment stack refused a call, under which rule, and why. */

@@ -57,7 +57,9 @@ export function buildCallOptions(inputs: CallInputs): LanguageModelV3CallOptions
     const { schema, name } = config.response_format;
     options.responseFormat = {
       type: "json",
-      schema: schema as NonNullable<Extract<LanguageModelV3CallOptions["responseFormat"], { type: "json" }>["schema"]>,
+      schema: schema as NonNullable<
+        Extract<LanguageModelV3CallOptions["responseFormat"], { type: "json" }>["schema"]
+      >,
       ...(name === undefined ? {} : { name }),
     };
   }

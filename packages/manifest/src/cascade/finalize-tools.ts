@@ -81,6 +81,7 @@ export function finalizeTools(
     bash_env: [...new Set(set.bash_env ?? [])],
     bash_timeout_ms: filled.bash_timeout_ms,
     bash_max_timeout_ms: filled.bash_max_timeout_ms,
+    track_files: filled.track_files,
     packages: packages.map((p) => p.specifier),
     options,
   };
@@ -93,5 +94,6 @@ function pick(set: NonNullable<ManifestLayerData["tools"]>) {
   if (set.confirm_writes !== undefined) out.confirm_writes = set.confirm_writes;
   if (set.bash_timeout_ms !== undefined) out.bash_timeout_ms = set.bash_timeout_ms;
   if (set.bash_max_timeout_ms !== undefined) out.bash_max_timeout_ms = set.bash_max_timeout_ms;
+  if (set.track_files !== undefined) out.track_files = set.track_files;
   return out as Partial<typeof TOOLS_DEFAULTS>;
 }

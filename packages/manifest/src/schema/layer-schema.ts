@@ -145,6 +145,8 @@ export const toolsLayerSchema = z.strictObject({
   bash_env: z.array(envName).optional(),
   bash_timeout_ms: count.optional(),
   bash_max_timeout_ms: count.optional(),
+  /** The writing tools and bash record the files they change, for rewind (docs/rewind.md). */
+  track_files: z.boolean().optional(),
   packages: z.array(nonEmpty).optional(),
   /** `[tools.options."<package>"]`: passed to that package as `ctx.options`. */
   options: z.record(nonEmpty, z.record(z.string(), z.unknown())).optional(),

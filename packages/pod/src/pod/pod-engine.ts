@@ -24,6 +24,7 @@ import type { PodTelemetry, RunSource } from "../telemetry/pod-telemetry.js";
 import type { PodWarning } from "../warnings.js";
 import { type ApprovalAnswerGiven, ApprovalGate, type DecisionInput, ROOT_POD_PATH } from "./approvals.js";
 import type { CompactionOutcome, CompactionReason, PodEvent, PodRunResult } from "./events.js";
+import { recordFileChanges } from "./file-changes.js";
 import { PodGuardrails } from "./guardrails.js";
 import { composeInterceptor, type HookPod, hookPodOf, type PodHooks } from "./hooks.js";
 import { INVOCATION_DOMAIN, invocationOf } from "./invocation.js";
@@ -164,7 +165,10 @@ export class PodEngine {
         { hint: "declare it when the pod is made (PodOptions.output, or [output] in the manifest)" },
       );
     }
-    const strategy = outputStrategy(this.foundation.loaded.manifest.output?.strategy ?? "tool", this.worker.provider);
+    const strategy = outputStrategy(
+      this.foundation.loaded.manifest.output?.strategy ?? "tool",
+      this.worker.provider,
+    );
     const typed = new PodOutput({
       schema,
       maxRepairs: this.foundation.loaded.manifest.output?.max_repairs ?? 2,
@@ -179,7 +183,11 @@ export class PodEngine {
     if (strategy === "tool") this.foundation.toolServer.registerTool(() => typed.tool());
     // The provider's structured output: in the config, so the session's segment_start records it
     // and every request from the first sends the same schema.
-    else this.worker.setConfig({ ...this.worker.config, response_format: nativeResponseFormat(schema.jsonSchema) });
+    else
+      this.worker.setConfig({
+        ...this.worker.config,
+        response_format: nativeResponseFormat(schema.jsonSchema),
+      });
     this.typed = typed;
     return typed;
   }
@@ -231,6 +239,8 @@ export class PodEngine {
             ...(await this.context.take(this.contextState(this.turnSignal))),
           ],
           preRequest: async (context) => {
+            // File tracking's first scan runs while the model answers the first request.
+            this.foundation.toolSet.startTracking();
             await this.recordSandboxProbe();
             return this.compaction.preRequest(context, this.head);
           },
@@ -252,6 +262,11 @@ export class PodEngine {
                 reason: String(denied.reason),
               });
             }
+            await recordFileChanges(call, output, {
+              blobs: this.foundation.store.blobs,
+              warn: (warning) => this.warn(warning),
+              append: (domain, payload) => this.appendExtension(domain, payload),
+            });
             return this.guardrails.afterTool(call, result);
           },
           afterToolBatch: async ({ requests }) =>

@@ -83,6 +83,8 @@ export async function loadFoundation(
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     // A sub-pod's sandbox is its parent's loan: it refuses every escalation.
     ...(options.subpod === undefined ? {} : { loaned: true }),
+    // File contents for rewind go where the session goes (docs/rewind.md).
+    ...(store.blobs === undefined ? {} : { blobs: store.blobs }),
   }).catch(async (error: unknown) => {
     if (ownsStore) await store.close();
     throw error;

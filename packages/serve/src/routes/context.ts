@@ -17,6 +17,8 @@ export interface RouteContext {
   /** Open event streams, and the most there may be at once. */
   streams: { open: number; max: number };
   keepaliveMs: number;
+  /** The directory the pods work in (what a rewind restores files in); unknown without one. */
+  workspace: string | undefined;
   /** Something a person running the server should know (a session left out of a listing, …). */
   warn: (message: string) => void;
 }

@@ -1,10 +1,18 @@
-import { awaitingRunOf, type Continuation, continueAfterAnswer, type Dispatcher } from "@podkit/dispatch";
+import {
+  awaitingRunOf,
+  type Continuation,
+  continueAfterAnswer,
+  type Dispatcher,
+  type RunState,
+} from "@podkit/dispatch";
 import type { Item } from "@podkit/llm-worker";
 import { type Pod, PodBusyError, type PodEvent, type RunHandle } from "@podkit/pod";
 import {
   type ApprovalAnswerInput,
   type ApprovalRecord,
+  ancestryOf,
   answerApproval,
+  restoreSession,
   type Store,
   sessionHoldingCall,
 } from "@podkit/session-store";
@@ -55,6 +63,8 @@ interface LivePod {
  */
 export class SessionRuns {
   private readonly live = new Map<string, LivePod>();
+  /** Sessions a task holds to itself (`exclusively`): no run of them starts here meanwhile. */
+  private readonly held = new Set<string>();
   private readonly idleMs: number;
   private readonly maxIdlePods: number;
   private readonly dispatcher: (() => Promise<Dispatcher>) | undefined;
@@ -127,7 +137,7 @@ export class SessionRuns {
    */
   async answer(sessionId: string, callId: string, answer: ApprovalAnswerInput): Promise<AnsweredApproval> {
     const holder = (await sessionHoldingCall(this.store, sessionId, callId)) ?? sessionId;
-    if (this.live.get(holder)?.running === true) throw busy(holder);
+    this.assertIdle(holder);
     const { approval } = await answerApproval(this.store, holder, callId, answer);
     // The answer went in beside an open pod of that session: its head is stale now, so the next
     // run there restores it instead of writing into a drift fork.
@@ -152,11 +162,12 @@ export class SessionRuns {
 
   /**
    * The session's pod, marked running: the open one when nobody else wrote to the session since,
-   * else a fresh restore. Rejects with `PodBusyError` while the session runs here.
+   * else a fresh restore. Rejects with `PodBusyError` while the session runs here or is being
+   * rewound.
    */
   private async acquire(sessionId: string): Promise<LivePod> {
+    this.assertIdle(sessionId);
     let entry = this.live.get(sessionId);
-    if (entry?.running === true) throw busy(sessionId);
     if (entry === undefined) {
       entry = { pod: this.restore(sessionId), running: true, idleTimer: undefined, idleSince: 0 };
       this.live.set(sessionId, entry);
@@ -175,6 +186,58 @@ export class SessionRuns {
       if (this.live.get(sessionId) === current) this.live.delete(sessionId);
     });
     return current;
+  }
+
+  /**
+   * Runs `task` (a rewind) with session `sessionId` to itself, giving it the store this server's
+   * pods write through (so the feeds hear of its writes at once). Refused with `PodBusyError`
+   * while a run of the session, or of a session above it in its tree, is in progress here, and
+   * with a 409 while its dispatched run is queued, running or waiting for approvals (the
+   * dispatcher's word where the server has one, else the log's); no run of the session starts here
+   * until the task is done. The session's open pod is closed afterwards: its head may have moved.
+   */
+  async exclusively<T>(sessionId: string, task: (store: Store<Item>) => Promise<T>): Promise<T> {
+    this.assertIdle(sessionId);
+    this.held.add(sessionId);
+    let ran = false;
+    try {
+      const { steps } = await ancestryOf(this.store, sessionId);
+      for (const { link } of steps) this.assertIdle(link.session_id);
+      await this.assertNotDispatched(sessionId);
+      ran = true;
+      return await task(this.store);
+    } finally {
+      this.held.delete(sessionId);
+      const open = this.live.get(sessionId);
+      if (ran && open !== undefined) this.retire(sessionId, open);
+    }
+  }
+
+  /** Rejects with `PodBusyError` while a run of `sessionId` is in progress here or a task holds it. */
+  private assertIdle(sessionId: string): void {
+    if (this.live.get(sessionId)?.running === true) throw busy(sessionId);
+    if (this.held.has(sessionId)) throw busy(sessionId, "being rewound");
+  }
+
+  /** A 409 while a dispatched run of `sessionId` has not ended (or waits for approvals). */
+  private async assertNotDispatched(sessionId: string): Promise<void> {
+    if (this.dispatcher !== undefined) {
+      const dispatcher = await this.dispatcher();
+      const [run] = await dispatcher.list({ sessionId, states: UNFINISHED_RUN_STATES, limit: 1 });
+      if (run === undefined) return;
+      throw new HttpError(
+        409,
+        `session ${sessionId} is dispatched run ${run.runId} (${run.state.replace("_", " ")}): it writes the session`,
+        `wait for it to end, or cancel it (\`podkit runs cancel ${run.runId}\`)`,
+      );
+    }
+    const waiting = awaitingRunOf(await restoreSession(this.store, sessionId));
+    if (waiting === undefined) return;
+    throw new HttpError(
+      409,
+      `session ${sessionId} is dispatched run ${waiting}, waiting for approvals: a worker continues it`,
+      `answer its calls, or cancel it (\`podkit runs cancel ${waiting}\`)`,
+    );
   }
 
   /** Gives back a pod `acquire` marked running when no run was started on it. */
@@ -308,8 +371,15 @@ async function sessionOf(pod: Pod, handle: RunHandle): Promise<string> {
   });
 }
 
-function busy(sessionId: string): PodBusyError {
-  return new PodBusyError(`session ${sessionId} is running a turn on this server`, {
-    hint: "wait for the run to end (its events stream at GET /sessions/<id>/events) or interrupt it",
-  });
+/** The states of a dispatched run that still writes its session, or will (`awaiting_approval`). */
+const UNFINISHED_RUN_STATES: readonly RunState[] = ["queued", "running", "retrying", "awaiting_approval"];
+
+function busy(sessionId: string, doing: "running a turn" | "being rewound" = "running a turn"): PodBusyError {
+  return doing === "running a turn"
+    ? new PodBusyError(`session ${sessionId} is running a turn on this server`, {
+        hint: "wait for the run to end (its events stream at GET /sessions/<id>/events) or interrupt it",
+      })
+    : new PodBusyError(`session ${sessionId} is being rewound on this server`, {
+        hint: "wait for the rewind to end, then try again",
+      });
 }

@@ -9,11 +9,12 @@ export function setToken(value: string): void {
   sessionStorage.setItem(TOKEN_KEY, value);
 }
 
-/** An API answer that was not 2xx: its status and the server's message. */
+/** An API answer that was not 2xx: its status, the server's message, and the whole body it sent. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly body?: unknown,
   ) {
     super(message);
   }
@@ -36,7 +37,7 @@ export async function api<T>(path: string, body?: unknown): Promise<T> {
   const parsed = text === "" ? undefined : (JSON.parse(text) as unknown);
   if (!response.ok) {
     const error = (parsed as { error?: string } | undefined)?.error ?? response.statusText;
-    throw new ApiError(response.status, error);
+    throw new ApiError(response.status, error, parsed);
   }
   return parsed as T;
 }

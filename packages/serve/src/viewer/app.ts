@@ -19,7 +19,11 @@ async function route(): Promise<void> {
   leave = undefined;
   const match = /^#\/sessions\/([A-Za-z0-9_-]{1,128})$/.exec(location.hash);
   document.title = match === null ? "podkit · sessions" : `podkit · session ${match[1]}`;
-  const context = { answersAs: undefined as string | undefined, onUnauthorized: () => askForToken() };
+  const context = {
+    answersAs: undefined as string | undefined,
+    onUnauthorized: () => askForToken(),
+    reload: () => route(),
+  };
   try {
     // Asked first, so a missing or wrong token shows before anything else is asked.
     identity ??= await api<{ holder: string | null; answersRecordedAs: string }>("/identity");

@@ -1,6 +1,7 @@
 import { announce } from "./announcer.js";
 import { ApiError, api } from "./api.js";
 import { h, messageBox, sendOnCtrlEnter } from "./dom.js";
+import { confirmRewind, type RewindReport } from "./rewind-dialog.js";
 import { type LogEntry, SessionModel } from "./session-model.js";
 import { SessionRenderer } from "./session-render.js";
 import { drawTree, type TreeNode } from "./session-tree.js";
@@ -27,6 +28,8 @@ export interface PageContext {
   answersAs: string | undefined;
   /** The server answered 401 (the token was changed or revoked meanwhile). */
   onUnauthorized(): void;
+  /** Draws the page again from the server (after a rewind changed the session's line). */
+  reload(): Promise<void>;
 }
 
 /**
@@ -47,6 +50,8 @@ export function sessionPage(
   const model = new SessionModel();
   const timeline = h("div", { class: "timeline", id: "timeline" });
   let caughtUp = false;
+  /** Set by a rewind: the page is drawn again from the stream, not from what this tab kept. */
+  let forget = false;
   /** The calls already revealed: a redraw (a rolled-back log) does not announce them again. */
   const revealed = new Set<string>();
   const reveal = (blocks: readonly HTMLElement[]) =>
@@ -71,6 +76,18 @@ export function sessionPage(
       ),
     onPendingApproval: (block) => {
       if (caughtUp) reveal([block]);
+    },
+    rewind: (turn, button) => {
+      const path = `/sessions/${encodeURIComponent(sessionId)}/rewind`;
+      void confirmRewind(turn, (body) => api<RewindReport>(path, body)).then((report) => {
+        if (report === undefined) {
+          button.focus();
+          return;
+        }
+        announce(rewoundText(report));
+        forget = true;
+        void context.reload().then(() => document.getElementById("message")?.focus());
+      });
     },
   });
   const state = h("span", { class: "state", id: "stream-state" }, "connecting");
@@ -175,8 +192,17 @@ export function sessionPage(
     stream.stop();
     window.removeEventListener("pagehide", save);
     if (saveTimer !== undefined) window.clearTimeout(saveTimer);
-    save();
+    if (forget) sessionStorage.removeItem(CACHE_PREFIX + sessionId);
+    else save();
   };
+}
+
+/** What a screen reader is told once a rewind is done. */
+function rewoundText(report: RewindReport): string {
+  const files = report.files.filter((file) => file.action !== "unchanged").length;
+  return `Rewound to turn ${report.toTurn}: ${files} file${files === 1 ? "" : "s"} restored or removed${
+    report.conversation.action === "fork" ? ", and the conversation continues from there" : ""
+  }.`;
 }
 
 /**

@@ -11,10 +11,15 @@ import type { LogEntry, Preview } from "./session-model.js";
 // biome-ignore lint/suspicious/noExplicitAny: items are JSON read field by field
 type Json = Record<string, any>;
 
-/** What the page does with approvals: answer them, and hear of each one that waits for a person. */
+/**
+ * What the page does with approvals (answer them, hear of each one that waits for a person) and
+ * with a turn's "Rewind to here".
+ */
 export interface RendererActions extends ApprovalActions {
   /** An approval a person can answer was drawn (`block`), still pending. */
   onPendingApproval(block: HTMLElement): void;
+  /** "Rewind to here" was pressed on finished turn `turn` (`button`, to give the focus back to). */
+  rewind(turn: number, button: HTMLElement): void;
 }
 
 /**
@@ -35,6 +40,7 @@ export class SessionRenderer {
       answer: async () => {},
       answersAs: undefined,
       onPendingApproval: () => {},
+      rewind: () => {},
     },
   ) {}
 
@@ -56,9 +62,10 @@ export class SessionRenderer {
     element.classList.add("entry", `entry-${entry.kind}`);
     if (entry.kind === "segment_start") {
       this.turn = undefined;
+      this.leaveBehind(log);
       this.timeline.append(element);
     } else if (entry.kind === "invoke") {
-      this.turn = h("section", { class: "turn" }, element);
+      this.turn = h("section", { class: "turn", "data-segment": log.segment }, element);
       this.timeline.append(this.turn);
     } else if (entry.kind === "tool_result" && this.calls.has(entry.item?.call_id)) {
       const approval = this.approvals.get(entry.item.call_id);
@@ -73,6 +80,10 @@ export class SessionRenderer {
       (this.calls.get(entry.payload.call_id) as HTMLElement).append(element);
     } else if (entry.kind === "approval_answered" && this.approvals.has(entry.call_id)) {
       markAnswered(this.approvals.get(entry.call_id) as HTMLElement, entry, element);
+    } else if (entry.kind === "extension" && entry.domain === "session.rewind") {
+      // Between turns, never inside the turn before it (which the rewind may have left behind).
+      this.turn = undefined;
+      this.timeline.append(element);
     } else {
       (this.turn ?? this.timeline).append(element);
     }
@@ -117,7 +128,7 @@ export class SessionRenderer {
       case "llm_usage":
         return usage(e);
       case "turn_end":
-        return h("div", { class: "meta" }, `turn ${e.turn} answered`);
+        return this.turnEnd(e);
       case "run_completed":
         if (e.result === "awaiting_approval")
           return h("div", { class: "outcome awaiting_approval" }, "awaiting approval");
@@ -136,6 +147,50 @@ export class SessionRenderer {
         return answerLine(e, h("time", {}, time(e.ts)));
       default:
         return h("div", { class: "meta" }, e.kind);
+    }
+  }
+
+  /**
+   * The end of a finished turn, with its "Rewind to here" (the log is untrusted: a turn number
+   * that is not one gets no button).
+   */
+  private turnEnd(e: Json): HTMLElement {
+    const line = h("div", { class: "meta turn-end" }, `turn ${e.turn} answered`);
+    const turn = e.turn;
+    if (this.turn === undefined || !Number.isSafeInteger(turn) || turn < 1) return line;
+    this.turn.dataset.turn = String(turn);
+    const button = h(
+      "button",
+      { type: "button", class: "rewind", "data-turn": String(turn), "aria-haspopup": "dialog" },
+      h("span", { "aria-hidden": "true" }, "↶ "),
+      "Rewind to here",
+      h("span", { class: "visually-hidden" }, ` (turn ${turn})`),
+    );
+    button.addEventListener("click", () => this.actions.rewind(turn, button));
+    line.append(button);
+    return line;
+  }
+
+  /**
+   * A segment that continues an earlier one after turn N (a rewind's or a drift's fork): the
+   * turns after N drawn from the earlier segments are not the conversation's any more. They stay
+   * on the page, marked, without their "Rewind to here".
+   */
+  private leaveBehind(log: LogEntry): void {
+    const from = (log.entry as Json).forked_from ?? (log.entry as Json).compacted_from;
+    if (log.index !== 0 || typeof from?.at_turn !== "number") return;
+    for (const turn of this.timeline.querySelectorAll<HTMLElement>("section.turn[data-turn]")) {
+      if (turn.dataset.segment === log.segment || Number(turn.dataset.turn) <= from.at_turn) continue;
+      if (turn.classList.contains("left-behind")) continue;
+      turn.classList.add("left-behind");
+      turn.querySelector("button.rewind")?.remove();
+      turn.append(
+        h(
+          "p",
+          { class: "left-behind-note" },
+          `Not part of the conversation any more: it continues after turn ${from.at_turn} in segment ${short(log.segment)}.`,
+        ),
+      );
     }
   }
 
@@ -304,6 +359,7 @@ function oneLineJson(value: unknown): string {
 function extension(e: Json): HTMLElement {
   if (isDecision(e)) return decision(e);
   if (isFinalOutput(e)) return typedAnswer(e);
+  if (e.domain === "session.rewind") return rewound(e);
   if (e.domain === "memory.extract") {
     return h(
       "div",
@@ -312,6 +368,28 @@ function extension(e: Json): HTMLElement {
     );
   }
   return h("div", { class: "meta" }, `${e.domain}`);
+}
+
+/**
+ * A rewind's record: in the segment it left, the turn it went back to, where the conversation
+ * continues and how many files it set; at the start of the head a conversation-only rewind made,
+ * the files it left as they were (docs/rewind.md).
+ */
+function rewound(e: Json): HTMLElement {
+  const p = (typeof e.payload === "object" && e.payload !== null ? e.payload : {}) as Json;
+  const files = Array.isArray(p.changes) ? p.changes.length : 0;
+  const plural = files === 1 ? "" : "s";
+  const parts = [`↶ rewound to turn ${Number.isSafeInteger(p.to_turn) ? p.to_turn : "?"}`];
+  if (!Object.hasOwn(p, "segment_id")) parts.push(`${files} file${plural} left as the earlier line had them`);
+  else {
+    parts.push(
+      typeof p.segment_id === "string"
+        ? `the conversation continues in segment ${short(p.segment_id)}`
+        : "files only",
+    );
+    parts.push(`${files} file${plural} restored or removed`);
+  }
+  return h("div", { class: "meta rewound" }, parts.join(" · "), h("time", {}, time(e.ts)));
 }
 
 function textOf(item: Json): string {

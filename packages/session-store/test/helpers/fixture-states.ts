@@ -989,6 +989,64 @@ const V3_FINAL_OUTPUT = {
   entryCount: 12,
 } satisfies SessionState;
 
+/**
+ * File changes (docs/rewind.md): the `extension` domain `files.changed` (additive in v3) between a
+ * call and its result — an `edit_file` in turn 1; a `bash` command that rewrote, created and
+ * deleted a file in turn 2, each content named by the digest of its blob (null: no file). Without
+ * a registered fold the state keeps the latest payload, like any domain.
+ */
+const V3_FILES_CHANGED_PAYLOAD = {
+  call_id: "toolu_f2",
+  tool: "bash",
+  changes: [
+    {
+      path: "notes/colour.md",
+      before: "sha256:aca5eda2ab5df6999a305dcb799f711e9a26f3f906a6bed098c5dcd5481798d1",
+      after: "sha256:eaf6c107965c25668ce47611c7aca5f4e53285d634c37dea7a857c9388ce92d0",
+    },
+    {
+      path: "notes/new.md",
+      before: null,
+      after: "sha256:7eb2ca55b87a4d45d66a63f76db11f9b4aa9106472a62b5865060f9fd8eadaaa",
+    },
+    {
+      path: "notes/old.md",
+      before: "sha256:abdcccf4a6a5fae3da2c8232d6fbf33b61d5db886742c35218e724b8e5c6b0e0",
+      after: null,
+    },
+  ],
+};
+const V3_FILES_CHANGED = {
+  sessionId: "01a25e30-7c41-7d2a-9b3e-2f4a6c8d0e11",
+  segmentId: "01a25e30-7c41-7d2a-9b3e-2f51b7c9e3a4",
+  formatVersion: 3,
+  systemPrompt: "You edit a small project.",
+  config: { max_tokens: 8192 },
+  history: [
+    text("user", "make the answer 42"),
+    call("toolu_f1", "edit_file", '{"path":"src/answer.ts","old_string":"= 41","new_string":"= 42"}'),
+    { type: "tool_result", call_id: "toolu_f1", summary: "replaced 1 occurrence in src/answer.ts (line 1)" },
+    text("assistant", "Done."),
+    text("user", "tidy the notes"),
+    call(
+      "toolu_f2",
+      "bash",
+      `{"command":"echo draft > notes/new.md && rm notes/old.md && sed -i 's/red/blue/' notes/colour.md"}`,
+    ),
+    { type: "tool_result", call_id: "toolu_f2", summary: "exit code 0", content: "" },
+    text("assistant", "Tidied."),
+  ],
+  historySources: [],
+  turn: 2,
+  interrupted: false,
+  inFlight: null,
+  usage: [usage(1, 30, 0, 0, 24), usage(3, 60, 30, 0, 3), usage(5, 80, 60, 0, 40), usage(7, 100, 80, 0, 3)],
+  extensions: new Map([["files.changed", V3_FILES_CHANGED_PAYLOAD]]),
+  lineage: noLineage,
+  ...noApprovals,
+  entryCount: 21,
+} satisfies SessionState;
+
 /** The exact state of each fixture segment (`SessionLog.openSegment`, no extension folds). */
 export const EXPECTED_STATES: Readonly<Record<string, SessionState>> = {
   ...Object.fromEntries(Object.entries(V1_STATES).map(([file, state]) => [`v1/${file}`, state])),
@@ -1011,6 +1069,7 @@ export const EXPECTED_STATES: Readonly<Record<string, SessionState>> = {
   "v3/sandbox-probe.jsonl": V3_SANDBOX_PROBE,
   "v3/decisions.jsonl": V3_DECISIONS,
   "v3/final-output.jsonl": V3_FINAL_OUTPUT,
+  "v3/files-changed.jsonl": V3_FILES_CHANGED,
 };
 
 export { V1_COMPACTED, V1_COMPACTED_SOURCE, V1_FORKED, V1_INTERRUPTED, V1_PLAIN, V1_TOOLS };

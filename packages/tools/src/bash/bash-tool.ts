@@ -1,6 +1,7 @@
 import { defineTool, type Tool, type ToolDenial } from "@podkit/llm-worker";
 import { z } from "zod";
 import type { SandboxCommand, SandboxProbe, ToolSandbox, WrappedCommand } from "../sandbox/sandbox.js";
+import type { FileTracking } from "../tracking/file-tracking.js";
 import { childEnvironment } from "./child-env.js";
 import { ESCALATE_ARGUMENT } from "./escalation.js";
 import { runCommand, shellCommand } from "./run-command.js";
@@ -21,6 +22,8 @@ export interface BashToolOptions {
   sandbox?: ToolSandbox;
   /** What the sandbox probe found: what the description tells the model about containment. */
   probe?: SandboxProbe;
+  /** The pod's file tracking: every command runs inside `files.around` (docs/rewind.md). */
+  files?: FileTracking;
 }
 
 const DEFAULT_OUTPUT_BYTES = 30_000;
@@ -158,7 +161,14 @@ export function bashTool(options: BashToolOptions) {
       };
     },
   });
-  return tool;
+  const files = options.files;
+  if (files === undefined) return tool;
+  // What the command changed under the writable roots goes into the output's `fileChanges`.
+  const tracked: Tool<BashArgs> = {
+    ...tool,
+    execute: (args, ctx) => files.around(async () => tool.execute(args, ctx), ctx.signal),
+  };
+  return tracked;
 }
 
 function refusedEscalation(denied: ToolDenial): { summary: string; is_error: true; denied: ToolDenial } {

@@ -56,6 +56,8 @@ export const builtinToolPackage = definePodkitToolPackage({
       throw new Error(`invalid options for ${BUILTIN_PACKAGE_NAME}: ${parsed.error.message}`);
     const options = parsed.data;
     const caps = options.tool_output;
+    // File tracking, when the pod has it on (`[tools] track_files`, docs/rewind.md).
+    const files = ctx.files;
     // Room for the summary line the worker counts in the same cap.
     const outputBudget = (tool: string) =>
       Math.max(
@@ -67,12 +69,13 @@ export const builtinToolPackage = definePodkitToolPackage({
       workspace: ctx.workspace,
       outputBudget,
       podkitFiles: await PodkitFiles.of(options.podkit_paths),
+      ...(files === undefined ? {} : { files }),
     };
     const factories: ToolFactory[] = options.builtin.map((name) => () => FS_TOOLS[name](fsContext));
     if (options.bash) {
       // The description says how the command is contained, so it waits for the sandbox's probe.
-      factories.push(async () =>
-        bashTool({
+      factories.push(async () => {
+        return bashTool({
           workspace: ctx.workspace,
           timeoutMs: options.bash_timeout_ms,
           maxTimeoutMs: options.bash_max_timeout_ms,
@@ -82,8 +85,9 @@ export const builtinToolPackage = definePodkitToolPackage({
           maxOutputBytes: Math.min(30_000, outputBudget("bash")),
           sandbox: ctx.sandbox,
           probe: await ctx.sandbox.probe(),
-        }),
-      );
+          ...(files === undefined ? {} : { files }),
+        });
+      });
     }
     return factories;
   },

@@ -1,6 +1,7 @@
 import { constants } from "node:fs";
 import { defineTool, type Tool } from "@podkit/llm-worker";
 import { z } from "zod";
+import { writeTracked } from "../tracking/tracked-write.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { openChecked } from "./checked-open.js";
 import { fsErrorMessage, notRegular } from "./fs-error-message.js";
@@ -32,6 +33,7 @@ export function editFileTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
       const target = await checkToolPath(ctx, args.path, "write");
       if (!target.ok) return refusedOutput(target);
       let text: string;
+      let before: Buffer;
       try {
         const handle = await openChecked(target.path, constants.O_RDONLY, target.shown);
         try {
@@ -52,6 +54,7 @@ export function editFileTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
               is_error: true,
             };
           text = bytes.toString("utf8");
+          before = bytes;
         } finally {
           await handle.close();
         }
@@ -78,14 +81,19 @@ export function editFileTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
         : text.slice(0, positions[0]) +
           args.new_string +
           text.slice((positions[0] ?? 0) + args.old_string.length);
+      let tracked: Awaited<ReturnType<typeof writeTracked>>;
       try {
-        await writeFileAtomic(target.path, updated, target.shown);
+        const after = Buffer.from(updated, "utf8");
+        tracked = await writeTracked(ctx.files, target.path, { before, after }, () =>
+          writeFileAtomic(target.path, updated, target.shown),
+        );
       } catch (error) {
         return { summary: fsErrorMessage(error, target.shown), is_error: true };
       }
       const count = positions.length;
       return {
         summary: `replaced ${count} occurrence${count === 1 ? "" : "s"} in ${target.shown} (line ${lineOf(text, positions[0] ?? 0)}${count > 1 ? ", …" : ""})`,
+        ...tracked,
       };
     },
   });

@@ -3,6 +3,7 @@ import type { ToolDenial, ToolOutput } from "@podkit/llm-worker";
 import type { Permission, Scope } from "@podkit/manifest";
 import type { PodkitFiles } from "../containment/podkit-files.js";
 import { PODKIT_FILES_RULE, scopeDenial, workspacePath } from "../containment/rule-text.js";
+import type { FileTracking } from "../tracking/file-tracking.js";
 import { fsErrorMessage } from "./fs-error-message.js";
 
 /** What every filesystem tool needs: the scope and the workspace relative paths start from. */
@@ -16,6 +17,8 @@ export interface FsToolContext {
   readonly outputBudget?: (toolName: string) => number;
   /** podkit's own directories: never writable through a file tool, whatever the scope grants. */
   readonly podkitFiles?: PodkitFiles;
+  /** The pod's file tracking: the writing tools report what they changed (docs/rewind.md). */
+  readonly files?: FileTracking;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { defineTool, type Tool } from "@podkit/llm-worker";
 import { z } from "zod";
+import { writeTracked } from "../tracking/tracked-write.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { fsErrorMessage } from "./fs-error-message.js";
 import { checkToolPath, type FsToolContext, refusedOutput } from "./scoped-path.js";
@@ -19,12 +20,16 @@ export function writeFileTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
     async execute(args) {
       const target = await checkToolPath(ctx, args.path, "write");
       if (!target.ok) return refusedOutput(target);
+      const after = Buffer.from(args.content, "utf8");
+      let tracked: Awaited<ReturnType<typeof writeTracked>>;
       try {
-        await writeFileAtomic(target.path, args.content, target.shown);
+        tracked = await writeTracked(ctx.files, target.path, { after }, () =>
+          writeFileAtomic(target.path, args.content, target.shown),
+        );
       } catch (error) {
         return { summary: fsErrorMessage(error, target.shown), is_error: true };
       }
-      return { summary: `wrote ${Buffer.byteLength(args.content, "utf8")} bytes to ${target.shown}` };
+      return { summary: `wrote ${after.length} bytes to ${target.shown}`, ...tracked };
     },
   });
 }

@@ -2,11 +2,12 @@ import { pathToFileURL } from "node:url";
 import type { ToolFactory, ToolServer } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
 import { BUILTIN_PACKAGE_NAME, builtinToolPackage } from "../builtin/builtin-package.js";
-import { podkitPaths } from "../containment/podkit-files.js";
+import { PodkitFiles, podkitPaths } from "../containment/podkit-files.js";
 import { ToolPackageExportError, type ToolPackageLocation } from "../errors.js";
 import { mcpToolPackage } from "../mcp/mcp-tool-package.js";
 import { type Guardrail, isGuardrail, type PackageGuardrail } from "../package/guardrail.js";
 import {
+  type BlobWriter,
   type DefinedToolPackage,
   isPodkitToolPackage,
   type PodkitToolPackage,
@@ -16,6 +17,10 @@ import {
 import type { SandboxBackend } from "../sandbox/backend.js";
 import { createSandbox } from "../sandbox/pod-sandbox.js";
 import type { SandboxProbe } from "../sandbox/sandbox.js";
+import { trackStdioServers } from "../tracking/tracked-mcp.js";
+import { TrackedTree } from "../tracking/tracked-tree.js";
+import type { TrackingLimits } from "../tracking/tree-scan.js";
+import { WorkspaceTracker } from "../tracking/workspace-tracker.js";
 import { resolveToolPackage } from "./resolve-package.js";
 
 /** Inputs of `loadToolPackages` besides the manifest. */
@@ -43,6 +48,13 @@ export interface LoadToolPackagesOptions {
    * every escalation, even one `approveEscalation` was called for (authority only narrows).
    */
   loaned?: boolean;
+  /**
+   * The session store's blobs: every package's `ctx.blobs`, and what file tracking stores file
+   * contents in (`[tools] track_files`, docs/rewind.md). Without them nothing is tracked.
+   */
+  blobs?: BlobWriter;
+  /** File tracking's bounds on a full scan; default 20,000 files and 256 MiB. */
+  trackingLimits?: TrackingLimits;
 }
 
 /** The tools of a pod: factories for its tool server, and the clean-up its packages registered. */
@@ -68,6 +80,12 @@ export interface ToolSet {
    * and always in a sub-pod (`loaned`), such a call is refused and its output says so in `denied`.
    */
   approveEscalation(callId: string): void;
+  /**
+   * The pod's first run begins: file tracking takes its first scan now, in the background while
+   * the model answers (never at load: materializing the tools for \`podkit prompt render\` writes
+   * nothing). Idempotent; a no-op without tracking.
+   */
+  startTracking(): void;
   /** Queues every factory on `server` (materialized by its `flushPending()`). */
   register(server: ToolServer): void;
   /**
@@ -111,6 +129,20 @@ export async function loadToolPackages(
   });
   // The first callback registered runs last: MCP servers and packages stop before the proxy does.
   const closers: (() => void | Promise<void>)[] = [() => sandbox.close()];
+  const files =
+    options.blobs === undefined || !manifest.tools.track_files
+      ? undefined
+      : new WorkspaceTracker({
+          tree: await TrackedTree.of(loaded.scope, loaded.workspace, await PodkitFiles.of(ownPaths)),
+          blobs: options.blobs,
+          warn: options.warn,
+          sandbox,
+          env,
+          signal: controller.signal,
+          ...(options.trackingLimits === undefined ? {} : { limits: options.trackingLimits }),
+        });
+  // Runs after the packages' own clean-up, once the signal has stopped any scan in progress.
+  if (files !== undefined) closers.push(() => files.settled());
   const factories: ToolFactory[] = [];
   const names: string[] = [];
   const guardrails: PackageGuardrail[] = [];
@@ -140,6 +172,7 @@ export async function loadToolPackages(
     packageOptions: Readonly<Record<string, unknown>>,
     location?: ToolPackageLocation,
     file?: string,
+    track?: (produced: readonly ToolFactory[]) => readonly ToolFactory[],
   ) => {
     options.signal?.throwIfAborted();
     const ctx: ToolPackageContext = {
@@ -149,6 +182,8 @@ export async function loadToolPackages(
       options: Object.freeze(structuredClone(packageOptions)),
       warn: options.warn,
       sandbox,
+      ...(options.blobs === undefined ? {} : { blobs: options.blobs }),
+      ...(files === undefined ? {} : { files }),
       signal: controller.signal,
       onClose: (callback) => {
         closers.push(callback);
@@ -174,7 +209,7 @@ export async function loadToolPackages(
         problem,
       );
     }
-    factories.push(...produced);
+    factories.push(...(track === undefined ? produced : track(produced)));
     names.push(pkg.name);
     if (pkg.guardrails === undefined) return;
     let guards: readonly Guardrail[];
@@ -226,7 +261,14 @@ export async function loadToolPackages(
       const pkg = await importToolPackage(location, file);
       await use(pkg, manifest.tools.options[ref.specifier] ?? {}, location, file);
     }
-    if (manifest.mcp.server.length > 0) await use(mcpToolPackage(manifest.mcp.server), {});
+    if (manifest.mcp.server.length > 0) {
+      // A stdio server writes where its sandbox lets it: its calls are tracked like bash's.
+      const track =
+        files === undefined
+          ? undefined
+          : (produced: readonly ToolFactory[]) => trackStdioServers(produced, manifest.mcp.server, files);
+      await use(mcpToolPackage(manifest.mcp.server), {}, undefined, undefined, track);
+    }
     for (const pkg of options.extraPackages ?? []) {
       if (!isPodkitToolPackage(pkg)) {
         throw new ToolPackageExportError(
@@ -248,6 +290,7 @@ export async function loadToolPackages(
     guardrails,
     sandboxProbe: () => sandbox.probed,
     approveEscalation: (callId) => sandbox.approveEscalation(callId),
+    startTracking: () => files?.prepare(),
     register(server) {
       for (const factory of factories) server.registerTool(factory);
     },

@@ -2,6 +2,7 @@ import type { ToolFactory } from "@podkit/llm-worker";
 import type { Scope } from "@podkit/manifest";
 import { hasMarker } from "../errors.js";
 import type { ToolSandbox } from "../sandbox/sandbox.js";
+import type { FileTracking } from "../tracking/file-tracking.js";
 import type { Guardrail } from "./guardrail.js";
 
 /** Something a tool package reports and then works around (an MCP server that went away, …). */
@@ -15,6 +16,14 @@ export interface ToolWarning {
 
 /** Where warnings go; the pod forwards them to its event stream, the CLI prints them. */
 export type ToolWarningSink = (warning: ToolWarning) => void;
+
+/**
+ * Where a package stores bytes by their content: the session store's blobs (docs/rewind.md,
+ * "Blobs"). `put` resolves to the digest, `sha256:<64 hex>`, once the bytes are durable.
+ */
+export interface BlobWriter {
+  put(bytes: Uint8Array): Promise<string>;
+}
 
 /** What a tool package's `tools(ctx)` is given. */
 export interface ToolPackageContext {
@@ -38,6 +47,18 @@ export interface ToolPackageContext {
    * and the manifest's network allow list like `bash` and stdio MCP servers do.
    */
   readonly sandbox: ToolSandbox;
+  /**
+   * The session store's blobs, where file contents go before an entry names them by digest;
+   * undefined when the store keeps none.
+   */
+  readonly blobs?: BlobWriter;
+  /**
+   * The pod's file tracking (docs/rewind.md, "What is tracked"): wrap a call that may change
+   * files in the workspace in `files.around`, or record a write the package makes itself with
+   * `files.write`, and the changes reach the session log. Undefined when tracking is off
+   * (`[tools] track_files = false`) or the store keeps no blobs.
+   */
+  readonly files?: FileTracking;
   /** Fires when the pod closes or its construction is abandoned; long set-up work must stop. */
   readonly signal: AbortSignal;
   /**
