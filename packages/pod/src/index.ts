@@ -31,6 +31,38 @@ export {
 } from "./compaction/index.js";
 export type { ContextSection, ContextSectionState } from "./context/index.js";
 export { PodkitPodError, PodUsageError } from "./errors.js";
+export {
+  caseName,
+  DEFAULT_EVAL_CONCURRENCY,
+  DEFAULT_STUB,
+  type Divergence,
+  EVAL_ORIGIN_DOMAIN,
+  EVAL_SCORE_DOMAIN,
+  type EvalBudget,
+  type EvalCase,
+  EvalCaseError,
+  EvalDatasetError,
+  type EvalItemResult,
+  type EvalItemView,
+  type EvalOrigin,
+  type EvalReport,
+  type EvalRun,
+  type EvalRunTotals,
+  type EvalScore,
+  type EvalScoring,
+  type EvalVariant,
+  type InputCase,
+  type RecordedCase,
+  type RecordedToolCall,
+  type RecordedTurn,
+  type RunEvalOptions,
+  readEvalDataset,
+  runEval,
+  type Scorer,
+  type ToolMode,
+  type ToolOutputStub,
+  type TurnUsage,
+} from "./eval/index.js";
 export { OutputValidationError } from "./output/errors.js";
 export type { OutputNormalization } from "./output/normalize.js";
 export {

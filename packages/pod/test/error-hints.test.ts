@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PromptCatalogError } from "../src/catalog/errors.js";
+import { EvalCaseError, EvalDatasetError } from "../src/eval/errors.js";
 import { OutputValidationError } from "../src/output/errors.js";
 import {
   InvalidPromptRefError,
@@ -109,5 +110,42 @@ describe("the hints pod errors carry", () => {
       loadPodResources({ workspace: join(root, "ws"), userConfigDir: join(root, "home/.config/podkit") }),
     );
     expect(PromptCatalogError.isInstance(error) && error.hint).toMatch(/podkit prompt catalog --explain/);
+  });
+
+  it("rewind errors say what to do: --force, move what blocks, wait or rerun, check the store", () => {
+    expect(new RewindRefusedError("s", [{ path: "a", recorded: null, current: null }]).hint).toMatch(
+      /^rerun with --force/,
+    );
+    expect(new RewindPathBlockedError("a", "b").hint).toMatch(/never follows a symbolic link/);
+    expect(new RewindPendingError({ sessionId: "s", journal: "j", running: true }).hint).toBe(
+      "wait for it to finish, then try again",
+    );
+    expect(new RewindPendingError({ sessionId: "s", journal: "j", running: false }).hint).toMatch(
+      /without --dry-run/,
+    );
+    expect(new RewindJournalError("j", "x").hint).toMatch(/changed by hand/);
+    expect(new InvalidFileChangeError({ segmentId: "g", index: 1, reason: "r" }).hint).toMatch(
+      /session show/,
+    );
+    // A blob error passes on its cause's hint and kind, else says where to look.
+    const cause = Object.assign(new Error("corrupt blob"), {
+      hint: "restore the store",
+      errorKind: "corrupt",
+    });
+    const withCause = new RewindBlobError({ path: "a", digest: "sha256:x", cause });
+    expect([withCause.hint, withCause.errorKind]).toEqual(["restore the store", "corrupt"]);
+    expect(new RewindBlobError({ path: "a", digest: "d", cause: new Error("x") }).hint).toMatch(
+      /store the manifest selects/,
+    );
+  });
+
+  it("eval errors name the case or the file, line and key, and where to look", () => {
+    const range = new EvalCaseError("s:3-4", "turns 3-4 are not in the session");
+    expect(range.message).toBe("eval case s:3-4: turns 3-4 are not in the session");
+    expect(range.hint).toMatch(/podkit session list/);
+    const dataset = new EvalDatasetError({ file: "cases.jsonl", line: 2, key: "session" }, "required");
+    expect(dataset.message).toBe("eval dataset cases.jsonl:2 at session: required");
+    expect(dataset.hint).toMatch(/docs\/evals\.md/);
+    expect(new EvalCaseError("c", "x", { hint: "mine" }).hint).toBe("mine");
   });
 });

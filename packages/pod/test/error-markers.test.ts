@@ -9,6 +9,7 @@ import {
   NothingToCompactError,
 } from "../src/compaction/errors.js";
 import { PodkitPodError, PodUsageError } from "../src/errors.js";
+import { EvalCaseError, EvalDatasetError } from "../src/eval/errors.js";
 import { OutputValidationError } from "../src/output/errors.js";
 import {
   GuardrailTrippedError,
@@ -261,6 +262,54 @@ const CASES = [
     make: () => new OutputValidationError({ raw: {}, issues: [{ path: "/a", message: "bad" }], repairs: 2 }),
     is: OutputValidationError,
   },
+  {
+    kind: "rewind-refused",
+    errorKind: "conflict",
+    make: () => new RewindRefusedError("s", [{ path: "a.ts", recorded: null, current: "symlink" }]),
+    is: RewindRefusedError,
+  },
+  {
+    kind: "invalid-file-change",
+    errorKind: "corrupt",
+    make: () => new InvalidFileChangeError({ segmentId: "g", index: 3, reason: "bad" }),
+    is: InvalidFileChangeError,
+  },
+  {
+    kind: "rewind-path-blocked",
+    errorKind: "conflict",
+    make: () => new RewindPathBlockedError("lib/a.ts", "lib is a symbolic link"),
+    is: RewindPathBlockedError,
+  },
+  {
+    kind: "rewind-pending",
+    errorKind: "conflict",
+    make: () => new RewindPendingError({ sessionId: "s", journal: "/w/j", running: false }),
+    is: RewindPendingError,
+  },
+  {
+    kind: "rewind-journal",
+    errorKind: "corrupt",
+    make: () => new RewindJournalError("/w/j", "it is not JSON"),
+    is: RewindJournalError,
+  },
+  {
+    kind: "rewind-blob",
+    errorKind: "not_found",
+    make: () => new RewindBlobError({ path: "a.ts", digest: "sha256:x", cause: new Error("gone") }),
+    is: RewindBlobError,
+  },
+  {
+    kind: "eval-case",
+    errorKind: "usage",
+    make: () => new EvalCaseError("s:3-4", "turns 3-4 are not in the session"),
+    is: EvalCaseError,
+  },
+  {
+    kind: "eval-dataset",
+    errorKind: "usage",
+    make: () => new EvalDatasetError({ file: "cases.jsonl", line: 2, key: "session" }, "required"),
+    is: EvalDatasetError,
+  },
 ] as const;
 
 describe("every pod error class carries its own marker", () => {
@@ -315,6 +364,8 @@ describe("every pod error class carries its own marker", () => {
       "../src/compaction/errors.ts",
       "../src/subpods/errors.ts",
       "../src/output/errors.ts",
+      "../src/rewind/errors.ts",
+      "../src/eval/errors.ts",
     ]) {
       const source = await readFile(new URL(file, import.meta.url), "utf8");
       expect(source, file).not.toContain("isPodErrorNamed");

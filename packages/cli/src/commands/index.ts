@@ -2,6 +2,7 @@ import { approvals, approve } from "./approvals.js";
 import type { CommandSpec } from "./command.js";
 import { compact } from "./compact.js";
 import { demo } from "./demo.js";
+import { evalCommand } from "./eval.js";
 import { init } from "./init.js";
 import { manifestShow } from "./manifest-show.js";
 import { memoryConsolidate, memoryExtract, memoryLint, memoryQuery } from "./memory.js";
@@ -40,6 +41,7 @@ export const commands: readonly CommandSpec[] = [
   storeGc,
   policyCheck,
   compact,
+  evalCommand,
   memoryExtract,
   memoryConsolidate,
   memoryLint,

@@ -1047,6 +1047,67 @@ const V3_FILES_CHANGED = {
   entryCount: 21,
 } satisfies SessionState;
 
+/**
+ * An eval item (docs/evals.md): a session of its own whose first entry after `segment_start` is
+ * the `extension` domain `eval.origin` (additive in v3: source session, turn range, variant, eval
+ * id), then the replayed turn, then one `eval.score` entry per scorer. Without a registered fold
+ * the state keeps each domain's latest payload, like any domain.
+ */
+const V3_EVAL_ITEM = {
+  sessionId: "01a25f40-2b6c-7e1d-8a4f-3c5e7a9b1d20",
+  segmentId: "01a25f40-2b6c-7e1d-8a4f-3c5e7a9b1d31",
+  formatVersion: 3,
+  systemPrompt: "You answer from the readme.",
+  config: { max_tokens: 8192 },
+  history: [
+    text("user", "what does the readme say?"),
+    call("toolu_e1", "read_file", '{"path":"README.md"}'),
+    {
+      type: "tool_result",
+      call_id: "toolu_e1",
+      summary: "README.md: lines 1-1 of 1",
+      content: "     1\treadme",
+    },
+    text("assistant", "It says readme."),
+  ],
+  historySources: [],
+  turn: 1,
+  interrupted: false,
+  inFlight: null,
+  usage: [usage(1, 100, 0, 0, 12), usage(3, 140, 60, 0, 12)],
+  extensions: new Map<string, unknown>([
+    [
+      "eval.origin",
+      {
+        source_session: "01a25e30-7c41-7d2a-9b3e-2f4a6c8d0e11",
+        from_turn: 1,
+        to_turn: 1,
+        variant: {
+          manifest: "variant.toml",
+          model: "anthropic/claude-sonnet-4-5",
+          pack: "packs/terse.toml",
+          set: ["worker.max_turns=5"],
+        },
+        eval_id: "nightly-7",
+      },
+    ],
+    [
+      "eval.score",
+      {
+        name: "trajectory",
+        score: 0.5,
+        pass: false,
+        detail: "called [read_file], recorded [read_file, grep]",
+        baseline_score: 1,
+        eval_id: "nightly-7",
+      },
+    ],
+  ]),
+  lineage: noLineage,
+  ...noApprovals,
+  entryCount: 13,
+} satisfies SessionState;
+
 /** The exact state of each fixture segment (`SessionLog.openSegment`, no extension folds). */
 export const EXPECTED_STATES: Readonly<Record<string, SessionState>> = {
   ...Object.fromEntries(Object.entries(V1_STATES).map(([file, state]) => [`v1/${file}`, state])),
@@ -1070,6 +1131,7 @@ export const EXPECTED_STATES: Readonly<Record<string, SessionState>> = {
   "v3/decisions.jsonl": V3_DECISIONS,
   "v3/final-output.jsonl": V3_FINAL_OUTPUT,
   "v3/files-changed.jsonl": V3_FILES_CHANGED,
+  "v3/eval-item.jsonl": V3_EVAL_ITEM,
 };
 
 export { V1_COMPACTED, V1_COMPACTED_SOURCE, V1_FORKED, V1_INTERRUPTED, V1_PLAIN, V1_TOOLS };
