@@ -183,9 +183,19 @@ describe("the interactive approval path in a terminal", () => {
     const entries = await sessionEntries(ws.workspace, sessionId);
     const kinds = entries.map((e) => e.kind);
     const asked = kinds.indexOf("approval_requested");
-    expect(kinds.slice(asked, asked + 3)).toEqual(["approval_requested", "approval_answered", "tool_result"]);
+    // The command's file change (docs/rewind.md) is recorded between the answer and the result.
+    expect(kinds.slice(asked, asked + 4)).toEqual([
+      "approval_requested",
+      "approval_answered",
+      "extension",
+      "tool_result",
+    ]);
     expect(entries[asked]).toMatchObject({ tool: "bash", asked_by: "bash", pod_path: ["root"] });
     expect(entries[asked + 1]).toMatchObject({ decision: "allow", by: expect.stringMatching(/\S/) });
+    expect(entries[asked + 2]).toMatchObject({
+      domain: "files.changed",
+      payload: { tool: "bash", changes: [{ path: "count", before: null }] },
+    });
     expect(await countLines(ws.workspace)).toBe(1);
   });
 
