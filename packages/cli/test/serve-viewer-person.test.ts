@@ -408,11 +408,14 @@ describe("the session viewer as a person uses it", () => {
         "the terminal's session is listed",
         async () => (await page.$$("#sessions tbody tr")).length === 2,
       );
-      const first = await page.$eval(
-        "#sessions tbody tr",
-        (tr) => tr.querySelector(".first-input")?.textContent,
+      // The row can appear from the session's first entry, before its input is written: the list
+      // refreshes live, so the input shows up in the same row without a reload.
+      await until(
+        "the terminal's session shows its first input",
+        async () =>
+          (await page.$eval("#sessions tbody tr", (tr) => tr.querySelector(".first-input")?.textContent)) ===
+          "Say hello.",
       );
-      expect(first).toBe("Say hello.");
       await page.waitForSelector("#sessions tbody tr >> nth=0 >> .status[data-status='finished']", {
         timeout: 60_000,
       });
