@@ -537,6 +537,8 @@ describe("the session viewer in a real browser", () => {
       expect(await file("extra.txt")).toBeUndefined();
       await page.waitForSelector(".boundary:has-text('Continues in a fork')");
       await page.waitForSelector(".turn.left-behind[data-turn='2']");
+      // The redraw goes on as the log streams in: wait for turn 1's button rather than read at once.
+      await page.waitForSelector("button.rewind[data-turn='1']");
       expect(
         await page.$$eval("button.rewind", (els) => els.map((el) => el.getAttribute("data-turn"))),
       ).toEqual(["1"]);
