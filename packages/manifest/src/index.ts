@@ -1,5 +1,7 @@
 // The public surface of @podkit/manifest: loading a manifest, its scope, the errors a caller may
 // need to recognise, and the defaults and provider tables other podkit packages build on.
+
+export { jsonSyntaxProblem } from "./cascade/finalize-output.js";
 export type { LayerKind, ManifestLayer, Provenance } from "./cascade/layer.js";
 export {
   COMPACTION_DEFAULTS,

@@ -28,6 +28,7 @@ describe("the public surface of @podkit/manifest", () => {
       "defaultCompactionConfig",
       "findWorkspace",
       "formatKeyPath",
+      "jsonSyntaxProblem",
       "loadManifest",
       "safeParseModelRef",
       "spellPromptRef",

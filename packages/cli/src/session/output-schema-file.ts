@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { checkOutputSchema, type OutputJsonSchema } from "@podkit/manifest";
+import { checkOutputSchema, jsonSyntaxProblem, type OutputJsonSchema } from "@podkit/manifest";
 import { OutputSchemaFileError } from "../errors.js";
 
 /**
@@ -32,16 +32,4 @@ export async function readOutputSchemaFile(file: string, cwd: string): Promise<O
   const checked = checkOutputSchema(value);
   if (!checked.ok) throw new OutputSchemaFileError(file, `it cannot be an output schema: ${checked.problem}`);
   return checked.schema;
-}
-
-/** `JSON.parse`'s complaint, its character position turned into a line and column. */
-function jsonSyntaxProblem(error: unknown, text: string): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const position = /at position (\d+)/.exec(message);
-  if (position === null || /\(line \d+/.test(message)) return message;
-  const offset = Number(position[1]);
-  const before = text.slice(0, offset);
-  const line = before.split("\n").length;
-  const column = offset - before.lastIndexOf("\n");
-  return `${message.slice(0, position.index).trimEnd()} (line ${line}, column ${column})`;
 }

@@ -91,7 +91,7 @@ async function readSchemaFile(
 }
 
 /** `JSON.parse`'s complaint with its character position turned into a line and column. */
-function jsonSyntaxProblem(error: unknown, text: string): string {
+export function jsonSyntaxProblem(error: unknown, text: string): string {
   const message = error instanceof Error ? error.message : String(error);
   const position = /at position (\d+)/.exec(message);
   if (position === null || /\(line \d+/.test(message)) return message;
