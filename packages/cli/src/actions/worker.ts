@@ -25,7 +25,11 @@ export async function run(input: CommandInput, ctx: CommandContext): Promise<num
     manifests,
     concurrency,
     podOptions: (): PodOptions => cliPodOptions(ctx),
-    onEvent: (event) => io.stdout.write(json ? `${JSON.stringify(event)}\n` : `${eventLine(event)}\n`),
+    // A JSON line carries when the worker did it (ISO time): a reader's own clock says only when it read it.
+    onEvent: (event) =>
+      io.stdout.write(
+        json ? `${JSON.stringify({ at: new Date().toISOString(), ...event })}\n` : `${eventLine(event)}\n`,
+      ),
   });
   let signals = 0;
   const onSignal = () => {

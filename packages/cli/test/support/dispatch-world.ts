@@ -64,7 +64,7 @@ export async function dispatchWorkspace(
   return { root, workspace, home };
 }
 
-/** A running `podkit worker`: its JSON events with the time the test received each. */
+/** A running `podkit worker`: its JSON events, each with the time the worker gave it. */
 export interface WorkerProcess {
   child: ChildProcess;
   events: { at: number; event: Record<string, unknown> }[];
@@ -88,8 +88,13 @@ export function startWorker(cwd: string, env: Record<string, string>, args: stri
     buffered += chunk.toString("utf8");
     const lines = buffered.split("\n");
     buffered = lines.pop() ?? "";
-    for (const line of lines)
-      if (line.trim() !== "") events.push({ at: Date.now(), event: JSON.parse(line) });
+    for (const line of lines) {
+      if (line.trim() === "") continue;
+      // The worker's own time for the event: read time can trail it when this process is busy (a
+      // `claimed` read after the test paused that worker would seem to start after the pause).
+      const event = JSON.parse(line) as Record<string, unknown>;
+      events.push({ at: typeof event.at === "string" ? Date.parse(event.at) : Date.now(), event });
+    }
   });
   let onReady!: () => void;
   const ready = new Promise<void>((resolve) => {
