@@ -11,7 +11,7 @@ import {
   UnknownRunError,
 } from "@podkit/dispatch";
 import pg from "pg";
-import { PgBoss, type Queue } from "pg-boss";
+import { type Db, PgBoss, type Queue } from "pg-boss";
 import { ClaimHandoff } from "./claims.js";
 import { DispatchEngineError } from "./errors.js";
 import { DEAD_LETTER_QUEUE, type JobData, queueOf, runJobData } from "./job-data.js";
@@ -189,8 +189,9 @@ export class PgDispatcher implements Dispatcher {
     if (begin === undefined) throw new DispatchEngineError("pg-boss's database adapter has no transactions");
     const transaction = await begin.call(this.boss.getDb());
     try {
-      // Still awaiting (a concurrent answer may have requeued it): only then is it replaced.
-      const [current] = await selectRuns(this.pool, this.schema, { runId: run.runId, limit: 1 });
+      // Still awaiting (a concurrent answer may have requeued it): only then is it replaced. Read
+      // under the run's lock, inside the transaction, so a requeue cannot slip in between.
+      const [current] = await lockedRun(transaction.db, this.schema, run.runId);
       if (current?.state !== "awaiting_approval") {
         await transaction.rollback();
         if (current !== undefined) await this.boss.cancel(queue, run.runId);
@@ -218,20 +219,23 @@ export class PgDispatcher implements Dispatcher {
    * queued one, never neither.
    */
   async requeue(runId: string): Promise<RunInfo> {
-    const run = await this.show(runId);
-    if (run === undefined) throw new UnknownRunError(runId);
-    if (run.state !== "awaiting_approval") {
-      throw new RunStateError({
-        runId,
-        state: run.state,
-        wanted: "only a run awaiting approval is requeued",
-      });
-    }
-    const queue = queueOf(run.pod);
+    await this.start();
     const begin = this.boss.getDb().beginTransaction;
     if (begin === undefined) throw new DispatchEngineError("pg-boss's database adapter has no transactions");
     const transaction = await begin.call(this.boss.getDb());
     try {
+      // The state is read under the run's lock, inside the transaction: two answers, or an answer
+      // and a cancel, arriving together replace the job once; the second sees what the first did.
+      const [run] = await lockedRun(transaction.db, this.schema, runId);
+      if (run === undefined) throw new UnknownRunError(runId);
+      if (run.state !== "awaiting_approval") {
+        throw new RunStateError({
+          runId,
+          state: run.state,
+          wanted: "only a run awaiting approval is requeued",
+        });
+      }
+      const queue = queueOf(run.pod);
       await this.boss.deleteJob(queue, runId, { db: transaction.db });
       await this.boss.send(queue, runJobData(run), {
         id: runId,
@@ -373,4 +377,14 @@ export class PgDispatcher implements Dispatcher {
     );
     return rows[0]?.state;
   }
+}
+
+/**
+ * A run's row read inside a transaction, after taking the run's transaction-scoped advisory lock:
+ * every replacement of a run's job (requeue, cancel while awaiting) takes it first, so they run one
+ * after another and each reads the state the one before left.
+ */
+async function lockedRun(db: Db, schema: string, runId: string): Promise<RunInfo[]> {
+  await db.executeSql("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`podkit.run:${runId}`]);
+  return selectRuns({ query: (sql, values) => db.executeSql(sql, values) }, schema, { runId, limit: 1 });
 }

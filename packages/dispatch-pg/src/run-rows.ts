@@ -35,9 +35,14 @@ interface RunRow {
   completed_on: Date | null;
 }
 
+/** Where rows are read: the pool, or one transaction's connection (`inTransaction`). */
+export interface Queryable {
+  query(sql: string, values: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
 /** Runs matching `filter` (and `runId`), newest first. Jobs whose data is not a run are skipped. */
 export async function selectRuns(
-  pool: pg.Pool,
+  pool: pg.Pool | Queryable,
   schema: string,
   filter: RunFilter & { runId?: string },
 ): Promise<RunInfo[]> {
@@ -63,7 +68,7 @@ export async function selectRuns(
       FROM "${schema}".job WHERE ${where.join(" AND ")}
     ) runs ${outer.length > 0 ? `WHERE ${outer.join(" AND ")}` : ""}
     ORDER BY created_on DESC, id DESC LIMIT ${limit}`;
-  const { rows } = await pool.query<RunRow>(sql, values);
+  const { rows } = (await pool.query(sql, values)) as { rows: RunRow[] };
   return rows.flatMap((row) => {
     const info = runInfoOf(row);
     return info === undefined ? [] : [info];
