@@ -13,6 +13,7 @@ import { parseFilesChanged } from "@podkit/tools";
 import { describe, expect, it } from "vitest";
 import { PodUsageError } from "../src/errors.js";
 import { INVOCATION_DOMAIN, recordedInvocation } from "../src/pod/invocation.js";
+import { otherBranchesWarning } from "../src/pod/pod-restore.js";
 import {
   InvalidFileChangeError,
   RewindPathBlockedError,
@@ -295,6 +296,23 @@ describe.each(STORE_KINDS)("rewindSession on the %s store", (kind) => {
     expect(report.conversation.action).toBe("fork");
     expect(await snapshot(w.workspace)).toEqual(states.get(2));
     expect((await restoreSession(w.store, log.sessionId)).inFlight).toBeNull();
+  });
+
+  it("resuming after a rewind warns of no other branch: the branch it left ends in its claim (a drift branch still warns)", async () => {
+    const w = await world(kind);
+    const { log } = await recordSession(w, FIVE_TURNS.slice(0, 3), INITIAL_FILES);
+    await rewindSession({ store: w.store, sessionId: log.sessionId, toTurn: 1, workspace: w.workspace });
+    const reopened = await SessionLog.open(w.store, log.sessionId);
+    expect(reopened.otherBranches.map((branch) => branch.segmentId)).toEqual([log.segmentId]);
+    expect(await otherBranchesWarning(w.store, log.sessionId, reopened)).toBeUndefined();
+    // Positive control: a writer that knew the old head forks a live branch, and that one warns.
+    const stale = await SessionLog.open(w.store, log.sessionId);
+    const other = await SessionLog.open(w.store, log.sessionId);
+    await other.append({ kind: "extension", domain: "test.other", payload: {} });
+    const forked = await stale.append({ kind: "extension", domain: "test.stale", payload: {} });
+    expect(forked.driftFork).not.toBeNull();
+    const latest = await SessionLog.open(w.store, log.sessionId);
+    expect(await otherBranchesWarning(w.store, log.sessionId, latest)).toContain("other live branches");
   });
 
   it("the new head keeps how the session was started (pod.invocation), so resume uses the same manifest", async () => {

@@ -96,7 +96,7 @@ async function restoreHeld<P extends Closable>(
       segmentId: log.state.segmentId,
     });
     pod = make({ foundation, options, start: { restored: log, resumable: isResumable(last, log) }, roles });
-    const branches = otherBranchesWarning(sessionId, log);
+    const branches = await otherBranchesWarning(foundation.store, sessionId, log);
     if (branches !== undefined) foundation.warn({ code: "pod.other_branches", message: branches });
   } catch (error) {
     await closeFoundation(foundation);

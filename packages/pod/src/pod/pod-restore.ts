@@ -1,5 +1,6 @@
 import type { Item } from "@podkit/llm-worker";
-import type { Entry, SessionLog } from "@podkit/session-store";
+import type { Entry, SessionLog, Store } from "@podkit/session-store";
+import { REWIND_DOMAIN } from "../rewind/recorded-changes.js";
 import type { WorkerState } from "./pod-foundation.js";
 
 /** The worker's starting state: empty for a new pod, the head segment's folded state on restore. */
@@ -27,9 +28,31 @@ export function isResumable(last: Entry<Item>, log: SessionLog<Item>): boolean {
   );
 }
 
-/** The warning for a restored session with other live branches besides the head it continues. */
-export function otherBranchesWarning(sessionId: string, log: SessionLog<Item>): string | undefined {
-  if (log.otherBranches.length === 0) return undefined;
-  const ids = log.otherBranches.map((branch) => branch.segmentId).join(", ");
-  return `session ${sessionId} has other live branches (${ids}); restored its head ${log.state.segmentId}`;
+/**
+ * The warning for a restored session with other live branches besides the head it continues. A
+ * branch a rewind left (its last entry is the rewind's claim naming the new head) is not one: the
+ * session was taken back on purpose, and `session show` still lists it.
+ */
+export async function otherBranchesWarning(
+  store: Store<Item>,
+  sessionId: string,
+  log: SessionLog<Item>,
+): Promise<string | undefined> {
+  const live: string[] = [];
+  for (const branch of log.otherBranches) {
+    const { last } = await store.describeSegment({
+      sessionId: log.state.sessionId,
+      segmentId: branch.segmentId,
+    });
+    if (!leftByRewind(last)) live.push(branch.segmentId);
+  }
+  if (live.length === 0) return undefined;
+  return `session ${sessionId} has other live branches (${live.join(", ")}); restored its head ${log.state.segmentId}`;
+}
+
+/** A segment's last entry is a rewind's claim that forked the conversation to a new head. */
+function leftByRewind(last: Entry<Item>): boolean {
+  if (last.kind !== "extension" || last.domain !== REWIND_DOMAIN) return false;
+  const payload = last.payload as { segment_id?: unknown } | null;
+  return typeof payload?.segment_id === "string";
 }
