@@ -33,10 +33,10 @@ export function isResumable(last: Entry<Item>, log: SessionLog<Item>): boolean {
  * branch a rewind left (its last entry is the rewind's claim naming the new head) is not one: the
  * session was taken back on purpose, and `session show` still lists it.
  */
-export async function otherBranchesWarning(
-  store: Store<Item>,
+export async function otherBranchesWarning<TItem>(
+  store: Store<TItem>,
   sessionId: string,
-  log: SessionLog<Item>,
+  log: SessionLog<TItem>,
 ): Promise<string | undefined> {
   const live: string[] = [];
   for (const branch of log.otherBranches) {
@@ -51,7 +51,7 @@ export async function otherBranchesWarning(
 }
 
 /** A segment's last entry is a rewind's claim that forked the conversation to a new head. */
-function leftByRewind(last: Entry<Item>): boolean {
+function leftByRewind<TItem>(last: Entry<TItem>): boolean {
   if (last.kind !== "extension" || last.domain !== REWIND_DOMAIN) return false;
   const payload = last.payload as { segment_id?: unknown } | null;
   return typeof payload?.segment_id === "string";
