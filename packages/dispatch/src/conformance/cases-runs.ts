@@ -165,9 +165,16 @@ export function runCases({ it }: CaseContext): void {
       const run = job();
       await dispatcher.submit(run);
       await (await claimNow(dispatcher)).complete({ state: "awaiting_approval" });
-      const settled = await Promise.allSettled([dispatcher.requeue(run.runId), dispatcher.requeue(run.runId)]);
+      const settled = await Promise.allSettled([
+        dispatcher.requeue(run.runId),
+        dispatcher.requeue(run.runId),
+      ]);
       const refused = settled.flatMap((outcome) => (outcome.status === "rejected" ? [outcome.reason] : []));
-      assert.equal(refused.length, 1, `round ${round}: ${settled.map((outcome) => outcome.status).join(", ")}`);
+      assert.equal(
+        refused.length,
+        1,
+        `round ${round}: ${settled.map((outcome) => outcome.status).join(", ")}`,
+      );
       assert.ok(RunStateError.isInstance(refused[0]), `round ${round}: ${String(refused[0])}`);
       const again = await claimNow(dispatcher);
       assert.equal(runIdOf(again), run.runId);
@@ -175,13 +182,19 @@ export function runCases({ it }: CaseContext): void {
     }
   });
 
-  it("an answer and a cancel at once: the run ends cancelled and is not claimed again", async ({ dispatcher }) => {
+  it("an answer and a cancel at once: the run ends cancelled and is not claimed again", async ({
+    dispatcher,
+  }) => {
     for (let round = 0; round < 5; round++) {
       const run = job();
       await dispatcher.submit(run);
       await (await claimNow(dispatcher)).complete({ state: "awaiting_approval" });
-      const [requeued] = await Promise.allSettled([dispatcher.requeue(run.runId), dispatcher.cancel(run.runId)]);
-      if (requeued.status === "rejected") assert.ok(RunStateError.isInstance(requeued.reason), String(requeued.reason));
+      const [requeued] = await Promise.allSettled([
+        dispatcher.requeue(run.runId),
+        dispatcher.cancel(run.runId),
+      ]);
+      if (requeued.status === "rejected")
+        assert.ok(RunStateError.isInstance(requeued.reason), String(requeued.reason));
       assert.equal((await dispatcher.show(run.runId))?.state, "cancelled", `round ${round}`);
     }
     assert.equal(await claimWithin(dispatcher, 1_000), undefined);
