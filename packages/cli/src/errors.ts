@@ -80,3 +80,33 @@ export class OutputSchemaFileError extends PodkitCliError {
     return hasMarker(error, OUTPUT_SCHEMA_FILE_MARKER);
   }
 }
+
+const SCORER_MODULE_MARKER = Symbol.for("podkit.cli.error.scorer-module");
+
+/**
+ * A module `podkit eval --scorer` names cannot be a scorer: missing, failing at import, or not
+ * default-exporting a scorer function (docs/evals.md, "Custom scorers"). No item ran.
+ */
+export class ScorerModuleError extends PodkitCliError {
+  readonly [SCORER_MODULE_MARKER] = true;
+  override name = "ScorerModuleError";
+  /** The file as given on the command line. */
+  readonly file: string;
+  /** What is wrong with it. */
+  readonly problem: string;
+
+  constructor(file: string, problem: string, options?: { hint?: string; cause?: unknown }) {
+    super(`--scorer ${file}: ${problem}`, {
+      hint:
+        options?.hint ??
+        "a scorer module default-exports a function (item) => ({ name, score, pass, detail? }), with score in 0..1; the path is relative to the current directory (docs/evals.md)",
+      ...(options?.cause === undefined ? {} : { cause: options.cause }),
+    });
+    this.file = file;
+    this.problem = problem;
+  }
+
+  static override isInstance(error: unknown): error is ScorerModuleError {
+    return hasMarker(error, SCORER_MODULE_MARKER);
+  }
+}

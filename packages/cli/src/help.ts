@@ -14,6 +14,7 @@ export const EXIT_CODES = [
   ["2", "the command line is wrong (unknown command or option, missing argument)"],
   ["3", "run/resume with a prompt: the turn stopped without a final answer (max_turns, a pause)"],
   ["4", "run/resume: awaiting approval (podkit approve <session> <call>, then podkit resume <session>)"],
+  ["5", "eval --ci: a case regressed beyond --tolerance (the last line says N passed, N failed)"],
   ["70", "an internal error of podkit (rerun with --debug and report the stack trace)"],
   ["130", "run/resume with a prompt: interrupted by Ctrl-C (the session is kept; resume continues it)"],
 ] as const;

@@ -10,8 +10,14 @@ describeErrorScheme(
     PodkitCliError: () => new api.PodkitCliError("no manifest", { hint: "run podkit init" }),
     UsageError: () => new api.UsageError("bad flag", { hint: "see --help" }),
     OutputSchemaFileError: () => new api.OutputSchemaFileError("verdict.json", "no such file"),
+    ScorerModuleError: () => new api.ScorerModuleError("./tone.mjs", "no such file"),
   },
-  { PodkitCliError: "usage", UsageError: "usage", OutputSchemaFileError: "usage" },
+  {
+    PodkitCliError: "usage",
+    UsageError: "usage",
+    OutputSchemaFileError: "usage",
+    ScorerModuleError: "usage",
+  },
 );
 
 describe("cli errors", () => {
@@ -21,6 +27,14 @@ describe("cli errors", () => {
     expect(error).toMatchObject({ file: "schemas/v.json", problem: "it is not JSON: Unexpected end" });
     expect(error.hint).toMatch(/^give a JSON file holding a JSON Schema with "type": "object"/);
     expect(new api.OutputSchemaFileError("v.json", "x", { hint: "other" }).hint).toBe("other");
+  });
+
+  it("an unusable --scorer module names the file and the problem, with a default hint", () => {
+    const error = new api.ScorerModuleError("./tone.mjs", "no such file");
+    expect(error.message).toBe("--scorer ./tone.mjs: no such file");
+    expect(error).toMatchObject({ file: "./tone.mjs", problem: "no such file" });
+    expect(error.hint).toMatch(/^a scorer module default-exports a function \(item\) =>/);
+    expect(new api.ScorerModuleError("t.mjs", "x", { hint: "other" }).hint).toBe("other");
   });
 
   it("a CLI error is of kind usage unless its thrower says otherwise", () => {

@@ -10,7 +10,7 @@ import { sessionEntries } from "./support/workspace.js";
 
 // `podkit eval` (docs/evals.md): sessions recorded with `podkit run` against the provider double
 // are replayed through the same double (passes, difference 0) and a worse one (`--ci` fails with
-// `N passed, N failed` last and exit code 1). Child processes, as a user runs them.
+// `N passed, N failed` last and exit code 5). Child processes, as a user runs them.
 
 let recording: ProviderDouble;
 let worse: ProviderDouble;
@@ -87,7 +87,7 @@ describe("podkit eval", () => {
     expect(shown.stdout).toContain("Found it in README.md.");
   });
 
-  it("--ci fails a worse model with `N passed, N failed` last and exit code 1; --json carries the report", async () => {
+  it("--ci fails a worse model with `N passed, N failed` last and exit code 5; --json carries the report", async () => {
     const [grep, hello] = await recordTwo();
     // A dataset: a recorded session, and an input never recorded whose expected answer the
     // model does not give (no baseline: it passes only when every scorer passes).
@@ -104,7 +104,7 @@ describe("podkit eval", () => {
       "--set",
       `model.base_url="${worse.baseUrl}"`,
     );
-    expect(result.code, result.stdout + result.stderr).toBe(1);
+    expect(result.code, result.stdout + result.stderr).toBe(5);
     expect(result.stdout.trimEnd().split("\n").at(-1)).toBe("1 passed, 1 failed");
     expect(result.stdout).toContain('answer: turn 1: "Hello." ≠ "Hello there."');
     const json = await podkit("eval", grep, "--json", "--set", `model.base_url="${worse.baseUrl}"`);
@@ -119,7 +119,7 @@ describe("podkit eval", () => {
     const same = await podkit("eval", session, "--ci");
     expect(same.stdout.trimEnd().split("\n").at(-1)).toBe("1 passed, 0 failed");
     const result = await podkit("eval", session, "--ci", "--set", `model.base_url="${worse.baseUrl}"`);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(5);
     expect(result.stdout).toContain(`${session}: turn 1: grep {"pattern":"answer"} was not recorded`);
     expect(result.stdout.trimEnd().split("\n").at(-1)).toBe("0 passed, 1 failed");
     // A tolerance wide enough lets the same regression pass.

@@ -6,6 +6,7 @@ describe("the public surface of @podkit/cli", () => {
     expect(Object.keys(api).sort()).toEqual([
       "OutputSchemaFileError",
       "PodkitCliError",
+      "ScorerModuleError",
       "UsageError",
       "commands",
       "main",

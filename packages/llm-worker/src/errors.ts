@@ -291,3 +291,29 @@ export class EmptyResponseError extends ProviderError {
     return hasMarker(error, EMPTY_MARKER);
   }
 }
+
+const MEDIA_NOT_FOUND_MARKER = Symbol.for("podkit.llm-worker.error.media-not-found");
+
+/**
+ * A `MediaStore` holds no bytes under a digest history names (docs/media.md): a worker's memory
+ * store after a restart, or a blob removed from the session store. The worker sends a note in
+ * the part's place and goes on.
+ */
+export class MediaNotFoundError extends LlmWorkerError {
+  readonly [MEDIA_NOT_FOUND_MARKER] = true;
+  override readonly errorKind: ErrorKind = "not_found";
+  readonly digest: string;
+
+  constructor(digest: string, where: string, options?: { cause?: unknown }) {
+    super(`no media part ${digest} in ${where}`, {
+      cause: options?.cause,
+      hint: "a worker without a persistent media store keeps media in memory only; give it the store its history's media were stored in",
+    });
+    this.name = "MediaNotFoundError";
+    this.digest = digest;
+  }
+
+  static override isInstance(error: unknown): error is MediaNotFoundError {
+    return hasMarker(error, MEDIA_NOT_FOUND_MARKER);
+  }
+}

@@ -4,6 +4,7 @@ export * from "./adapters/index.js";
 export { ERROR_KINDS, type ErrorKind, errorKindOf } from "./error-kinds.js";
 export * from "./errors.js";
 export * from "./items/index.js";
+export * from "./media/index.js";
 export { type Clock, DEFAULT_RETRY_POLICY, type RetryPolicy, type Sleep } from "./retry/retry-policy.js";
 export * from "./tools/index.js";
 export * from "./worker/index.js";

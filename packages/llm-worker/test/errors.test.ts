@@ -15,6 +15,7 @@ const samples: Record<string, () => api.LlmWorkerError> = {
   HistoryAppendError: () => new api.HistoryAppendError("message", new Error("disk full")),
   ConfigurationError: () => new api.ConfigurationError("bad ref"),
   WorkerBusyError: () => new api.WorkerBusyError("setConfig"),
+  MediaNotFoundError: () => new api.MediaNotFoundError(`sha256:${"0".repeat(64)}`, "a test store"),
 };
 
 describeErrorScheme("llm-worker", api, samples, {
@@ -28,6 +29,7 @@ describeErrorScheme("llm-worker", api, samples, {
   HistoryAppendError: "transient",
   ConfigurationError: "usage",
   WorkerBusyError: "conflict",
+  MediaNotFoundError: "not_found",
 });
 
 describe("the kind of a failure that depends on it is read off its data", () => {
@@ -106,6 +108,11 @@ describe("the hints llm-worker errors carry for the person who sees them", () =>
     ],
     ["a tool that cannot be registered", samples.ToolError?.(), /check \[tools\] and \[\[mcp\.server\]\]/],
     ["bad model configuration", samples.ConfigurationError?.(), /check \[model\] in the manifest/],
+    [
+      "a media part a store does not hold",
+      samples.MediaNotFoundError?.(),
+      /give it the store its history's media were stored in/,
+    ],
   ])("%s", (_what, error, hint) => {
     expect((error as api.LlmWorkerError).hint).toMatch(hint);
   });

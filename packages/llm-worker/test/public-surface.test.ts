@@ -17,7 +17,12 @@ describe("the public surface of @podkit/llm-worker", () => {
       "HistoryAppendError",
       "ItemSchema",
       "LlmWorkerError",
+      "MEDIA_CAPABILITIES",
+      "MEDIA_TYPES",
       "MalformedResponseError",
+      "MediaNotFoundError",
+      "MediaRefSchema",
+      "MemoryMediaStore",
       "MessageItemSchema",
       "OLLAMA_DEFAULT_BASE_URL",
       "PROVIDERS",
@@ -39,8 +44,11 @@ describe("the public surface of @podkit/llm-worker", () => {
       "createModelAdapter",
       "defineTool",
       "errorKindOf",
+      "mediaCapabilities",
+      "mediaLabel",
       "messageText",
       "parseModelRef",
+      "sniffMedia",
       "textMessage",
       "unansweredToolCalls",
     ]);
@@ -51,6 +59,7 @@ describe("the public surface of @podkit/llm-worker", () => {
       "buildProviderOptions",
       "backoffDelay",
       "capToolOutput",
+      "planRequestMedia",
     ]) {
       expect(Object.keys(api)).not.toContain(internal);
     }

@@ -148,7 +148,8 @@ describe("tool server", () => {
       interceptor: {
         preToolCall: (call) =>
           call.name === "secret" ? { action: "deny", reason: "not in scope" } : { action: "continue" },
-        postToolCall: (_call, result) =>
+        // A result's stored `media` are references, not the bytes a rewrite may give: left out.
+        postToolCall: (_call, { media: _stored, ...result }) =>
           result.is_error
             ? { action: "continue" }
             : { action: "rewrite", result: { ...result, summary: "rewritten" } },

@@ -63,6 +63,13 @@ export const MEMORY_DEFAULTS = {
  */
 export const MEMORY_PROTECTED_DIRS = [".podkit/memory", ".podkit/knowledge"] as const;
 
+/** `[media]` defaults (docs/media.md): on; 20 parts and 20 MiB stored per turn. */
+export const MEDIA_DEFAULTS = {
+  enabled: true,
+  max_images_per_turn: 20,
+  max_bytes_per_turn: 20 * 1024 * 1024,
+} as const;
+
 /** `[tools]` bash timeouts (ms): the per-call default and the most a call may ask for. */
 export const TOOLS_DEFAULTS = {
   bash: false,
@@ -70,6 +77,8 @@ export const TOOLS_DEFAULTS = {
   bash_timeout_ms: 120_000,
   bash_max_timeout_ms: 600_000,
   track_files: true,
+  /** `"auto"` defers a source above a tenth of the context window (docs/tools-deferred.md). */
+  defer_auto_share: 0.1,
 } as const;
 
 /** Builtin tools that only read; on by default. The write tools join them when a write rule exists. */
@@ -87,6 +96,21 @@ export const OUTPUT_DEFAULTS = {
   strategy: "tool",
   max_repairs: 2,
 } as const;
+
+/**
+ * `[skills]` defaults, applied when the table is present (docs/skills.md). `dirs` are relative to
+ * the workspace; `claude = true` adds `CLAUDE_SKILLS_DIR`.
+ */
+export const SKILLS_DEFAULTS = {
+  dirs: [".podkit/skills"] as readonly string[],
+  listing_budget_tokens: 2000,
+  on_over_budget: "error",
+  reinject_budget_tokens: 8000,
+  allow_tools: false,
+} as const;
+
+/** Claude Code's skill directory, read with `[skills] claude = true`. */
+export const CLAUDE_SKILLS_DIR = ".claude/skills";
 
 /** `[session]` defaults: the filesystem store; for PostgreSQL, the variable holding the URL. */
 export const SESSION_DEFAULTS = {

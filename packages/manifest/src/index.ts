@@ -6,9 +6,11 @@ export type { LayerKind, ManifestLayer, Provenance } from "./cascade/layer.js";
 export {
   COMPACTION_DEFAULTS,
   defaultCompactionConfig,
+  MEDIA_DEFAULTS,
   MEMORY_DEFAULTS,
   OUTPUT_DEFAULTS,
   READ_TOOLS,
+  SKILLS_DEFAULTS,
   TOOLS_DEFAULTS,
 } from "./defaults.js";
 export {
@@ -51,7 +53,9 @@ export type {
   BudgetConfig,
   BuiltinToolName,
   CompactionConfig,
+  DeferSetting,
   McpServerConfig,
+  MediaConfig,
   MemoryConfig,
   ModelConfig,
   OutputConfig,
@@ -64,6 +68,7 @@ export type {
   SandboxConfig,
   ScheduleConfig,
   SessionConfig,
+  SkillsConfig,
   SubpodRoleConfig,
   ToolOutputConfig,
   ToolPackageRef,
@@ -75,6 +80,8 @@ export {
   OUTPUT_STRATEGIES,
   PERMISSION_MODES,
   REASONING_EFFORTS,
+  SKILL_NAME_PATTERN,
+  SKILL_OVER_BUDGET_ACTIONS,
   SUBPOD_DEFAULTS,
 } from "./schema/layer-schema.js";
 export {

@@ -4,6 +4,7 @@ import type {
   budgetLayerSchema,
   compactionLayerSchema,
   mcpServerLayerSchema,
+  mediaLayerSchema,
   memoryLayerSchema,
   modelLayerSchema,
   OUTPUT_STRATEGIES,
@@ -11,6 +12,7 @@ import type {
   permissionRuleLayerSchema,
   podLayerSchema,
   SANDBOX_BACKENDS,
+  SKILL_OVER_BUDGET_ACTIONS,
   scheduleLayerSchema,
   subpodRoleLayerSchema,
   toolOutputLayerSchema,
@@ -44,6 +46,9 @@ export type CompactionConfig = Required<Omit<Layer<typeof compactionLayerSchema>
 
 /** `[memory]` with every knob filled; present only when memory is on. */
 export type MemoryConfig = Required<Omit<Layer<typeof memoryLayerSchema>, "enabled">>;
+
+/** `[media]` with every knob filled (docs/media.md). */
+export type MediaConfig = Required<Layer<typeof mediaLayerSchema>>;
 
 /**
  * One `[[mcp.server]]`; `cwd` and a relative `command` path are absolute after the cascade.
@@ -84,7 +89,14 @@ export interface ToolsConfig {
   packages: string[];
   /** Options per package specifier (`[tools.options."<specifier>"]`). */
   options: Record<string, Record<string, unknown>>;
+  /** Deferral per package specifier (`[tools.defer]`); a package not named is not deferred. */
+  defer: Record<string, DeferSetting>;
+  /** `"auto"` defers a source whose tool definitions pass this share of the context window. */
+  defer_auto_share: number;
 }
+
+/** Whether a source's tools are deferred: always, never, or above `defer_auto_share` (docs/tools-deferred.md). */
+export type DeferSetting = boolean | "auto";
 
 /**
  * `[session]` after the cascade: the filesystem store (`<workspace>/.podkit/sessions`), or
@@ -118,6 +130,8 @@ export interface ResolvedManifest {
   scope: { allow: ScopeRule[]; deny: ScopeRule[] };
   compaction?: CompactionConfig;
   memory?: MemoryConfig;
+  /** `[media]`: images and PDFs in tool results (docs/media.md), defaults filled. */
+  media: MediaConfig;
   mcp: { server: McpServerConfig[] };
   tools: ToolsConfig;
   session: SessionConfig;
@@ -133,6 +147,25 @@ export interface ResolvedManifest {
   permissions: PermissionsConfig;
   /** `[output]`: the schema the final answer is checked against (docs/output.md); absent without the table. */
   output?: OutputConfig;
+  /** `[skills]` with its defaults filled (docs/skills.md); absent without the table or with `enabled = false`. */
+  skills?: SkillsConfig;
+}
+
+/**
+ * `[skills]` after the cascade: the skill directories, absolute and canonical, each inside the
+ * workspace (`.claude/skills` added last with `claude = true`); `only` when `enabled` lists names.
+ */
+export interface SkillsConfig {
+  dirs: string[];
+  /** The skills the pod may use, by name; undefined: every skill the directories hold. */
+  only?: string[];
+  listing_budget_tokens: number;
+  /** Above the budget: fail the render (`error`), or list nothing and let the `skill` tool search (`search`). */
+  on_over_budget: (typeof SKILL_OVER_BUDGET_ACTIONS)[number];
+  /** Tokens of active skill bodies a compaction carries into the new segment. */
+  reinject_budget_tokens: number;
+  /** A loaded skill's `allowed-tools` pre-approve those tools (never more than the pod has). */
+  allow_tools: boolean;
 }
 
 /** How a typed answer reaches the pod: `tool`, `native` or `auto` (docs/output.md). */

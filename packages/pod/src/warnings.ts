@@ -25,7 +25,8 @@ export type PodWarning =
         | "pod.context_section"
         | "pod.compaction_failed"
         | "pod.listener"
-        | "pod.subpods";
+        | "pod.subpods"
+        | "pod.skills";
       readonly message: string;
     };
 

@@ -1,7 +1,13 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PromptCatalogError } from "../src/catalog/errors.js";
-import { EvalCaseError, EvalDatasetError } from "../src/eval/errors.js";
+import {
+  EvalCaseError,
+  EvalDatasetError,
+  EvalJudgeError,
+  EvalPricesError,
+  EvalQueryError,
+} from "../src/eval/errors.js";
 import { OutputValidationError } from "../src/output/errors.js";
 import {
   InvalidPromptRefError,
@@ -19,6 +25,7 @@ import {
   RewindPendingError,
   RewindRefusedError,
 } from "../src/rewind/errors.js";
+import { SkillDefinitionError, SkillListingOverBudgetError } from "../src/skills/errors.js";
 import { InvalidSystemPromptTemplateError, SystemPromptRenderError } from "../src/system-prompt/errors.js";
 import {
   TemplateRenderError,
@@ -139,6 +146,17 @@ describe("the hints pod errors carry", () => {
     );
   });
 
+  it("skill errors name the file, line and key, or the budget, and what to change", () => {
+    const definition = new SkillDefinitionError({ file: "/s/pdf/SKILL.md", line: 3, key: "name" }, "bad");
+    expect(definition.message).toBe("/s/pdf/SKILL.md:3: name: bad");
+    expect(definition.hint).toMatch(/^fix the skill named above, or leave it out with \[skills\] enabled/);
+    const budget = new SkillListingOverBudgetError(2300, 2000, 60);
+    expect(budget.message).toMatch(
+      /^the skill listing of 60 skills is about 2300 tokens, over \[skills\] listing_budget_tokens = 2000/,
+    );
+    expect(budget.hint).toMatch(/on_over_budget = "search"/);
+  });
+
   it("eval errors name the case or the file, line and key, and where to look", () => {
     const range = new EvalCaseError("s:3-4", "turns 3-4 are not in the session");
     expect(range.message).toBe("eval case s:3-4: turns 3-4 are not in the session");
@@ -147,5 +165,30 @@ describe("the hints pod errors carry", () => {
     expect(dataset.message).toBe("eval dataset cases.jsonl:2 at session: required");
     expect(dataset.hint).toMatch(/docs\/evals\.md/);
     expect(new EvalCaseError("c", "x", { hint: "mine" }).hint).toBe("mine");
+    const query = new EvalQueryError("since", '"yesterday" is not a date');
+    expect([query.message, query.key]).toEqual(['eval query since: "yesterday" is not a date', "since"]);
+    expect(query.hint).toMatch(/since\/until .*7d.*docs\/evals\.md/);
+    const prices = new EvalPricesError({ file: "prices.toml", key: "a/b.input" }, "expected number");
+    expect(prices.message).toBe("eval prices prices.toml at a/b.input: expected number");
+    expect(prices.hint).toMatch(/USD per million tokens/);
+  });
+
+  it("a judge that cannot grade passes on its cause's hint and kind, else says what to check", () => {
+    const cause = Object.assign(new Error("no API key"), {
+      [Symbol.for("podkit.llm-worker.error")]: true,
+      hint: "set OPENAI_API_KEY",
+      errorKind: "usage",
+    });
+    const judged = new EvalJudgeError("tone", "could not grade: no API key", { cause });
+    expect([judged.message, judged.hint, judged.errorKind]).toEqual([
+      "judge tone: could not grade: no API key",
+      "set OPENAI_API_KEY",
+      "usage",
+    ]);
+    const bare = new EvalJudgeError("tone", "gave no grade");
+    expect([bare.hint, bare.errorKind]).toEqual([
+      "check the judge's model (--judge-model) and its API key, then run the eval again",
+      "transient",
+    ]);
   });
 });

@@ -9,7 +9,13 @@ import {
   NothingToCompactError,
 } from "../src/compaction/errors.js";
 import { PodkitPodError, PodUsageError } from "../src/errors.js";
-import { EvalCaseError, EvalDatasetError } from "../src/eval/errors.js";
+import {
+  EvalCaseError,
+  EvalDatasetError,
+  EvalJudgeError,
+  EvalPricesError,
+  EvalQueryError,
+} from "../src/eval/errors.js";
 import { OutputValidationError } from "../src/output/errors.js";
 import {
   GuardrailTrippedError,
@@ -43,6 +49,7 @@ import {
   RewindPendingError,
   RewindRefusedError,
 } from "../src/rewind/errors.js";
+import { SkillDefinitionError, SkillListingOverBudgetError } from "../src/skills/errors.js";
 import { SubpodRoleError, SubpodSessionError } from "../src/subpods/errors.js";
 import { InvalidSystemPromptTemplateError, SystemPromptRenderError } from "../src/system-prompt/errors.js";
 import {
@@ -309,6 +316,36 @@ const CASES = [
     errorKind: "usage",
     make: () => new EvalDatasetError({ file: "cases.jsonl", line: 2, key: "session" }, "required"),
     is: EvalDatasetError,
+  },
+  {
+    kind: "eval-query",
+    errorKind: "usage",
+    make: () => new EvalQueryError("since", '"yesterday" is not a date'),
+    is: EvalQueryError,
+  },
+  {
+    kind: "eval-prices",
+    errorKind: "usage",
+    make: () => new EvalPricesError({ file: "prices.toml", key: "a/b.input" }, "expected number"),
+    is: EvalPricesError,
+  },
+  {
+    kind: "eval-judge",
+    errorKind: "transient",
+    make: () => new EvalJudgeError("judge", "gave no grade"),
+    is: EvalJudgeError,
+  },
+  {
+    kind: "skill-definition",
+    errorKind: "usage",
+    make: () => new SkillDefinitionError({ file: "/s/pdf/SKILL.md", line: 1, key: "description" }, "missing"),
+    is: SkillDefinitionError,
+  },
+  {
+    kind: "skill-listing-over-budget",
+    errorKind: "usage",
+    make: () => new SkillListingOverBudgetError(2300, 2000, 60),
+    is: SkillListingOverBudgetError,
   },
 ] as const;
 

@@ -48,6 +48,7 @@ function systemPromptData(): SystemPromptContext & Record<string, unknown> {
     tools: ["alpha", "beta"],
     files: { agents_md: "agents" },
     language: "English",
+    skills: { listing: "", entries: [], mode: "off" },
   };
 }
 

@@ -9,8 +9,10 @@ import { respondToError } from "./http/error-mapping.js";
 import { errorResponse } from "./http/http-error.js";
 import { chatRoutes } from "./routes/chat.js";
 import type { RouteContext } from "./routes/context.js";
+import { evalCompareRoutes } from "./routes/eval-compare.js";
 import { eventRoutes } from "./routes/events.js";
 import { identityRoutes } from "./routes/identity.js";
+import { mediaRoutes } from "./routes/media.js";
 import { rewindRoutes } from "./routes/rewind.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { viewerRoutes } from "./routes/viewer.js";
@@ -76,7 +78,9 @@ export function createApp(options: AppOptions): Hono {
     warn: options.onWarning,
   };
   sessionRoutes(app, ctx);
+  evalCompareRoutes(app, ctx);
   rewindRoutes(app, ctx);
+  mediaRoutes(app, ctx);
   eventRoutes(app, ctx);
   chatRoutes(app, ctx);
   identityRoutes(app, ctx);

@@ -52,6 +52,7 @@ describe("bad input", () => {
     for (const [path, method] of [
       [`/sessions/${UNKNOWN}`, "GET"],
       [`/sessions/${UNKNOWN}/events`, "GET"],
+      [`/sessions/${UNKNOWN}/eval-compare`, "GET"],
       [`/sessions/${UNKNOWN}/messages`, "POST"],
     ] as const) {
       const response = await http(w.url(path), method === "POST" ? { json: { message: "hi" } } : {});
@@ -110,7 +111,7 @@ describe("bad input", () => {
       "-rf",
     ];
     for (const id of attacks) {
-      for (const suffix of ["", "/events", "/messages", "/interrupt"]) {
+      for (const suffix of ["", "/events", "/eval-compare", "/messages", "/interrupt"]) {
         const post = suffix === "/messages" || suffix === "/interrupt";
         const response = await http(
           w.url(`/sessions/${id}${suffix}`),

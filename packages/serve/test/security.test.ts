@@ -55,6 +55,8 @@ describe("who may call the server", () => {
     );
     const stream = await http(`${url}/sessions/0190f6f2-5f7e-7cc3-9a5b-000000000000/events`);
     expect(stream.status).toBe(401);
+    const compare = await http(`${url}/sessions/0190f6f2-5f7e-7cc3-9a5b-000000000000/eval-compare`);
+    expect(compare.status).toBe(401);
     // Positive control: the same request with the token goes through.
     const ok = await http(`${url}/sessions`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(ok.status).toBe(200);

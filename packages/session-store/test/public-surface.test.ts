@@ -15,6 +15,8 @@ describe("the public surface of @podkit/session-store", () => {
       "CorruptEntryError",
       "DEFAULT_BLOB_GRACE_MS",
       "ERROR_KINDS",
+      "EVAL_ORIGIN_DOMAIN",
+      "EVAL_SCORE_DOMAIN",
       "EntrySchema",
       "FINAL_OUTPUT_DOMAIN",
       "FORMAT_VERSION",

@@ -13,7 +13,10 @@ describe("the public surface of @podkit/testkit", () => {
       "ScriptError",
       "TestkitError",
       "loadRecordedChunks",
+      "mcpServerDoubleCommand",
+      "requestMedia",
       "simulatePromptCache",
+      "startMcpServerDouble",
       "startProviderDouble",
     ]);
     // The wire writers, the SSE framing and the script validation stay inside the package.
@@ -22,6 +25,9 @@ describe("the public surface of @podkit/testkit", () => {
       "renderScript",
       "validateScriptedResponse",
       "framesForRecordedChunks",
+      "McpDoubleCore",
+      "generatedTools",
+      "serveStdioDouble",
     ]) {
       expect(Object.keys(api)).not.toContain(internal);
     }

@@ -3,6 +3,14 @@
 export type { ErrorKind } from "@podkit/llm-worker";
 export { escalationReason } from "./bash/escalation.js";
 export { builtinToolPackage } from "./builtin/builtin-package.js";
+export { CALL_TOOL, deferredCallOf, FIND_TOOLS } from "./deferred/deferred-call.js";
+export type { DeferredPairDescriptions } from "./deferred/deferred-pair.js";
+export type { DeferralDecision } from "./deferred/tool-deferral.js";
+export {
+  MCP_TOOLS_CHANGED_DOMAIN,
+  type McpToolsChanged,
+  mcpToolsChangedSchema,
+} from "./deferred/tools-changed.js";
 export {
   ToolPackageExportError,
   type ToolPackageLocation,
@@ -11,7 +19,7 @@ export {
 } from "./errors.js";
 export { type LoadToolPackagesOptions, loadToolPackages, type ToolSet } from "./load/load-tool-packages.js";
 export { McpConfigError } from "./mcp/errors.js";
-export { type McpToolPackageOptions, mcpToolPackage } from "./mcp/mcp-tool-package.js";
+export { type McpToolPackageOptions, type McpToolsChange, mcpToolPackage } from "./mcp/mcp-tool-package.js";
 export type { McpServerSpec } from "./mcp/server-config.js";
 export type {
   Guardrail,

@@ -4,7 +4,10 @@ import * as api from "../src/index.js";
 describe("the public surface of @podkit/tools", () => {
   it("exports what apps, the pod and tool-package authors call, and none of the internals", () => {
     expect(Object.keys(api).sort()).toEqual([
+      "CALL_TOOL",
       "FILES_CHANGED_DOMAIN",
+      "FIND_TOOLS",
+      "MCP_TOOLS_CHANGED_DOMAIN",
       "McpConfigError",
       "SANDBOX_PROBE_DOMAIN",
       "SandboxUnavailableError",
@@ -13,12 +16,14 @@ describe("the public surface of @podkit/tools", () => {
       "ToolsError",
       "builtinToolPackage",
       "createSandbox",
+      "deferredCallOf",
       "definePodkitToolPackage",
       "escalationReason",
       "filesChangedSchema",
       "isWorkspacePath",
       "loadToolPackages",
       "mcpToolPackage",
+      "mcpToolsChangedSchema",
       "parseFilesChanged",
     ]);
     // The tools themselves, the scope plumbing, the marker check and the MCP wiring stay inside.
@@ -46,6 +51,10 @@ describe("the public surface of @podkit/tools", () => {
       "TrackedTree",
       "scanTree",
       "writeTracked",
+      "rankTools",
+      "deferredPair",
+      "ToolDeferral",
+      "DualEraClient",
     ]) {
       expect(Object.keys(api)).not.toContain(internal);
     }

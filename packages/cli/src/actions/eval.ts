@@ -1,27 +1,54 @@
+import { resolve } from "node:path";
 import {
   type EvalCase,
   type EvalItemResult,
+  type EvalJudge,
+  type EvalPrices,
+  type EvalQuery,
+  EvalQueryError,
   type EvalReport,
+  type QueryCase,
   readEvalDataset,
+  readEvalPrices,
   runEval,
   type ToolMode,
 } from "@podkit/pod";
 import { type CommandContext, type CommandInput, stringList, stringOption } from "../commands/command.js";
 import { PodkitCliError } from "../errors.js";
-import { renderEvalReport } from "../eval/eval-report.js";
+import { type EvalProgress, evalProgress } from "../eval/eval-progress.js";
+import { EVAL_REGRESSION_EXIT, renderEvalReport } from "../eval/eval-report.js";
+import { loadScorerModules } from "../eval/scorer-modules.js";
 import { loadPodManifest } from "../session/load-pod-manifest.js";
 import { openStore } from "../session/open-store.js";
 import { cliPodOptions } from "../session/pod-options.js";
 
 const MODES: readonly ToolMode[] = ["replay", "live", "stub"];
 
-/** `podkit eval`: runs the eval, prints a table (or JSON), and with `--ci` fails on a regression. */
+/**
+ * `podkit eval`: runs the eval, prints a table (or JSON), and with `--ci` exits
+ * `EVAL_REGRESSION_EXIT` on a regression.
+ */
 export async function run(input: CommandInput, ctx: CommandContext): Promise<number> {
+  // `--internal <kind>` replays an internal prompt (a compaction, a memory extract) instead: ./eval-internal.ts.
+  if (stringOption(input.values.internal) !== undefined)
+    return (await import("./eval-internal.js")).runInternal(input, ctx);
+  if (stringList(input.values["must-keep"]).length > 0)
+    throw usage("--must-keep applies to an internal prompt's replay only", {
+      hint: "add --internal compaction (or memory_extract), or leave --must-keep out",
+    });
   const cases = await casesOf(input, ctx);
   const model = stringOption(input.values.model);
   const sets = stringList(input.values.set);
   const overlays = model === undefined ? sets : [...sets, `model.ref=${JSON.stringify(model)}`];
   const loaded = await loadPodManifest({ ...input, values: { ...input.values, set: overlays } }, ctx);
+  // The recordings were made with the manifest's own model: the baseline is priced at it.
+  const baselineModel =
+    model === undefined ? loaded.manifest.model.ref : (await loadPodManifest(input, ctx)).manifest.model.ref;
+  const scorers = await loadScorerModules(stringList(input.values.scorer), ctx.env.cwd);
+  const judges = judgesOf(input);
+  const pricesFile = stringOption(input.values.prices);
+  const prices: EvalPrices | undefined =
+    pricesFile === undefined ? undefined : await readEvalPrices(resolve(ctx.env.cwd, pricesFile));
   const toolMode = modeOf(stringOption(input.values.tools) ?? "replay", "--tools");
   const tools: Record<string, ToolMode> = {};
   for (const pair of stringList(input.values.tool)) {
@@ -40,6 +67,7 @@ export async function run(input: CommandInput, ctx: CommandContext): Promise<num
 
   const store = await openStore(loaded, ctx.io.env);
   let report: EvalReport;
+  let progress: EvalProgress | undefined;
   try {
     const { store: _store, ...podOptions } = cliPodOptions(ctx);
     report = await runEval({
@@ -47,7 +75,7 @@ export async function run(input: CommandInput, ctx: CommandContext): Promise<num
       store,
       variant: {
         manifest: loaded,
-        ...(pack === undefined ? {} : { pack }),
+        ...(pack === undefined ? {} : { pack: resolve(ctx.env.cwd, pack) }),
         label: {
           ...(manifestFile === undefined ? {} : { manifest: manifestFile }),
           ...(model === undefined ? {} : { model }),
@@ -60,32 +88,87 @@ export async function run(input: CommandInput, ctx: CommandContext): Promise<num
       concurrency,
       ...(evalId === undefined ? {} : { evalId }),
       podOptions,
-      onItem: (item: EvalItemResult, done: number, total: number) =>
-        ctx.io.stderr.write(
-          `[${done}/${total}] ${item.caseName}${item.resumed ? " (finished before)" : ""}\n`,
-        ),
+      scorers,
+      judges,
+      ...(prices === undefined ? {} : { prices }),
+      baselineModel,
+      onStart: (total: number) => {
+        progress = evalProgress(ctx.io.stderr, total);
+      },
+      onItem: (item: EvalItemResult, done: number, total: number) => progress?.item(item, done, total),
     });
   } finally {
+    progress?.finish();
     await store.close();
   }
   ctx.io.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : renderEvalReport(report));
   if (ci) ctx.io.stdout.write(`${report.passed} passed, ${report.failed} failed\n`);
-  return ci && report.failed > 0 ? 1 : 0;
+  return ci && report.failed > 0 ? EVAL_REGRESSION_EXIT : 0;
 }
 
-async function casesOf(input: CommandInput, ctx: CommandContext): Promise<EvalCase[]> {
-  const cases: EvalCase[] = input.positionals.map(sessionCase);
+/**
+ * `--judge [<name>=]<rubric>`, repeatable: `default` is the catalog's `eval_judge_rubric`, anything
+ * else a `$workspace/…` (or `$user/…`, `$podkit/…`) prompt file. `--judge-model` is every judge's model.
+ */
+export function judgesOf(input: CommandInput): EvalJudge[] {
+  const judgeModel = stringOption(input.values["judge-model"]);
+  return stringList(input.values.judge).map((spec) => {
+    const at = spec.indexOf("=");
+    const name = at > 0 ? spec.slice(0, at) : undefined;
+    const rubric = at > 0 ? spec.slice(at + 1) : spec;
+    if (rubric !== "default" && !rubric.startsWith("$")) {
+      throw usage(`--judge ${spec}: expected default or a prompt file ($workspace/…, $user/…, $podkit/…)`, {
+        hint: "put the rubric in .podkit/prompts/<name>.md and give --judge '$workspace/<name>'; docs/evals.md",
+      });
+    }
+    const fallbackName =
+      rubric === "default" ? "judge" : `judge:${rubric.slice(rubric.lastIndexOf("/") + 1)}`;
+    return {
+      name: name ?? fallbackName,
+      ...(rubric === "default" ? {} : { rubric }),
+      ...(judgeModel === undefined ? {} : { model: judgeModel }),
+    };
+  });
+}
+
+async function casesOf(input: CommandInput, ctx: CommandContext): Promise<(EvalCase | QueryCase)[]> {
+  const cases: (EvalCase | QueryCase)[] = input.positionals.map(sessionCase);
   const dataset = stringOption(input.values.dataset);
-  if (dataset !== undefined) {
-    const { resolve } = await import("node:path");
-    cases.push(...(await readEvalDataset(resolve(ctx.env.cwd, dataset))));
-  }
+  if (dataset !== undefined) cases.push(...(await readEvalDataset(resolve(ctx.env.cwd, dataset))));
+  const where = stringList(input.values.where);
+  if (where.length > 0) cases.push({ where: queryOf(where) });
   if (cases.length === 0) {
-    throw usage("nothing to evaluate: name recorded sessions or give --dataset <file>", {
+    throw usage("nothing to evaluate: name recorded sessions, give --where <filter> or --dataset <file>", {
       hint: "list recorded sessions with `podkit session list`; docs/evals.md shows a dataset file",
     });
   }
   return cases;
+}
+
+/**
+ * `--where key=value`, repeatable, all of them holding: `since`/`until` (a date, a date-time, or
+ * `7d`/`12h` back), `status` (comma-separated: any of them), `tool` (repeat for several: all),
+ * `input` (a user input contains it), `limit` (the newest n). The values are checked by the query.
+ */
+function queryOf(pairs: readonly string[]): EvalQuery {
+  const query: { -readonly [K in keyof EvalQuery]: EvalQuery[K] } = {};
+  const tools: string[] = [];
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at < 1) throw usage(`--where ${pair}: expected key=value`);
+    const key = pair.slice(0, at);
+    const value = pair.slice(at + 1);
+    if (key === "tool") tools.push(value);
+    else if (key === "status") query.status = value.split(",") as EvalQuery["status"];
+    else if (key === "since" || key === "until" || key === "input") query[key] = value;
+    else if (key === "limit") {
+      if (!/^\d+$/.test(value))
+        throw new EvalQueryError("limit", `${JSON.stringify(value)} is not a whole number`);
+      query.limit = Number(value);
+    } else throw new EvalQueryError(key, "no such filter");
+  }
+  if (tools.length > 0) query.tool = tools;
+  return query;
 }
 
 /** `<session>` or `<session>:<from>-<to>` (either end may be left out). */

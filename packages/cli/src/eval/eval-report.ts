@@ -1,12 +1,29 @@
-import type { EvalItemResult, EvalReport } from "@podkit/pod";
+import type { EvalItemResult, EvalReport, EvalTotals } from "@podkit/pod";
+
+/** `podkit eval --ci`'s exit code when a case regressed beyond the tolerance (docs/cli.md). */
+export const EVAL_REGRESSION_EXIT = 5;
 
 /**
  * The eval report as a terminal table: one row per case (score, baseline, difference,
- * divergences, tokens, cache-read share, pass), the divergences and failed scorers under it,
- * then the totals.
+ * divergences, tokens, cache-read share, with a price table the cost and the baseline's, pass),
+ * the divergences and failed scorers under it, then the totals.
  */
 export function renderEvalReport(report: EvalReport): string {
-  const header = ["case", "score", "baseline", "diff", "diverg.", "tokens", "base tokens", "cache", "result"];
+  // Reports of items written before costs were have no cost: read them as unknown.
+  const costOf = (totals: { cost?: number | null } | null) => totals?.cost ?? null;
+  const priced = report.items.some((i) => costOf(i.item) !== null || costOf(i.baseline) !== null);
+  const header = [
+    "case",
+    "score",
+    "baseline",
+    "diff",
+    "diverg.",
+    "tokens",
+    "base tokens",
+    "cache",
+    ...(priced ? ["cost", "base cost"] : []),
+    "result",
+  ];
   const rows = report.items.map((item) => [
     item.caseName,
     fixed(item.score),
@@ -16,6 +33,7 @@ export function renderEvalReport(report: EvalReport): string {
     String(item.item.inputTokens + item.item.outputTokens),
     item.baseline === null ? "-" : String(item.baseline.inputTokens + item.baseline.outputTokens),
     percent(item.item.cacheShare),
+    ...(priced ? [usd(costOf(item.item)), usd(costOf(item.baseline))] : []),
     item.pass ? "pass" : "FAIL",
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
@@ -28,8 +46,9 @@ export function renderEvalReport(report: EvalReport): string {
   for (const item of report.items) out.push(...notesOf(item));
   const tokens = report.items.reduce((sum, i) => sum + i.item.inputTokens + i.item.outputTokens, 0);
   const divergences = report.items.reduce((sum, i) => sum + i.divergences.length, 0);
+  const cache = report.totals === undefined ? "" : ` (${percent(report.totals.item.cacheShare)} cache reads)`;
   out.push(
-    `${report.items.length} case${report.items.length === 1 ? "" : "s"}: ${report.passed} passed, ${report.failed} failed (tolerance ${report.tolerance}); ${divergences} divergence${divergences === 1 ? "" : "s"}; ${tokens} tokens`,
+    `${report.items.length} case${report.items.length === 1 ? "" : "s"}: ${report.passed} passed, ${report.failed} failed (tolerance ${report.tolerance}); ${divergences} divergence${divergences === 1 ? "" : "s"}; ${tokens} tokens${cache}${priced ? `; ${costLine(report)}` : ""}`,
   );
   return `${out.join("\n")}\n`;
 }
@@ -47,6 +66,14 @@ function notesOf(item: EvalItemResult): string[] {
   return notes;
 }
 
+/** `cost $0.0123 (baseline $0.0150)`, `?` where an item's model has no price. */
+function costLine(report: EvalReport): string {
+  const total = (totals: EvalTotals | null | undefined) =>
+    totals === null || totals === undefined ? "-" : usd(totals.cost);
+  return `cost ${total(report.totals?.item)} (baseline ${total(report.totals?.baseline)})`;
+}
+
+const usd = (n: number | null) => (n === null ? "?" : `$${n < 1 ? n.toFixed(4) : n.toFixed(2)}`);
 const fixed = (n: number) => n.toFixed(3);
 const signed = (n: number) => (n > 0 ? `+${n.toFixed(3)}` : n === 0 ? "0" : n.toFixed(3));
 const percent = (n: number) => `${Math.round(n * 100)}%`;

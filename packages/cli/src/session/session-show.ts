@@ -2,6 +2,8 @@ import type { Item } from "@podkit/llm-worker";
 import {
   CorruptEntryError,
   type DecisionSummary,
+  type EvalOriginSummary,
+  type EvalScoreSummary,
   type OutputSummary,
   readSessionView as readStoredSessionView,
   type SegmentInfo,
@@ -49,6 +51,7 @@ export function sessionShowText(overview: SessionOverview, segments: readonly Sh
           ? `compacted segment (→ ${info.compactedInto ?? "?"})`
           : `earlier segment (the next one forks it after turn ${forkedAt ?? "?"}; its later turns are another branch)`;
     lines.push("", `${role} ${segmentLine(info)}`);
+    if (segment.eval?.origin !== undefined) lines.push(`  ${evalOriginLine(segment.eval.origin)}`);
     if (info.compactedFrom !== null) {
       lines.push(
         `  compaction: continues ${info.compactedFrom.segmentId} after turn ${info.compactedFrom.atTurn} with a summary`,
@@ -70,6 +73,7 @@ export function sessionShowText(overview: SessionOverview, segments: readonly Sh
       if (turn.output !== undefined) lines.push(`       ${outputLine(turn.output)}`);
     }
     for (const decision of segment.decisions) lines.push(`  outside a turn: ${decisionLine(decision)}`);
+    for (const score of segment.eval?.scores ?? []) lines.push(`  ${evalScoreLine(score)}`);
     for (const key of Object.keys(total) as (keyof UsageTotals)[]) total[key] += segment.usage[key];
   }
   for (const branch of overview.otherBranches) lines.push("", `other live branch ${segmentLine(branch)}`);
@@ -78,6 +82,32 @@ export function sessionShowText(overview: SessionOverview, segments: readonly Sh
     `usage: ${total.requests} request(s), ${total.inputTokens} input tokens (${total.cacheReadTokens} cache read, ${total.cacheWriteTokens} cache write), ${total.outputTokens} output tokens`,
   );
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * `eval item of 01a2…e3 turns 1-2 (eval nightly; model anthropic/…, pack packs/terse.toml)`: where
+ * an eval item came from (docs/evals.md); an input case has no source session.
+ */
+export function evalOriginLine(origin: EvalOriginSummary): string {
+  const source =
+    origin.sourceSession === null
+      ? "eval item of an input case"
+      : `eval item of ${origin.sourceSession} turns ${origin.fromTurn ?? "?"}-${origin.toTurn ?? "?"}`;
+  const { manifest, model, pack, set } = origin.variant;
+  const variant = [
+    ...(manifest === undefined ? [] : [`manifest ${manifest}`]),
+    ...(model === undefined ? [] : [`model ${model}`]),
+    ...(pack === undefined ? [] : [`pack ${pack}`]),
+    ...(set ?? []).map((overlay) => `--set ${overlay}`),
+  ];
+  return `${source} (eval ${origin.evalId}${variant.length === 0 ? "" : `; ${variant.join(", ")}`})`;
+}
+
+/** `✓ score answer 1.000 (baseline 1.000)` or `✗ score trajectory 0.500 (baseline 1.000): called [...]`. */
+export function evalScoreLine(score: EvalScoreSummary): string {
+  const baseline = score.baselineScore === null ? "" : ` (baseline ${score.baselineScore.toFixed(3)})`;
+  const detail = score.detail === undefined || score.pass ? "" : `: ${oneLine(score.detail, 80)}`;
+  return `${score.pass ? "✓" : "✗"} score ${score.name} ${score.score.toFixed(3)}${baseline}${detail}`;
 }
 
 /** How a turn ended, as one word or two: `finished`, `paused (interrupted)`, `error: <message>`. */

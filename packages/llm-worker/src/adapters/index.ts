@@ -7,3 +7,4 @@ export {
 } from "./create-model-adapter.js";
 export { adapterFromModel, type ModelAdapter, PROVIDERS, type ProviderName } from "./model-adapter.js";
 export { REASONING_EFFORTS, type ReasoningEffort } from "./provider-options.js";
+export type { NativeToolSearch } from "./tool-search.js";

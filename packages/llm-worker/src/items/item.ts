@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MediaRefSchema } from "../media/media-ref.js";
 
 /**
  * Opaque provider data needed to send an item back on the next request, keyed by provider
@@ -19,6 +20,12 @@ export const MessageItemSchema = z.object({
   type: z.literal("message"),
   role: z.enum(["user", "assistant", "system"]),
   content: z.array(TextPartSchema),
+  /**
+   * Media the message carries, by blob digest (docs/media.md): on a wire whose tool results take
+   * none, the `system` message the worker commits after a batch's results carries their images,
+   * and is sent as a user message. Never the model's own (assistant) messages.
+   */
+  media: z.array(MediaRefSchema).optional(),
 });
 export type MessageItem = z.infer<typeof MessageItemSchema>;
 
@@ -40,6 +47,8 @@ export const ToolResultItemSchema = z.object({
   /** The full output; a request-local prune may drop it, history keeps it. */
   content: z.string().optional(),
   is_error: z.boolean().optional(),
+  /** Images and documents the tool returned, by blob digest, never the bytes (docs/media.md). */
+  media: z.array(MediaRefSchema).optional(),
 });
 export type ToolResultItem = z.infer<typeof ToolResultItemSchema>;
 

@@ -13,9 +13,13 @@ import type {
   ProviderToolResultItem,
   ToolResultItem,
 } from "../items/item.js";
+import { mediaCapabilities } from "../media/capabilities.js";
+import { type ItemMedia, type MediaBytes, planRequestMedia, type SentMedia } from "../media/request-media.js";
 
 type AssistantPart = Extract<LanguageModelV3Message, { role: "assistant" }>["content"][number];
 type ToolPart = Extract<LanguageModelV3Message, { role: "tool" }>["content"][number];
+type UserPart = Extract<LanguageModelV3Message, { role: "user" }>["content"][number];
+type ToolContentPart = Extract<LanguageModelV3ToolResultOutput, { type: "content" }>["value"][number];
 
 /** Where cache-control breakpoints go: after the system prompt and/or after given item indices. */
 export interface CacheBreakpoints {
@@ -40,9 +44,51 @@ export function toolResultText(item: ToolResultItem): string {
     : `${item.summary}\n\n${item.content}`;
 }
 
-function toolResultOutput(item: ToolResultItem): LanguageModelV3ToolResultOutput {
-  const value = toolResultText(item);
+/** `text` with the notes of the media not sent in place, one per line. */
+function withNotes(text: string, media: ItemMedia | undefined): string {
+  return media === undefined || media.notes.length === 0 ? text : `${text}\n${media.notes.join("\n")}`;
+}
+
+/** A media part inside a tool result: base64, as the tool-result content types of the V3 spec take it. */
+function toolResultMediaPart({ ref, data }: SentMedia): ToolContentPart {
+  const base64 = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64");
+  return ref.media_type.startsWith("image/")
+    ? { type: "image-data", data: base64, mediaType: ref.media_type }
+    : {
+        type: "file-data",
+        data: base64,
+        mediaType: ref.media_type,
+        ...(ref.name === undefined ? {} : { filename: ref.name }),
+      };
+}
+
+/**
+ * A tool result as text, or — when it sends media (docs/media.md) — as content: its text, then an
+ * image or document part each, which the Anthropic, OpenAI Responses and Gemini adapters turn into
+ * image blocks. (`content` drops the error flag on Anthropic's wire; an error rarely carries media.)
+ */
+function toolResultOutput(
+  item: ToolResultItem,
+  media: ItemMedia | undefined,
+): LanguageModelV3ToolResultOutput {
+  const value = withNotes(toolResultText(item), media);
+  if (media !== undefined && media.sent.length > 0) {
+    return {
+      type: "content",
+      value: [{ type: "text", text: value }, ...media.sent.map(toolResultMediaPart)],
+    };
+  }
   return item.is_error ? { type: "error-text", value } : { type: "text", value };
+}
+
+/** A message's media as user-message file parts (bytes; each adapter encodes them for its wire). */
+function userMediaPart({ ref, data }: SentMedia): UserPart {
+  return {
+    type: "file",
+    data,
+    mediaType: ref.media_type,
+    ...(ref.name === undefined ? {} : { filename: ref.name }),
+  };
 }
 
 function parseArguments(text: string): unknown {
@@ -109,15 +155,19 @@ function providerPart(item: ProviderToolCallItem | ProviderToolResultItem | Comp
  * assistant-side items (reasoning, assistant text, tool calls) form one assistant message and
  * consecutive tool results one tool message, as every wire expects; provider metadata goes
  * back as `providerOptions`. History system items keep the system role only where the wire
- * has one mid-conversation, otherwise they become user-role text.
+ * has one mid-conversation, otherwise they become user-role text. Media (docs/media.md) go where
+ * the wire takes them, with the bytes of `media`: inside tool results, or in the user message a
+ * `system` item carrying them becomes; every part not sent is a note in its text.
  */
 export function toV3Prompt(
   systemPrompt: string | undefined,
   items: readonly Item[],
   adapter: ModelAdapter,
   breakpoints: CacheBreakpoints = NO_BREAKPOINTS,
+  media: MediaBytes = new Map(),
 ): LanguageModelV3Prompt {
   const key = adapter.providerOptionsKey;
+  const mediaPlan = planRequestMedia(items, mediaCapabilities(adapter), media);
   const prompt: LanguageModelV3Prompt = [];
   if (systemPrompt !== undefined && systemPrompt !== "") {
     prompt.push(
@@ -159,6 +209,21 @@ export function toV3Prompt(
         }
         flush();
         const text = item.content.map((part) => part.text).join("");
+        const itemMedia = mediaPlan.get(index);
+        if (itemMedia !== undefined) {
+          // A message carrying media goes in the user role, the one that takes files on every wire.
+          const parts: UserPart[] = [
+            { type: "text", text: withNotes(text, itemMedia) },
+            ...itemMedia.sent.map(userMediaPart),
+          ];
+          const last = parts.length - 1;
+          if (cache)
+            parts[last] = { ...(parts[last] as UserPart), providerOptions: withCacheControl(undefined, key) };
+          const previous = prompt.at(-1);
+          if (previous?.role === "user") previous.content.push(...parts);
+          else prompt.push({ role: "user", content: parts });
+          return;
+        }
         if (item.role === "system" && adapter.midHistorySystemRole) {
           prompt.push(
             cache
@@ -230,7 +295,7 @@ export function toV3Prompt(
           type: "tool-result",
           toolCallId: item.call_id,
           toolName: toolNames.get(item.call_id) ?? "unknown",
-          output: toolResultOutput(item),
+          output: toolResultOutput(item, mediaPlan.get(index)),
           ...(cache ? { providerOptions: withCacheControl(undefined, key) } : {}),
         });
         return;

@@ -41,6 +41,8 @@ export class ToolServer {
   private readonly tools = new Map<string, RegisteredTool>();
   private flushing: Promise<readonly string[]> | undefined;
   private sortedDefinitions: LanguageModelV3FunctionTool[] = [];
+  /** The deferred tools among `sortedDefinitions` (fixed at flush, like them). */
+  private deferredAtFlush: ReadonlySet<string> = new Set();
   private limits: ToolOutputLimits;
 
   constructor(options: { outputLimits?: ToolOutputLimits } = {}) {
@@ -100,7 +102,10 @@ export class ToolServer {
         description: tool.description,
         inputSchema: schema.jsonSchema,
       }))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      .sort(byName);
+    this.deferredAtFlush = new Set(
+      [...this.tools.values()].filter(({ tool }) => tool.deferred === true).map(({ tool }) => tool.name),
+    );
     return this.sortedDefinitions.map((definition) => definition.name);
   }
 
@@ -126,6 +131,71 @@ export class ToolServer {
       });
     }
     this.tools.set(tool.name, { tool, schema });
+  }
+
+  /** True when tool `name` is registered and deferred (`Tool.deferred`; docs/tools-deferred.md). */
+  isDeferred(name: string): boolean {
+    return this.tools.get(name)?.tool.deferred === true;
+  }
+
+  /**
+   * The names of the deferred tools among `definitions()`: fixed at flush like them, so a request
+   * built from both is the same on every request of a session.
+   */
+  deferredNames(): ReadonlySet<string> {
+    return this.deferredAtFlush;
+  }
+
+  /**
+   * The deferred tools' current definitions, sorted by name: what `find_tools` searches. Unlike
+   * `definitions()` these follow `replaceDeferred` (a server's changed tool list).
+   */
+  deferredDefinitions(): LanguageModelV3FunctionTool[] {
+    return [...this.tools.values()]
+      .filter(({ tool }) => tool.deferred === true)
+      .map(({ tool, schema }) => ({
+        type: "function" as const,
+        name: tool.name,
+        description: tool.description,
+        inputSchema: schema.jsonSchema,
+      }))
+      .sort(byName);
+  }
+
+  /**
+   * Replaces deferred tools after the flush (an MCP server changed its tool list): `remove` names
+   * current deferred tools, `add` brings deferred tools whose names no tool that is not deferred
+   * has. `definitions()` and `deferredNames()` stay as flushed (the request must not change), so
+   * only a caller that keeps deferred tools off the request (the `find_tools`/`call_tool` pair)
+   * may use this. Throws `ToolError` without changing anything when a tool does not qualify.
+   */
+  replaceDeferred(remove: readonly string[], add: readonly Tool[]): void {
+    const compiled: RegisteredTool[] = [];
+    for (const name of remove) {
+      if (!this.isDeferred(name)) throw new ToolError(`"${name}" is not a deferred tool`, { toolName: name });
+    }
+    for (const tool of add) {
+      if (!isTool(tool) || tool.deferred !== true) {
+        throw new ToolError("replaceDeferred only takes tools marked deferred");
+      }
+      const existing = this.tools.get(tool.name);
+      if (
+        (existing !== undefined && existing.tool.deferred !== true) ||
+        compiled.some((c) => c.tool.name === tool.name)
+      ) {
+        throw new ToolError(`duplicate tool name "${tool.name}"`, { toolName: tool.name });
+      }
+      try {
+        compiled.push({ tool, schema: compileToolSchema(tool) });
+      } catch (cause) {
+        throw new ToolError(`tool "${tool.name}" has an input schema that cannot be converted`, {
+          toolName: tool.name,
+          cause,
+        });
+      }
+    }
+    for (const name of remove) this.tools.delete(name);
+    for (const registered of compiled) this.tools.set(registered.tool.name, registered);
   }
 
   /** True when tool `name` is registered and declares `readOnly: true` (it changes nothing). */
@@ -208,6 +278,8 @@ export class ToolServer {
       capped.content = output.content;
     }
     if (output.is_error) capped.is_error = true;
+    // Media are no text to cut: the media store fits them to the provider (docs/media.md).
+    if (output.media !== undefined) capped.media = output.media;
     return capped;
   }
 }
@@ -221,6 +293,10 @@ const thrownBy = new WeakMap<ToolOutput, Error>();
 /** The exception an error output of `executeUncapped` came from (undefined for other outputs). */
 export function thrownByTool(output: ToolOutput): Error | undefined {
   return thrownBy.get(output);
+}
+
+function byName(a: { name: string }, b: { name: string }): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 function errorOutput(message: string): ToolOutput {

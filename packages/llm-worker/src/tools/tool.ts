@@ -1,5 +1,6 @@
 import type { JSONSchema7 } from "@ai-sdk/provider";
 import type { z } from "zod";
+import type { ToolMedia } from "../media/media-ref.js";
 
 /** What a tool execution receives besides its arguments. */
 export interface ToolContext {
@@ -14,6 +15,12 @@ export interface ToolOutput {
   summary: string;
   content?: string;
   is_error?: boolean;
+  /**
+   * Images (PNG, JPEG, GIF, WebP) and PDF documents the model should see, as bytes in memory
+   * (docs/media.md). The worker's `MediaStore` stores each (fitted to the provider's limits) before
+   * the result is committed; the result carries their digests, never the bytes.
+   */
+  media?: readonly ToolMedia[];
   /**
    * The call's answer waits for an approval made elsewhere (a sub-pod's call a person must allow):
    * no result is committed for it, the run ends `awaiting_approval` once the batch's other results
@@ -70,6 +77,13 @@ export interface Tool<Args = any> {
    * it repairs a wrapped or stringified answer before judging it (docs/output.md).
    */
   checksOwnArguments?: boolean;
+  /**
+   * The tool is deferred (docs/tools-deferred.md): its definition is not loaded into the model's
+   * context up front. Where the provider has native tool search it is sent with `defer_loading`;
+   * elsewhere it is left off the request and reached through the pod's `find_tools`/`call_tool`.
+   * Either way the tools array a session sends never changes.
+   */
+  deferred?: boolean;
   execute(args: Args, ctx: ToolContext): ToolOutput | Promise<ToolOutput>;
 }
 

@@ -1,7 +1,9 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
 import type { ModelAdapter } from "../adapters/model-adapter.js";
 import { buildProviderOptions } from "../adapters/provider-options.js";
+import { requestTools } from "../adapters/tool-search.js";
 import type { Item } from "../items/item.js";
+import type { MediaBytes } from "../media/request-media.js";
 import { planCacheBreakpoints } from "../prompt/cache-breakpoints.js";
 import { toV3Prompt } from "../prompt/to-v3-prompt.js";
 import type { RequestConfig } from "./request-config.js";
@@ -11,6 +13,8 @@ export interface CallInputs {
   systemPrompt: string | undefined;
   items: readonly Item[];
   tools: readonly LanguageModelV3FunctionTool[];
+  /** The deferred tools among `tools` (docs/tools-deferred.md); none when absent. */
+  deferredTools?: ReadonlySet<string>;
   config: RequestConfig;
   /** Undefined when caching hints are off. */
   promptCacheKey: string | undefined;
@@ -21,6 +25,8 @@ export interface CallInputs {
   stablePrefixEnd?: number | undefined;
   /** Anthropic code-execution container to keep using (from an earlier response). */
   containerId?: string | undefined;
+  /** The bytes of the media `items` name (docs/media.md); without it every part is a note. */
+  media?: MediaBytes;
 }
 
 /** Builds the `doStream()` options of one request: prompt with cache hints, sorted tools, sampling, provider options. */
@@ -44,10 +50,11 @@ export function buildCallOptions(inputs: CallInputs): LanguageModelV3CallOptions
     providerOptions.anthropic = { ...providerOptions.anthropic, container: { id: inputs.containerId } };
   }
   const options: LanguageModelV3CallOptions = {
-    prompt: toV3Prompt(inputs.systemPrompt, items, adapter, breakpoints),
+    prompt: toV3Prompt(inputs.systemPrompt, items, adapter, breakpoints, inputs.media),
     providerOptions,
   };
-  if (inputs.tools.length > 0) options.tools = inputs.tools as LanguageModelV3FunctionTool[];
+  if (inputs.tools.length > 0)
+    options.tools = requestTools(inputs.tools, inputs.deferredTools ?? new Set(), adapter);
   if (config.max_tokens !== undefined) options.maxOutputTokens = config.max_tokens;
   if (config.temperature !== undefined) options.temperature = config.temperature;
   if (config.top_p !== undefined) options.topP = config.top_p;

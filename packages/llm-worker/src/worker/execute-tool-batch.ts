@@ -1,5 +1,6 @@
 import { AbortedError, CancelledError } from "../errors.js";
 import type { ToolCallItem, ToolResultItem } from "../items/item.js";
+import type { MediaRef, ToolMedia } from "../media/media-ref.js";
 import type { ToolOutput } from "../tools/tool.js";
 import { type ToolServer, thrownByTool } from "../tools/tool-server.js";
 import type { WorkerEvent } from "./events.js";
@@ -10,6 +11,14 @@ export interface ToolBatchContext {
   interceptor: Interceptor;
   signal: AbortSignal;
   emit(event: WorkerEvent): void;
+  /**
+   * Stores a result's media (the worker's `MediaStore`): the references the result carries, and
+   * notes for the parts the store refused. Without it, media are dropped.
+   */
+  storeMedia?(
+    call: ToolCallItem,
+    media: readonly ToolMedia[],
+  ): Promise<{ refs: MediaRef[]; notes: string[] }>;
 }
 
 /** Resolves with `promise`, or rejects with `AbortedError` as soon as `signal` fires. */
@@ -125,15 +134,44 @@ export async function executeToolBatch(
   );
   const suspended = answered.length < calls.length ? ({ awaiting: true } as const) : {};
   const results = answered.map(({ call, output }) => toResultItem(call, ctx.tools.cap(call.name, output)));
+  // The media each result goes out with: the tool's, or a rewrite's when it names any.
+  const media = answered.map(({ output }) => output.media);
   for (const [index, { call, output }] of answered.entries()) {
     const result = results[index] as ToolResultItem;
     const decision = (await ctx.interceptor.postToolCall?.(call, result, output)) ?? { action: "continue" };
-    if (decision.action === "abort")
+    if (decision.action === "abort") {
+      await attachMedia(answered, results, media, ctx);
       return { results, cancelled: new CancelledError(decision.reason), ...suspended };
+    }
     if (decision.action === "rewrite") {
       const rewritten = uncapUnchanged(decision.result, result, output);
       results[index] = toResultItem(call, ctx.tools.cap(call.name, rewritten));
+      if (decision.result.media !== undefined) media[index] = decision.result.media;
     }
   }
+  await attachMedia(answered, results, media, ctx);
   return { results, ...suspended };
+}
+
+/**
+ * Stores each result's media through the worker's store, in call order (a per-turn budget is then
+ * spent in the order the model asked), before anything is committed: the result carries the
+ * references, and the summary the notes of parts the store refused.
+ */
+async function attachMedia(
+  answered: readonly { call: ToolCallItem }[],
+  results: ToolResultItem[],
+  media: readonly (readonly ToolMedia[] | undefined)[],
+  ctx: ToolBatchContext,
+): Promise<void> {
+  for (const [index, { call }] of answered.entries()) {
+    const parts = media[index];
+    if (parts === undefined || parts.length === 0 || ctx.storeMedia === undefined) continue;
+    const { refs, notes } = await ctx.storeMedia(call, parts);
+    const result = results[index] as ToolResultItem;
+    const item: ToolResultItem = { ...result };
+    if (notes.length > 0) item.summary = `${result.summary}\n${notes.join("\n")}`;
+    if (refs.length > 0) item.media = refs;
+    results[index] = item;
+  }
 }

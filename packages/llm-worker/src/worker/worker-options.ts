@@ -1,5 +1,6 @@
 import type { ModelAdapter } from "../adapters/model-adapter.js";
 import type { Item } from "../items/item.js";
+import type { MediaStore } from "../media/media-store.js";
 import type { RetryPolicy } from "../retry/retry-policy.js";
 import type { ToolServer } from "../tools/tool-server.js";
 import type { Interceptor } from "./interceptor.js";
@@ -25,6 +26,12 @@ export interface WorkerOptions {
   history?: readonly Item[];
   config?: RequestConfig;
   tools?: ToolServer;
+  /**
+   * Where tool results' images and documents are stored before their results are committed, and
+   * read back for each request (docs/media.md). Default: a `MemoryMediaStore` (this worker's
+   * lifetime only); a host that persists history passes a store that persists the bytes.
+   */
+  media?: MediaStore;
   interceptor?: Interceptor;
   retry?: Partial<RetryPolicy>;
   cache?: Partial<CachePolicy>;

@@ -1,6 +1,7 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { v7 as uuidv7 } from "uuid";
 import type { ModelAdapter } from "../adapters/model-adapter.js";
+import { type NativeToolSearch, nativeToolSearchOf } from "../adapters/tool-search.js";
 import {
   AbortedError,
   CancelledError,
@@ -11,7 +12,17 @@ import {
   ProviderError,
   WorkerBusyError,
 } from "../errors.js";
-import { type Item, type MessageItem, textMessage, unansweredToolCalls } from "../items/item.js";
+import {
+  type Item,
+  type MessageItem,
+  type ToolCallItem,
+  textMessage,
+  unansweredToolCalls,
+} from "../items/item.js";
+import { mediaCapabilities } from "../media/capabilities.js";
+import type { MediaRef, ToolMedia } from "../media/media-ref.js";
+import { defaultAttachmentText, type MediaStore, MemoryMediaStore } from "../media/media-store.js";
+import { type MediaBytes, mediaDigestsOf } from "../media/request-media.js";
 import { toProviderError } from "../retry/classify-error.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry/retry-policy.js";
 import type { CollectedResponse } from "../stream/collect-response.js";
@@ -41,6 +52,8 @@ import {
  */
 export class Worker {
   readonly tools: ToolServer;
+  /** Where tool results' media are stored and read back from (docs/media.md). */
+  readonly media: MediaStore;
   private readonly adapter: ModelAdapter;
   private readonly policy: RetryPolicy;
   private readonly cache: CachePolicy;
@@ -58,6 +71,8 @@ export class Worker {
   private previousRequestLength: number | undefined;
   private container: ProviderContainer | undefined;
   private model: LanguageModelV3 | undefined;
+  /** The bytes of the media the last request named (`null`: the store had none), reused by the next. */
+  private mediaCache = new Map<string, Uint8Array | null>();
 
   constructor(options: WorkerOptions) {
     if (typeof options?.model?.load !== "function") {
@@ -71,6 +86,7 @@ export class Worker {
     this.items = [...(options.history ?? [])];
     this.requestConfig = { ...options.config };
     this.tools = options.tools ?? new ToolServer();
+    this.media = options.media ?? new MemoryMediaStore();
     this.interceptor = options.interceptor ?? {};
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.cache = { enabled: true, promptCacheKey: uuidv7(), ...options.cache };
@@ -111,6 +127,14 @@ export class Worker {
   /** The provider of the worker's model (`anthropic`, `openai`, `openai-chat`, `google`, …). */
   get provider(): string {
     return this.adapter.provider;
+  }
+
+  /**
+   * The provider's own tool search the worker uses for deferred tools, or undefined where the wire
+   * has none and they are reached through `find_tools`/`call_tool` (docs/tools-deferred.md).
+   */
+  get toolSearch(): NativeToolSearch | undefined {
+    return nativeToolSearchOf(this.adapter);
   }
 
   /** The request settings (max tokens, sampling, reasoning). */
@@ -381,17 +405,20 @@ export class Worker {
     stablePrefixEnd: number | undefined,
   ): Promise<CollectedResponse> {
     this.model ??= await this.adapter.load();
+    const media = await this.mediaBytes(items);
     const options = buildCallOptions({
       adapter: this.adapter,
       systemPrompt: this.prompt,
       items,
       tools: this.tools.definitions(),
+      deferredTools: this.tools.deferredNames(),
       config: this.requestConfig,
       promptCacheKey: this.cache.promptCacheKey,
       cacheEnabled: this.cache.enabled,
       previousRequestLength: this.previousRequestLength,
       stablePrefixEnd,
       containerId: liveContainerId(this.container, this.policy.clock.now()),
+      media,
     });
     const response = await requestWithRetry(
       {
@@ -450,14 +477,95 @@ export class Worker {
   ): Promise<"done" | "paused" | "awaiting_approval"> {
     const outcome = await executeToolBatch(
       calls.filter((item) => item.type === "tool_call"),
-      { tools: this.tools, interceptor: this.interceptor, signal, emit: (event) => this.emit(event) },
+      {
+        tools: this.tools,
+        interceptor: this.interceptor,
+        signal,
+        emit: (event) => this.emit(event),
+        storeMedia: (call, media) => this.storeMedia(call, media, signal),
+      },
     );
     if (outcome === "paused" || outcome === "awaiting_approval") return outcome;
     if (signal.aborted) throw new AbortedError(undefined, { cause: signal.reason });
     // Results of tools that ran are kept even when postToolCall aborts: their effects happened.
     for (const result of outcome.results) await this.commit(result);
+    await this.commitAttachment(outcome.results.flatMap((result) => result.media ?? []));
     if (outcome.cancelled) throw outcome.cancelled;
     return outcome.awaiting === true ? "awaiting_approval" : "done";
+  }
+
+  /**
+   * Stores a result's media parts through the media store, fitted to this provider: references for
+   * the result, notes for the parts refused. A part the store fails on is a note and a warning:
+   * the tool ran, its result still goes to the model.
+   */
+  private async storeMedia(
+    call: ToolCallItem,
+    media: readonly ToolMedia[],
+    signal: AbortSignal,
+  ): Promise<{ refs: MediaRef[]; notes: string[] }> {
+    const capabilities = mediaCapabilities(this.adapter);
+    const refs: MediaRef[] = [];
+    const notes: string[] = [];
+    for (const part of media) {
+      try {
+        const stored = await this.media.put(part, {
+          callId: call.call_id,
+          toolName: call.name,
+          capabilities,
+          signal,
+        });
+        if (typeof stored === "string") notes.push(stored);
+        else refs.push(stored);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        this.emit({
+          type: "warning",
+          message: `${call.name} (${call.call_id}): a ${part.mediaType} part could not be stored: ${(error as Error)?.message ?? error}`,
+        });
+        notes.push(`[${part.mediaType} not shown: it could not be stored]`);
+      }
+    }
+    return { refs, notes };
+  }
+
+  /**
+   * On a wire whose tool results take no media (`placement: "user_message"`), one message after a
+   * batch's results carries their media (each digest once), committed like any item so a replay
+   * sends the same request (docs/media.md). It is a `system` message (the runtime's, not the
+   * person's), sent in the user role: the only one that carries images on every wire.
+   */
+  private async commitAttachment(media: readonly MediaRef[]): Promise<void> {
+    if (media.length === 0 || mediaCapabilities(this.adapter).placement !== "user_message") return;
+    const unique = [...new Map(media.map((ref) => [ref.digest, ref])).values()];
+    const text = this.media.attachmentText?.(unique) ?? defaultAttachmentText(unique);
+    await this.commit({ type: "message", role: "system", content: [{ type: "text", text }], media: unique });
+  }
+
+  /**
+   * The bytes of the media `items` name, from the media store (kept from the last request for the
+   * digests it named too). A part the store cannot give is `null`: the request carries a note in
+   * its place, and a warning says so once.
+   */
+  private async mediaBytes(items: readonly Item[]): Promise<MediaBytes> {
+    const found = new Map<string, Uint8Array | null>();
+    for (const digest of mediaDigestsOf(items)) {
+      let bytes = this.mediaCache.get(digest);
+      if (bytes === undefined) {
+        try {
+          bytes = await this.media.get(digest);
+        } catch (error) {
+          bytes = null;
+          this.emit({
+            type: "warning",
+            message: `the media part ${digest} of this conversation could not be read, so the model gets a note in its place: ${(error as Error)?.message ?? error}`,
+          });
+        }
+      }
+      found.set(digest, bytes);
+    }
+    this.mediaCache = found;
+    return found;
   }
 
   private async commit(item: Item): Promise<void> {

@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import {
   defaultCompactionConfig,
+  MEDIA_DEFAULTS,
   MEMORY_DEFAULTS,
   MEMORY_PROTECTED_DIRS,
   SESSION_DEFAULTS,
@@ -14,6 +15,7 @@ import { canonicalPath } from "../scope/canonical-path.js";
 import { Scope, type ScopeRule } from "../scope/scope.js";
 import { finalizeOutput, OUTPUT_SCHEMA_HINT, OUTPUT_SCHEMA_KEY } from "./finalize-output.js";
 import { finalizeSandbox } from "./finalize-sandbox.js";
+import { finalizeSkills } from "./finalize-skills.js";
 import { finalizeTools } from "./finalize-tools.js";
 import type { ManifestLayer, Provenance } from "./layer.js";
 import { SCHEMA_HINT } from "./validate-layer.js";
@@ -131,6 +133,7 @@ export async function finalizeManifest(
   const { tools, packageRefs } = finalizeTools(merged, provenance, context, fromBuiltin, at, issues);
   const sandbox = finalizeSandbox(merged, tools, fromBuiltin);
   const output = await finalizeOutput(merged.output, "output", context, fromBuiltin, at, issues);
+  const skills = await finalizeSkills(merged, context.workspace, fromBuiltin, at, issues);
   for (const [role, config] of Object.entries(subpods)) {
     const roleOutput = merged.subpods?.[role]?.output;
     const key = `subpods.${role}.output`;
@@ -175,6 +178,7 @@ export async function finalizeManifest(
     scope: { allow: allowRules, deny: denyRules },
     ...(compaction ? { compaction } : {}),
     ...(memory ? { memory } : {}),
+    media: finalizeMedia(merged, fromBuiltin),
     mcp: {
       server: servers.map((server) => ({
         ...server,
@@ -191,12 +195,23 @@ export async function finalizeManifest(
     ...(merged.budget === undefined ? {} : { budget: merged.budget }),
     permissions: { mode: merged.permissions?.mode ?? "default", rule: merged.permissions?.rule ?? [] },
     ...(output ? { output } : {}),
+    ...(skills ? { skills } : {}),
   };
   const scope = await Scope.fromRules(allowRules, denyRules, context.workspace);
   return { manifest, scope, toolPackages: packageRefs };
 }
 
 type At = (keyPath: string, problem: string) => ManifestIssue;
+
+/** `[media]` with its defaults filled; the keys no layer set are the builtin layer's. */
+function finalizeMedia(
+  merged: ManifestLayerData,
+  fromBuiltin: (keyPath: string) => void,
+): ResolvedManifest["media"] {
+  const set = merged.media ?? {};
+  for (const key of Object.keys(MEDIA_DEFAULTS)) if (!(key in set)) fromBuiltin(`media.${key}`);
+  return { ...MEDIA_DEFAULTS, ...set };
+}
 
 function finalizeCompaction(
   merged: ManifestLayerData,

@@ -74,6 +74,21 @@ export function finalizeTools(
     }
   }
 
+  // Like options: a deferral for a package that is not listed is a misspelt name, not a no-op.
+  const defer = set.defer ?? {};
+  for (const name of Object.keys(defer)) {
+    if (!packages.some((p) => p.specifier === name)) {
+      issues.push(
+        at(
+          formatKeyPath(["tools", "defer", name]),
+          `defer for "${name}", which tools.packages does not list${
+            packages.length ? ` (it lists ${packages.map((p) => `"${p.specifier}"`).join(", ")})` : ""
+          }; add the package to tools.packages or fix the name (an MCP server takes defer in its [[mcp.server]] entry)`,
+        ),
+      );
+    }
+  }
+
   const tools: ToolsConfig = {
     builtin,
     bash: filled.bash,
@@ -84,6 +99,8 @@ export function finalizeTools(
     track_files: filled.track_files,
     packages: packages.map((p) => p.specifier),
     options,
+    defer,
+    defer_auto_share: filled.defer_auto_share,
   };
   return { tools, packageRefs: packages };
 }
@@ -95,5 +112,6 @@ function pick(set: NonNullable<ManifestLayerData["tools"]>) {
   if (set.bash_timeout_ms !== undefined) out.bash_timeout_ms = set.bash_timeout_ms;
   if (set.bash_max_timeout_ms !== undefined) out.bash_max_timeout_ms = set.bash_max_timeout_ms;
   if (set.track_files !== undefined) out.track_files = set.track_files;
+  if (set.defer_auto_share !== undefined) out.defer_auto_share = set.defer_auto_share;
   return out as Partial<typeof TOOLS_DEFAULTS>;
 }

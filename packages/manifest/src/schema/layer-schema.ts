@@ -103,8 +103,28 @@ export const memoryLayerSchema = z.strictObject({
   git_commit: z.boolean().optional(),
 });
 
+/**
+ * `[media]` (docs/media.md): images and PDFs in tool results. `enabled = false` keeps them from the
+ * model (a model without image input); the per-turn caps bound what one turn stores.
+ */
+export const mediaLayerSchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  /** Media parts stored per turn; later ones reach the model as a note. */
+  max_images_per_turn: count.optional(),
+  /** Their stored bytes per turn (after downscaling); a part past it is a note. */
+  max_bytes_per_turn: count.optional(),
+});
+
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
   error: "expected an environment variable name (letters, digits, _)",
+});
+
+/**
+ * Whether a source's tools are deferred (docs/tools-deferred.md): `true`, `false`, or `"auto"`
+ * (deferred when their definitions pass `[tools] defer_auto_share` of the context window).
+ */
+export const deferSettingSchema = z.custom<boolean | "auto">((v) => typeof v === "boolean" || v === "auto", {
+  error: 'expected true, false or "auto"',
 });
 
 /**
@@ -126,6 +146,8 @@ export const mcpServerLayerSchema = z.strictObject({
     )
     .optional(),
   timeout_ms: count.optional(),
+  /** Defer this server's tools (docs/tools-deferred.md); default false. */
+  defer: deferSettingSchema.optional(),
 });
 
 export const mcpLayerSchema = z.strictObject({
@@ -150,6 +172,16 @@ export const toolsLayerSchema = z.strictObject({
   packages: z.array(nonEmpty).optional(),
   /** `[tools.options."<package>"]`: passed to that package as `ctx.options`. */
   options: z.record(nonEmpty, z.record(z.string(), z.unknown())).optional(),
+  /** `[tools.defer]`: `"<package>" = true | false | "auto"` (docs/tools-deferred.md). */
+  defer: z.record(nonEmpty, deferSettingSchema).optional(),
+  /** `"auto"` defers a source whose tool definitions pass this share of the context window. */
+  defer_auto_share: z
+    .number()
+    .gt(0, { error: "expected a share above 0 and at most 1" })
+    .max(1, {
+      error: "expected a share above 0 and at most 1",
+    })
+    .optional(),
 });
 
 /** `[sandbox] backend`: `os` (bubblewrap on Linux, Seatbelt on macOS) or `none` (docs/sandbox.md). */
@@ -293,6 +325,39 @@ function isTomlTable(value: unknown): value is Record<string, unknown> {
   return proto === null || proto === Object.prototype; // smol-toml builds tables with a null prototype
 }
 
+/** A skill's name (its SKILL.md `name`, and its directory's): lowercase letters and digits in hyphen-separated words. */
+export const SKILL_NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** What `[skills] on_over_budget` may say (docs/skills.md). */
+export const SKILL_OVER_BUDGET_ACTIONS = ["error", "search"] as const;
+
+const skillNames = (value: unknown): value is string[] =>
+  Array.isArray(value) &&
+  value.every((name) => typeof name === "string" && name.length <= 64 && SKILL_NAME_PATTERN.test(name));
+
+/**
+ * `[skills]` (docs/skills.md): where SKILL.md directories are found, which of them the pod may use,
+ * the token budget of their listing in the system prompt, what happens above it, how much of the
+ * active skills a compaction re-injects, and whether a skill's `allowed-tools` pre-approve tools.
+ */
+export const skillsLayerSchema = z.strictObject({
+  /** `false` turns skills off; a list of names turns on only those skills. */
+  enabled: z
+    .custom<boolean | string[]>((v) => typeof v === "boolean" || skillNames(v), {
+      error: 'expected true, false or a list of skill names (["pdf", "code-review"])',
+    })
+    .optional(),
+  /** Directories of skills, relative to the workspace, each inside it. */
+  dirs: z.array(nonEmpty).optional(),
+  /** Also read `.claude/skills` (Claude Code's skill directory). */
+  claude: z.boolean().optional(),
+  listing_budget_tokens: count.optional(),
+  on_over_budget: z.enum(SKILL_OVER_BUDGET_ACTIONS).optional(),
+  reinject_budget_tokens: size.optional(),
+  /** A loaded skill's `allowed-tools` spare those tools the approval gate (off by default). */
+  allow_tools: z.boolean().optional(),
+});
+
 /** Caps a role gets when it sets none (docs/subpods.md). */
 export const SUBPOD_DEFAULTS = { max_depth: 2, max_concurrent: 4 } as const;
 
@@ -332,6 +397,7 @@ export const manifestLayerSchema = z.strictObject({
   scope: scopeLayerSchema.optional(),
   compaction: compactionLayerSchema.optional(),
   memory: memoryLayerSchema.optional(),
+  media: mediaLayerSchema.optional(),
   mcp: mcpLayerSchema.optional(),
   tools: toolsLayerSchema.optional(),
   sandbox: sandboxLayerSchema.optional(),
@@ -341,6 +407,7 @@ export const manifestLayerSchema = z.strictObject({
   budget: budgetLayerSchema.optional(),
   permissions: permissionsLayerSchema.optional(),
   output: outputLayerSchema.optional(),
+  skills: skillsLayerSchema.optional(),
 });
 
 /** A validated layer. */

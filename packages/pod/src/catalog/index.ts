@@ -13,5 +13,6 @@ export {
   type PodPrompt,
   type PodPromptContext,
   type PodPromptContexts,
+  type SkillSummary,
 } from "./pod-prompt.js";
 export { PromptCatalog, type PromptCatalogOptions, type PromptExplanation } from "./prompt-catalog.js";

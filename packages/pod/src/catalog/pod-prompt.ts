@@ -29,6 +29,9 @@ export const POD_PROMPTS = [
   "subpod_send_tool_description",
   "subpod_stop_tool_description",
   "subpod_list_tool_description",
+  "find_tools_description",
+  "call_tool_description",
+  "mcp_tools_changed",
   "subpod_refused_unknown_role",
   "subpod_refused_max_depth",
   "subpod_refused_max_concurrent",
@@ -40,6 +43,19 @@ export const POD_PROMPTS = [
   "subpod_refused_stopped",
   "subpod_child_no_answer",
   "subpod_child_finished",
+  "skills_listing",
+  "skills_search_note",
+  "skill_tool_description",
+  "skill_loaded",
+  "skill_file_loaded",
+  "skill_search_results",
+  "skill_refused_arguments",
+  "skill_refused_unknown",
+  "skill_refused_file",
+  "skill_refused_invalid",
+  "skills_changed",
+  "skill_reinjected",
+  "skills_not_reinjected",
   "approval_denied_reason",
   "guardrail_rejected",
   "guardrail_feedback",
@@ -52,6 +68,16 @@ export const POD_PROMPTS = [
   "output_repair",
   "output_forced",
   "output_accepted",
+  "eval_judge_system",
+  "eval_judge_rubric",
+  "eval_judge_input",
+  "media_attachment",
+  "media_elided",
+  "media_disabled",
+  "media_over_budget",
+  "media_unreadable",
+  "media_too_large",
+  "media_no_store",
 ] as const;
 
 /** A key of the prompt catalog. */
@@ -59,6 +85,12 @@ export type PodPrompt = (typeof POD_PROMPTS)[number];
 
 /** The context of a prompt that takes no variables. */
 export type NoPromptContext = Record<string, never>;
+
+/** A skill as a listing shows it. */
+export interface SkillSummary {
+  readonly name: string;
+  readonly description: string;
+}
 
 /** One rendered context section handed to `context_update_section`. */
 export interface ContextSectionText {
@@ -147,6 +179,21 @@ export interface PodPromptContexts {
   subpod_stop_tool_description: NoPromptContext;
   /** `list_pods`'s description. */
   subpod_list_tool_description: NoPromptContext;
+  /** `find_tools`' description (docs/tools-deferred.md); part of the cached prefix. */
+  find_tools_description: NoPromptContext;
+  /** `call_tool`'s description; part of the cached prefix. */
+  call_tool_description: NoPromptContext;
+  /**
+   * The notification an MCP server's changed tool list sends the model: tool names added, removed
+   * and changed, and whether the change reached it (`applied`: through `find_tools`/`call_tool`).
+   */
+  mcp_tools_changed: {
+    readonly server: string;
+    readonly added: readonly string[];
+    readonly removed: readonly string[];
+    readonly changed: readonly string[];
+    readonly applied: boolean;
+  };
   /** Refusal (an error tool result): the role asked for is not declared. */
   subpod_refused_unknown_role: { readonly role: string; readonly roles: readonly string[] };
   /** Refusal: a child of the role would be deeper than its `max_depth`. */
@@ -173,6 +220,47 @@ export interface PodPromptContexts {
   subpod_child_no_answer: { readonly path: string; readonly id: string; readonly error: string };
   /** The notification a background child's end sends its parent (`summary`: the child's result as JSON). */
   subpod_child_finished: { readonly path: string; readonly id: string; readonly summary: string };
+  /** The skill listing in the system prompt (`skills.listing`), skills in name order (docs/skills.md). */
+  skills_listing: { readonly skills: readonly SkillSummary[] };
+  /** What stands in for a listing over `[skills] listing_budget_tokens` with `on_over_budget = "search"`. */
+  skills_search_note: { readonly count: number };
+  /** The `skill` tool's description in each mode (part of the cached prefix). */
+  skill_tool_description: { readonly mode: "list" | "search" };
+  /** The `skill` tool's result for a skill: its body, its directory (workspace-relative) and its bundled files. */
+  skill_loaded: {
+    readonly name: string;
+    readonly directory: string;
+    readonly body: string;
+    readonly files: readonly string[];
+    /** Bundled files past the listing's limit, counted. */
+    readonly files_omitted: number;
+  };
+  /** The summary of a `skill` result carrying a bundled file (the file is its content). */
+  skill_file_loaded: { readonly name: string; readonly file: string; readonly bytes: number };
+  /** The `skill` tool's answer to a query (search mode): the best matches of `count` in all. */
+  skill_search_results: {
+    readonly query: string;
+    readonly matches: readonly SkillSummary[];
+    readonly count: number;
+  };
+  /** Error result: the call named neither a skill nor a query (or both). */
+  skill_refused_arguments: { readonly mode: "list" | "search" };
+  /** Error result: no skill of that name. */
+  skill_refused_unknown: { readonly name: string; readonly mode: "list" | "search" };
+  /** Error result: a bundled file that cannot be read (absent, outside the skill's directory, too large…). */
+  skill_refused_file: { readonly name: string; readonly file: string; readonly problem: string };
+  /** Error result: the skill's SKILL.md is not valid now. */
+  skill_refused_invalid: { readonly name: string; readonly problem: string };
+  /** The notification of skills added, changed or removed on disk since the model last heard. */
+  skills_changed: {
+    readonly added: readonly SkillSummary[];
+    readonly changed: readonly (SkillSummary & { readonly loaded: boolean })[];
+    readonly removed: readonly string[];
+  };
+  /** A skill's logged `skill` result carried into a compacted segment. */
+  skill_reinjected: { readonly name: string; readonly loaded: string };
+  /** The skills a compaction did not carry over, over `[skills] reinject_budget_tokens`. */
+  skills_not_reinjected: { readonly names: readonly string[]; readonly budget: number };
   /** What the model gets for a tool call a person denied. */
   approval_denied_reason: { readonly tool: string; readonly by: string; readonly reason: string };
   /** What the model gets in place of what a guardrail rejected (a call, a result); `point`: where it ran. */
@@ -206,6 +294,56 @@ export interface PodPromptContexts {
   output_forced: { readonly tool: string; readonly reason: "max_turns" | "budget" };
   /** The result of an answer tool call whose answer was taken. */
   output_accepted: NoPromptContext;
+  /**
+   * System prompt of an eval's judge (docs/evals.md, "Judge scorers"): the rubric it grades by
+   * (`eval_judge_rubric`, or the scorer's own) and the tool it answers with.
+   */
+  eval_judge_system: { readonly rubric: string; readonly tool: string };
+  /** The rubric a judge grades by when its scorer names none. */
+  eval_judge_rubric: NoPromptContext;
+  /** What the judge is shown of one eval item: its turns, the recording's answers, the expected answer. */
+  eval_judge_input: EvalJudgeInputContext;
+  /**
+   * The text of the message carrying a batch's tool-result media on a wire whose tool results take
+   * none (OpenAI Chat, OpenAI-compatible servers): committed with the images (docs/media.md).
+   * `files` labels each part (`image/png 1568×980`), joined with commas.
+   */
+  media_attachment: { readonly count: number; readonly files: string };
+  /** Put in a media part's place when a prune leaves old media out of a request. */
+  media_elided: { readonly file: string };
+  /** A tool's media part with `[media] enabled = false`. */
+  media_disabled: { readonly file: string };
+  /** A tool's media part past the turn's `[media]` budget (`max_images_per_turn`, `max_bytes_per_turn`). */
+  media_over_budget: { readonly file: string; readonly max_images: number; readonly max_bytes: number };
+  /** A tool's media part whose bytes are no image or PDF podkit reads (`reason`: the decoder's word). */
+  media_unreadable: { readonly file: string; readonly reason: string };
+  /** A document over the provider's size, or an image that cannot be brought under it. */
+  media_too_large: { readonly file: string; readonly bytes: number; readonly max_bytes: number };
+  /** A tool's media part in a pod whose session store keeps no blobs (nothing could hold it). */
+  media_no_store: { readonly file: string };
+}
+
+/** What `eval_judge_input` is rendered with: one eval item (or its recorded baseline) as the judge sees it. */
+export interface EvalJudgeInputContext {
+  readonly turns: readonly {
+    readonly turn: number;
+    readonly input: string;
+    /** The turn's text answer ("" when it gave none). */
+    readonly answer: string;
+    /** The typed answer as JSON ("" when the turn gave none). */
+    readonly output: string;
+    readonly tools: readonly {
+      readonly name: string;
+      readonly arguments: string;
+      /** The result's text, cut at 2000 characters ("" when the call got none). */
+      readonly result: string;
+      readonly is_error: boolean;
+    }[];
+  }[];
+  /** The recording's answers, turn by turn (empty for an input case). */
+  readonly reference: readonly { readonly turn: number; readonly answer: string }[];
+  /** The case's expected answer of its last turn (text, or JSON), "" when it gives none. */
+  readonly expected: string;
 }
 
 /** One staged item in the consolidation input: its id, kind, topic and its own fields. */

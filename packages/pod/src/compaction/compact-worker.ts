@@ -1,5 +1,6 @@
 import {
   type Item,
+  type MediaStore,
   type ModelAdapter,
   type RequestConfig,
   type Tool,
@@ -27,6 +28,8 @@ export interface PodConversation {
   readonly promptCacheKey: string | undefined;
   /** Item count of the pod's last request in this segment: its cache breakpoint is read. */
   readonly previousRequestLength: number | undefined;
+  /** The pod's media store: the conversation's images, read back as the pod's requests send them. */
+  readonly media?: MediaStore;
 }
 
 export interface CompactWorkerInput {
@@ -94,6 +97,7 @@ export async function runCompactWorker(input: CompactWorkerInput): Promise<strin
     config: conversation.requestConfig,
     maxRequests: config.worker_max_turns,
     history: conversation.items,
+    ...(conversation.media === undefined ? {} : { media: conversation.media }),
     ...(conversation.systemPrompt === undefined ? {} : { systemPrompt: conversation.systemPrompt }),
     ...(conversation.promptCacheKey === undefined
       ? {}

@@ -18,7 +18,7 @@ const systemMessage = (body: string): Item => ({
 
 /**
  * The history of the segment after a compaction: the summary, the auto-read files, the
- * reference list, the retained tail verbatim — without its context blocks, which the current one
+ * reference list, what a feature carries over (the active skills' bodies), the retained tail verbatim — without its context blocks, which the current one
  * replaces — and the current context block, so it appears exactly once in the new segment.
  */
 export function buildCompactedHistory(input: {
@@ -26,6 +26,8 @@ export function buildCompactedHistory(input: {
   summary: string;
   autoRead: readonly AutoReadFile[];
   references: readonly CompactReference[];
+  /** Attachments carried over as they are (skill bodies, `attachment` items), after the references. */
+  carried?: readonly SystemItem[];
   /** The old history, its sources, and where the retained tail starts. */
   items: readonly Item[];
   sources: readonly HistorySource[];
@@ -54,6 +56,7 @@ export function buildCompactedHistory(input: {
       body: catalog.render("compacted_references", { references: input.references }),
     });
   }
+  for (const item of input.carried ?? []) addSystem(item);
   const byIndex = new Map(input.sources.map((source) => [source.index, source]));
   for (let i = input.split; i < input.items.length; i++) {
     const source = byIndex.get(i);

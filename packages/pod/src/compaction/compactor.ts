@@ -1,6 +1,6 @@
 import type { Item, ModelAdapter, Tool, UsageRecord, WorkerEvent } from "@podkit/llm-worker";
 import type { CompactionConfig } from "@podkit/manifest";
-import type { HistorySource } from "@podkit/session-store";
+import type { HistorySource, SystemItem } from "@podkit/session-store";
 import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextUpdate } from "../context/context-sections.js";
 import { bytesOfItems, estimateTokens } from "../usage/token-estimator.js";
@@ -25,6 +25,12 @@ export interface CompactInput {
   readonly readFile: Tool;
   /** The current context block, re-committed once into the new segment. */
   readonly context: () => Promise<ContextUpdate | null>;
+  /** Attachments carried into the new history after the references (the active skills' bodies). */
+  readonly carryOver?: (input: {
+    items: readonly Item[];
+    sources: readonly HistorySource[];
+    split: number;
+  }) => readonly SystemItem[];
   readonly signal: AbortSignal;
   /** Receives the compaction worker's events (telemetry: its requests as `chat` spans). */
   readonly onWorkerEvent?: (event: WorkerEvent) => void;
@@ -92,6 +98,7 @@ export async function compactHistory(input: CompactInput): Promise<CompactResult
     summary,
     autoRead: collected.autoRead,
     references: collected.references,
+    carried: input.carryOver?.({ items, sources, split }) ?? [],
     items,
     sources,
     split,

@@ -1,4 +1,5 @@
-import type { Item } from "@podkit/llm-worker";
+import type { Item, MediaRef } from "@podkit/llm-worker";
+import { mediaRefsOf, mediaTokensOf, withoutMedia } from "../media/media-refs.js";
 import { bytesOfItem } from "../usage/token-estimator.js";
 
 /** Prune knobs of `[compaction]`. */
@@ -7,6 +8,8 @@ export interface PruneConfig {
   readonly protectedTokens: number;
   /** The least saving (estimated tokens) worth changing the request prefix for. */
   readonly minSavings: number;
+  /** What stands in for a media part left out (the catalog's `media_elided`); without it, media stay. */
+  readonly mediaMarker?: (ref: MediaRef) => string;
 }
 
 /** What one request is sent with. */
@@ -19,8 +22,10 @@ export interface PrunePlan {
   readonly savedTokens: number;
 }
 
-const contentTokens = (item: Item) =>
-  item.type === "tool_result" && item.content !== undefined ? Buffer.byteLength(item.content) / 4 : 0;
+/** What leaving an item's prunable parts out saves: a tool result's content, and its media (docs/media.md). */
+const contentTokens = (item: Item, withMedia: boolean) =>
+  (item.type === "tool_result" && item.content !== undefined ? Buffer.byteLength(item.content) / 4 : 0) +
+  (withMedia ? mediaTokensOf(item) : 0);
 
 /** The first index of the protected tail: the newest items holding at least `tokens` estimated tokens. */
 export function protectedTailStart(items: readonly Item[], tokens: number): number {
@@ -45,23 +50,33 @@ export function planPrune(items: readonly Item[], previousUpTo: number, config: 
   const candidate = protectedTailStart(items, config.protectedTokens);
   if (candidate > upTo) {
     let gain = 0;
-    for (let i = upTo; i < candidate; i++) gain += contentTokens(items[i] as Item);
+    for (let i = upTo; i < candidate; i++)
+      gain += contentTokens(items[i] as Item, config.mediaMarker !== undefined);
     if (gain >= config.minSavings) upTo = candidate;
   }
-  return { upTo, ...prunedItems(items, upTo) };
+  return { upTo, ...prunedItems(items, upTo, config.mediaMarker) };
 }
 
-/** The request copy of `items` with the tool-result content before `upTo` dropped, and what that saves. */
+/**
+ * The request copy of `items` with the tool-result content before `upTo` dropped — and, given
+ * `mediaMarker`, their media and those of the messages carrying them, each replaced by its marker
+ * (docs/media.md) — and what that saves.
+ */
 export function prunedItems(
   items: readonly Item[],
   upTo: number,
+  mediaMarker?: (ref: MediaRef) => string,
 ): { items: readonly Item[]; savedTokens: number } {
   if (upTo === 0) return { items, savedTokens: 0 };
   let savedTokens = 0;
   const pruned = items.map((item, index) => {
-    if (index >= upTo || item.type !== "tool_result" || item.content === undefined) return item;
-    savedTokens += contentTokens(item);
-    const { content: _dropped, ...rest } = item;
+    if (index >= upTo) return item;
+    const media = mediaMarker !== undefined && mediaRefsOf(item).length > 0;
+    if (!media && (item.type !== "tool_result" || item.content === undefined)) return item;
+    savedTokens += contentTokens(item, media);
+    const kept = media ? withoutMedia(item, mediaMarker) : item;
+    if (kept.type !== "tool_result" || kept.content === undefined) return kept;
+    const { content: _dropped, ...rest } = kept;
     return rest;
   });
   return { items: pruned, savedTokens: Math.round(savedTokens) };

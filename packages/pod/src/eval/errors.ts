@@ -1,3 +1,4 @@
+import { type ErrorKind, errorKindOf } from "@podkit/llm-worker";
 import { hasMarker, PodkitPodError } from "../errors.js";
 
 const EVAL_CASE_MARKER = Symbol.for("podkit.pod.error.eval-case");
@@ -56,4 +57,92 @@ export class EvalDatasetError extends PodkitPodError {
   static override isInstance(error: unknown): error is EvalDatasetError {
     return hasMarker(error, EVAL_DATASET_MARKER);
   }
+}
+
+const EVAL_QUERY_MARKER = Symbol.for("podkit.pod.error.eval-query");
+const EVAL_PRICES_MARKER = Symbol.for("podkit.pod.error.eval-prices");
+const EVAL_JUDGE_MARKER = Symbol.for("podkit.pod.error.eval-judge");
+
+/** A query over the store (`--where`, `{where}`) that cannot be run: names the filter and what is wrong. */
+export class EvalQueryError extends PodkitPodError {
+  readonly [EVAL_QUERY_MARKER] = true;
+  override name = "EvalQueryError";
+  /** The filter (`since`, `status`, …). */
+  readonly key: string;
+
+  constructor(key: string, problem: string, options?: { hint?: string }) {
+    super(`eval query ${key}: ${problem}`, {
+      hint:
+        options?.hint ??
+        "filters: since/until (2026-04-01, a date-time, or 7d / 12h back), status, tool, input, limit; docs/evals.md",
+    });
+    this.key = key;
+  }
+
+  static override isInstance(error: unknown): error is EvalQueryError {
+    return hasMarker(error, EVAL_QUERY_MARKER);
+  }
+}
+
+/** A price table (a `--prices` file, or `prices` in code) that cannot be read: names the file and the key. */
+export class EvalPricesError extends PodkitPodError {
+  readonly [EVAL_PRICES_MARKER] = true;
+  override name = "EvalPricesError";
+  readonly file: string | undefined;
+  readonly key: string | undefined;
+
+  constructor(
+    location: { file?: string; key?: string },
+    problem: string,
+    options?: { cause?: unknown; hint?: string },
+  ) {
+    const where = [location.file, location.key === undefined ? undefined : `at ${location.key}`]
+      .filter((part) => part !== undefined)
+      .join(" ");
+    super(`eval prices${where === "" ? "" : ` ${where}`}: ${problem}`, {
+      hint:
+        options?.hint ??
+        'one table per model ref, USD per million tokens: ["anthropic/claude-sonnet-4-5"] input = 3, output = 15, cache_read = 0.3, cache_write = 3.75; docs/evals.md',
+      ...(options?.cause === undefined ? {} : { cause: options.cause }),
+    });
+    this.file = location.file;
+    this.key = location.key;
+  }
+
+  static override isInstance(error: unknown): error is EvalPricesError {
+    return hasMarker(error, EVAL_PRICES_MARKER);
+  }
+}
+
+/**
+ * A judge could not grade an item: its model failed, or it never gave a valid grade. The item fails
+ * with it (it is not a score of 0); of its cause's kind (a provider's 5xx is `transient`).
+ */
+export class EvalJudgeError extends PodkitPodError {
+  readonly [EVAL_JUDGE_MARKER] = true;
+  override name = "EvalJudgeError";
+  override readonly errorKind: ErrorKind;
+  /** The judge scorer's name. */
+  readonly judge: string;
+
+  constructor(judge: string, problem: string, options?: { cause?: unknown; hint?: string }) {
+    super(`judge ${judge}: ${problem}`, {
+      hint:
+        options?.hint ??
+        hintOf(options?.cause) ??
+        "check the judge's model (--judge-model) and its API key, then run the eval again",
+      ...(options?.cause === undefined ? {} : { cause: options.cause }),
+    });
+    this.judge = judge;
+    this.errorKind = errorKindOf(options?.cause) ?? "transient";
+  }
+
+  static override isInstance(error: unknown): error is EvalJudgeError {
+    return hasMarker(error, EVAL_JUDGE_MARKER);
+  }
+}
+
+function hintOf(error: unknown): string | undefined {
+  const hint = typeof error === "object" && error !== null ? (error as { hint?: unknown }).hint : undefined;
+  return typeof hint === "string" ? hint : undefined;
 }

@@ -19,12 +19,12 @@ export class EvalDir {
   }
 
   /** The items finished before, by key (files that do not parse are redone). */
-  async finished(): Promise<Map<string, EvalItemResult>> {
-    const found = new Map<string, EvalItemResult>();
+  async finished<T extends { readonly key: string } = EvalItemResult>(): Promise<Map<string, T>> {
+    const found = new Map<string, T>();
     for (const file of await readdir(join(this.dir, "items"))) {
       if (!file.endsWith(".json")) continue;
       try {
-        const result = JSON.parse(await readFile(join(this.dir, "items", file), "utf8")) as EvalItemResult;
+        const result = JSON.parse(await readFile(join(this.dir, "items", file), "utf8")) as T;
         if (typeof result.key === "string") found.set(result.key, result);
       } catch {
         // A file that does not parse was not written by us whole: the item runs again.
@@ -33,7 +33,7 @@ export class EvalDir {
     return found;
   }
 
-  async write(result: EvalItemResult): Promise<void> {
+  async write(result: { readonly key: string }): Promise<void> {
     await atomicWrite(join(this.dir, "items", `${result.key}.json`), result);
   }
 }

@@ -11,6 +11,7 @@ import {
 import { Pod } from "../pod/pod.js";
 import { requestConfig } from "../pod/pod-foundation.js";
 import type { PodOptions } from "../pod/pod-options.js";
+import { costOf } from "./eval-prices.js";
 import { evalTools, withoutOwnTools } from "./eval-tools.js";
 import {
   type Divergence,
@@ -22,6 +23,7 @@ import {
   type EvalOrigin,
   type EvalRun,
   type EvalRunTotals,
+  type ModelPrice,
   type RunEvalOptions,
   type Scorer,
 } from "./eval-types.js";
@@ -52,6 +54,8 @@ export interface ItemContext {
   readonly manifest: LoadedManifest;
   readonly scorers: readonly Scorer[];
   readonly origin: EvalOrigin["variant"];
+  /** The prices of the variant's model and of the recordings' (undefined: no cost). */
+  readonly prices: { readonly item: ModelPrice | undefined; readonly baseline: ModelPrice | undefined };
 }
 
 /**
@@ -80,11 +84,14 @@ export async function runEvalItem(prepared: PreparedCase, context: ItemContext):
     },
     turn: () => turn,
     onDivergence: (divergence) => divergences.push(divergence),
+    ...(prepared.sourceSessionId === null ? {} : { source: { store, sessionId: prepared.sourceSessionId } }),
   });
   const anyLive = modeOf("") === "live" || Object.values(options.tools ?? {}).includes("live");
-  const itemManifest = withoutOwnTools(manifest);
+  const itemManifest = withoutOwnTools(manifest, modeOf);
   const podOptions: PodOptions = {
     ...(anyLive ? {} : { autoApprove: true }),
+    // An item is a replay: no memory job extracts it into the workspace's memory (nor asks the model to).
+    attachMemory: false,
     ...options.podOptions,
     store: options.store,
     toolPackages: [tools.package],
@@ -140,6 +147,10 @@ export async function runEvalItem(prepared: PreparedCase, context: ItemContext):
         eval_id: context.evalId,
       });
     }
+    // A scorer that could not score fails the item: its 0 says nothing about the variant.
+    const failedScorer = [...scores, ...(baselineScores ?? [])].find((s) => s.error !== undefined);
+    if (error === undefined && failedScorer !== undefined)
+      error = `scorer ${failedScorer.name} failed: ${failedScorer.error}`;
     const score = meanScore(scores);
     const baselineScore = baselineScores === undefined ? null : meanScore(baselineScores);
     const difference = baselineScore === null ? null : score - baselineScore;
@@ -161,8 +172,8 @@ export async function runEvalItem(prepared: PreparedCase, context: ItemContext):
       divergences,
       stop,
       ...(error === undefined ? {} : { error }),
-      item: totalsOf(itemRun),
-      baseline: baselineRun === undefined ? null : totalsOf(baselineRun),
+      item: totalsOf(itemRun, context.prices.item),
+      baseline: baselineRun === undefined ? null : totalsOf(baselineRun, context.prices.baseline),
       pass,
       resumed: false,
     };
@@ -239,17 +250,20 @@ export function runOf(turns: readonly RecordedTurn[]): EvalRun {
     inputTokens,
     outputTokens: sum((t) => t.usage.outputTokens),
     cacheReadTokens,
+    cacheWriteTokens: sum((t) => t.usage.cacheWriteTokens),
     cacheShare: inputTokens === 0 ? 0 : cacheReadTokens / inputTokens,
   };
 }
 
-function totalsOf(run: EvalRun): EvalRunTotals {
+function totalsOf(run: EvalRun, price: ModelPrice | undefined): EvalRunTotals {
   return {
     requests: run.requests,
     inputTokens: run.inputTokens,
     outputTokens: run.outputTokens,
     cacheReadTokens: run.cacheReadTokens,
+    cacheWriteTokens: run.cacheWriteTokens,
     cacheShare: run.cacheShare,
+    cost: costOf(run, price),
     tools: toolsCalled(run),
   };
 }

@@ -1,11 +1,24 @@
 import { createHash, randomUUID } from "node:crypto";
-import { isAbsolute, join, resolve } from "node:path";
+import { join } from "node:path";
 import { NotFoundError } from "@podkit/session-store";
 import { canonicalJson } from "../context/context-key.js";
 import { PodUsageError } from "../errors.js";
+import { loadPodResources } from "../resources/load-pod-resources.js";
 import { EvalCaseError } from "./errors.js";
 import { EvalDir } from "./eval-dir.js";
-import type { EvalCase, EvalItemResult, EvalReport, EvalVariant, RunEvalOptions } from "./eval-types.js";
+import { checkCodePrices } from "./eval-prices.js";
+import { selectRecordedSessions } from "./eval-query.js";
+import type {
+  EvalCase,
+  EvalItemResult,
+  EvalReport,
+  EvalRunTotals,
+  EvalTotals,
+  RunEvalOptions,
+  Scorer,
+} from "./eval-types.js";
+import { variantManifest, variantOrigin } from "./eval-variant.js";
+import { type JudgeSetup, judgeScorer } from "./judge.js";
 import { readRecordedTurns } from "./recorded-turns.js";
 import { type ItemContext, type PreparedCase, runEvalItem } from "./run-eval-item.js";
 import { builtinScorers } from "./scorers.js";
@@ -38,8 +51,15 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     throw new PodUsageError(`concurrency must be a whole number ≥ 1, not ${concurrency}`);
   }
   const manifest = variantManifest(options.variant);
-  const prepared = await Promise.all(options.cases.map((c, index) => prepareCase(c, index, options)));
-  const origin = originOf(options.variant);
+  const prices = options.prices === undefined ? {} : checkCodePrices(options.prices);
+  const models = {
+    item: manifest.manifest.model.ref,
+    baseline: options.baselineModel ?? manifest.manifest.model.ref,
+  };
+  const cases = await expandQueries(options);
+  const prepared = await Promise.all(cases.map((c, index) => prepareCase(c, index, options)));
+  const judges = await judgeScorers(options);
+  const origin = variantOrigin(options.variant);
   const evalsDir = options.evalsDir ?? join(manifest.dataDir, "evals");
   const dir = await EvalDir.open(evalsDir, evalId, {
     eval_id: evalId,
@@ -51,10 +71,12 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     evalId,
     options,
     manifest,
-    scorers: [...builtinScorers(options.scoring), ...(options.scorers ?? [])],
+    scorers: [...builtinScorers(options.scoring), ...(options.scorers ?? []), ...judges],
     origin,
+    prices: { item: prices[models.item], baseline: prices[models.baseline] },
   };
 
+  options.onStart?.(prepared.length);
   const results: EvalItemResult[] = new Array(prepared.length);
   let done = 0;
   let next = 0;
@@ -80,29 +102,72 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
     passed,
     failed: results.length - passed,
     tolerance: options.tolerance ?? 0,
+    models,
+    totals: {
+      item: sumTotals(results.map((r) => r.item)),
+      baseline: results.some((r) => r.baseline !== null)
+        ? sumTotals(results.flatMap((r) => (r.baseline === null ? [] : [r.baseline])))
+        : null,
+    },
   };
 }
 
-/** The variant's manifest with its prompt pack in `[pod].prompt_pack`. */
-function variantManifest(variant: EvalVariant) {
-  const loaded = variant.manifest;
-  if (variant.pack === undefined) return loaded;
-  const pack = isAbsolute(variant.pack) ? variant.pack : resolve(loaded.workspace, variant.pack);
-  return { ...loaded, manifest: { ...loaded.manifest, pod: { ...loaded.manifest.pod, prompt_pack: pack } } };
+/** The cases with every `{where}` replaced by the recorded sessions it selects, in order. */
+async function expandQueries(options: RunEvalOptions): Promise<EvalCase[]> {
+  const cases: EvalCase[] = [];
+  for (const entry of options.cases) {
+    if ("where" in entry)
+      cases.push(...(await selectRecordedSessions(options.store, entry.where, options.now)));
+    else cases.push(entry);
+  }
+  return cases;
 }
 
-function originOf(variant: EvalVariant): ItemContext["origin"] {
-  const manifest = variant.label?.manifest ?? variant.manifest.file;
-  const model =
-    variant.label?.model ??
-    (typeof variant.model === "string" ? variant.model : variant.manifest.manifest.model.ref);
+/** The eval's judges, each resolved (rubric, model) before any item runs. */
+async function judgeScorers(options: RunEvalOptions): Promise<Scorer[]> {
+  const judges = options.judges ?? [];
+  if (judges.length === 0) return [];
+  const names = judges.map((judge) => judge.name ?? "judge");
+  const twice = names.find((name, index) => names.indexOf(name) !== index);
+  if (twice !== undefined) {
+    throw new PodUsageError(`two judges are named ${JSON.stringify(twice)}`, {
+      hint: "give each judge its own name",
+    });
+  }
+  // The judge's prompts are the project's (its catalog layers), not the variant's --pack: the
+  // item and its baseline, and one variant and the next, are graded by the same words.
+  const { catalog } = await loadPodResources(options.variant.manifest, {
+    ...(options.podOptions?.onWarning === undefined ? {} : { onWarning: options.podOptions.onWarning }),
+  });
+  const setup: JudgeSetup = {
+    catalog,
+    manifest: options.variant.manifest,
+    variantModel: options.variant.model,
+    env: options.podOptions?.env ?? process.env,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  };
+  const scorers: Scorer[] = [];
+  for (const judge of judges) scorers.push(await judgeScorer(judge, setup));
+  return scorers;
+}
+
+/** Sums of run totals; the cost is null as soon as one is unknown (or was written before costs were). */
+function sumTotals(runs: readonly EvalRunTotals[]): EvalTotals {
+  const sum = (pick: (t: EvalRunTotals) => number | undefined) =>
+    runs.reduce((total, t) => total + (pick(t) ?? 0), 0);
+  const inputTokens = sum((t) => t.inputTokens);
+  const cacheReadTokens = sum((t) => t.cacheReadTokens);
+  const costs = runs.map((t) => t.cost);
   return {
-    ...(manifest === undefined ? {} : { manifest }),
-    model,
-    ...(variant.pack === undefined ? {} : { pack: variant.pack }),
-    ...(variant.label?.set === undefined || variant.label.set.length === 0
-      ? {}
-      : { set: [...variant.label.set] }),
+    requests: sum((t) => t.requests),
+    inputTokens,
+    outputTokens: sum((t) => t.outputTokens),
+    cacheReadTokens,
+    cacheWriteTokens: sum((t) => t.cacheWriteTokens),
+    cacheShare: inputTokens === 0 ? 0 : cacheReadTokens / inputTokens,
+    cost: costs.every((c) => typeof c === "number")
+      ? costs.reduce((a, b) => (a as number) + (b as number), 0)
+      : null,
   };
 }
 

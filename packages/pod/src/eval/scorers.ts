@@ -147,20 +147,40 @@ function cacheShareScorer(min: number): Scorer {
   });
 }
 
-/** Runs every scorer, clamping scores into 0..1 (a scorer that throws scores 0 with its message). */
-export async function scoreItem(scorers: readonly Scorer[], item: EvalItemView): Promise<EvalScore[]> {
+/**
+ * Runs every scorer, clamping scores into 0..1. A scorer that throws, or returns no
+ * `{name, score, pass}`, scores 0 with its `error`: the item fails with it (a broken scorer or a
+ * judge that could not grade says nothing about the variant, and must not pass as a tie).
+ */
+export function scoreItem(scorers: readonly Scorer[], item: EvalItemView): Promise<EvalScore[]> {
+  return runScorers(scorers, item);
+}
+
+/** `scoreItem` for any kind of item (a replayed turn range, an internal prompt's result). */
+export async function runScorers<T>(
+  scorers: readonly ((item: T) => EvalScore | Promise<EvalScore>)[],
+  item: T,
+): Promise<EvalScore[]> {
   const scores: EvalScore[] = [];
   for (const scorer of scorers) {
     try {
       const result = await scorer(item);
+      if (
+        typeof result?.name !== "string" ||
+        typeof result.score !== "number" ||
+        typeof result.pass !== "boolean"
+      )
+        throw new Error(`it returned ${short(result)}, not {name, score, pass}`);
       const score = Number.isFinite(result.score) ? Math.min(1, Math.max(0, result.score)) : 0;
       scores.push({ ...result, score });
     } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
       scores.push({
         name: scorer.name || "custom",
         score: 0,
         pass: false,
-        detail: `the scorer failed: ${error instanceof Error ? error.message : String(error)}`,
+        detail: `the scorer failed: ${message}`,
+        error: message,
       });
     }
   }

@@ -13,6 +13,7 @@ import type {
   TurnEndContext,
   TurnEndDecision,
 } from "@podkit/llm-worker";
+import { deferredCallOf } from "@podkit/tools";
 import type { SubpodPlacement } from "../subpods/placement.js";
 import { type HookToolDecision, ROOT_POD_PATH } from "./approvals.js";
 
@@ -141,7 +142,9 @@ export function composeInterceptor(
       // Hooks decide on what history holds; the request itself goes out as the pod prepared it.
       return own;
     },
-    preToolCall(call) {
+    preToolCall(called) {
+      // A `call_tool` call is decided as the deferred tool's own call (docs/tools-deferred.md).
+      const call = deferredCallOf(called) ?? called;
       return internal.preToolCall(call, async () => {
         for (const hook of hooks) {
           const decision = await hook.preToolCall?.(readOnly(call), pod());
@@ -150,7 +153,8 @@ export function composeInterceptor(
         return { action: "continue" };
       });
     },
-    async postToolCall(call, result, output) {
+    async postToolCall(called, result, output) {
+      const call = deferredCallOf(called) ?? called;
       const own = await internal.postToolCall(call, result, output);
       if (own.action !== "continue") return own;
       for (const hook of hooks) {

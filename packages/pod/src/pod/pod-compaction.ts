@@ -1,7 +1,9 @@
 import {
   AbortedError,
   type Item,
+  type MediaRef,
   type ModelAdapter,
+  mediaLabel,
   type PreRequestContext,
   type PreRequestDecision,
   type Tool,
@@ -9,7 +11,7 @@ import {
   type WorkerEvent,
 } from "@podkit/llm-worker";
 import { type CompactionConfig, defaultCompactionConfig } from "@podkit/manifest";
-import type { SessionLog } from "@podkit/session-store";
+import type { HistorySource, SessionLog, SystemItem } from "@podkit/session-store";
 import { builtinToolPackage, createSandbox } from "@podkit/tools";
 import { refusedCompactTools } from "../compaction/compact-tools.js";
 import type { PodConversation } from "../compaction/compact-worker.js";
@@ -44,8 +46,17 @@ export interface CompactionRequest {
   readonly reporting: CompactionReporting;
   /** The current context block, re-committed once into the new segment. */
   contextBlock(): Promise<ContextUpdate | null>;
+  /** Attachments carried into the new history once the split is known (the active skills' bodies). */
+  carryOver?(input: CarryOverInput): readonly SystemItem[];
   /** Continues in the compacted segment (before `compaction_done` is reported). */
-  moveTo(next: SessionLog<Item>, contextKey: string | undefined): void;
+  moveTo(next: SessionLog<Item>, contextKey: string | undefined): void | Promise<void>;
+}
+
+/** The history being compacted, its sources, and where the retained tail starts. */
+export interface CarryOverInput {
+  readonly items: readonly Item[];
+  readonly sources: readonly HistorySource[];
+  readonly split: number;
 }
 
 /** The prune boundary stored in a segment's extension state (0 when none). */
@@ -88,6 +99,10 @@ export class PodCompaction {
       );
     }
   }
+
+  /** What a prune puts in place of a media part it leaves out of a request (docs/media.md). */
+  private readonly mediaMarker = (ref: MediaRef): string =>
+    this.foundation.resources.catalog.render("media_elided", { file: mediaLabel(ref) });
 
   /** `[compaction]` of the manifest; undefined: no automatic prune or compaction. */
   get config(): CompactionConfig | undefined {
@@ -137,6 +152,7 @@ export class PodCompaction {
     const plan = planPrune(context.items, this.pruneUpTo, {
       protectedTokens: config.prune_protected_tokens,
       minSavings: config.prune_min_savings,
+      mediaMarker: this.mediaMarker,
     });
     const estimate = estimateTokens({
       systemPrompt: context.systemPrompt,
@@ -195,6 +211,8 @@ export class PodCompaction {
     reporting.emit({ type: "compaction_start", reason });
     const started = performance.now();
     try {
+      // A restored pod that has not run yet has not loaded its tools: the request declares them all.
+      await this.foundation.toolServer.flushPending();
       const result = await compactHistory({
         items: this.worker.history,
         sources: log.state.historySources,
@@ -205,6 +223,7 @@ export class PodCompaction {
         model: this.compactModel(),
         readFile: await this.readFileTool(signal),
         context: () => request.contextBlock(),
+        ...(request.carryOver === undefined ? {} : { carryOver: request.carryOver }),
         signal,
         onWorkerEvent: (event) => reporting.workerEvent(event),
       });
@@ -213,7 +232,7 @@ export class PodCompaction {
         historySources: result.sources,
         atTurn: this.turns.turns,
       });
-      request.moveTo(next, result.contextKey);
+      await request.moveTo(next, result.contextKey);
       this.syncFromLog(next);
       if (reason !== "manual") this.failures = 0;
       const outcome = {
@@ -241,7 +260,8 @@ export class PodCompaction {
   private conversation(log: SessionLog<Item>): PodConversation {
     return {
       systemPrompt: this.worker.systemPrompt,
-      items: prunedItems(this.worker.history, this.pruneUpTo).items,
+      items: prunedItems(this.worker.history, this.pruneUpTo, this.mediaMarker).items,
+      media: this.worker.media,
       tools: this.foundation.toolServer.definitions(),
       requestConfig: this.worker.config,
       promptCacheKey: log.state.sessionId,

@@ -16,20 +16,24 @@ import type { PromptCatalog } from "../catalog/prompt-catalog.js";
 import type { ContextSectionState } from "../context/context-section.js";
 import { EMPTY_CONTEXT_KEY } from "../context/context-sections.js";
 import { PodUsageError } from "../errors.js";
+import { PodMediaStore } from "../media/pod-media-store.js";
 import { type OutputSchemaInput, toOutputSchema } from "../output/output-schema.js";
 import { FINAL_OUTPUT_DOMAIN, PodOutput } from "../output/pod-output.js";
 import { builtinPolicyFor, effectiveMode, PermissionPolicy } from "../permissions/permissions.js";
+import { PodSkills } from "../skills/pod-skills.js";
 import type { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
 import type { PodTelemetry, RunSource } from "../telemetry/pod-telemetry.js";
 import type { PodWarning } from "../warnings.js";
 import { type ApprovalAnswerGiven, ApprovalGate, type DecisionInput, ROOT_POD_PATH } from "./approvals.js";
+import { PodToolChanges, registerDeferredPair } from "./deferred-tools.js";
 import type { CompactionOutcome, CompactionReason, PodEvent, PodRunResult } from "./events.js";
 import { recordFileChanges } from "./file-changes.js";
 import { PodGuardrails } from "./guardrails.js";
 import { composeInterceptor, type HookPod, hookPodOf, type PodHooks } from "./hooks.js";
 import { INVOCATION_DOMAIN, invocationOf } from "./invocation.js";
+import { MCP_TOOLS_DOMAIN, mcpToolsRecord, sameMcpToolsRecord } from "./mcp-tools-record.js";
 import { NotificationQueue } from "./notification-queue.js";
-import { type CompactionReporting, PodCompaction } from "./pod-compaction.js";
+import { type CarryOverInput, type CompactionReporting, PodCompaction } from "./pod-compaction.js";
 import { PodContext } from "./pod-context.js";
 import { createWorker, type PodFoundation, renderSystemPrompt, sessionLogOptions } from "./pod-foundation.js";
 import { NOTIFICATION_CAPACITY, type PodOptions } from "./pod-options.js";
@@ -57,6 +61,8 @@ export class PodEngine {
   private head: SessionLog<Item> | undefined;
   /** The sandbox probe's entry is written (`recordSandboxProbe`). */
   private sandboxRecorded = false;
+  /** The MCP servers' tools are recorded, or found recorded already (`recordMcpTools`). */
+  private mcpToolsRecorded = false;
   /** The signal of the turn in progress (context sections load under it). */
   private turnSignal: AbortSignal | undefined;
   /** The hooks' `HookPod`, made again only when the session changes. */
@@ -72,6 +78,10 @@ export class PodEngine {
   readonly compaction: PodCompaction;
   readonly approvals: ApprovalGate;
   readonly guardrails: PodGuardrails;
+  /** MCP servers' changed tool lists on their way into the log and to the model. */
+  private readonly toolChanges: PodToolChanges;
+  /** The pod's skills (docs/skills.md), when its manifest has `[skills]`. */
+  readonly skills: PodSkills | undefined;
   /** The typed answer (docs/output.md): `[output]` or `PodOptions.output`, else a first run's `output`. */
   private typed: PodOutput | undefined;
   /** The permission mode this pod runs in (docs/permissions.md); a child's is never looser than its parent's. */
@@ -97,18 +107,46 @@ export class PodEngine {
     );
     this.extensions = new Map(state?.extensions ?? []);
     this.recorder = new SessionRecorder(() => this.head, this.usage);
-    this.worker = createWorker(foundation, options, this.recorder, workerStateOf(log));
+    // Tools' images and PDFs go to the session store's blobs, fitted and counted (docs/media.md).
+    const media = new PodMediaStore({
+      blobs: foundation.store.blobs,
+      config: foundation.loaded.manifest.media,
+      catalog: this.catalog,
+      turn: () => this.turns.turns,
+      history: () => this.worker.history,
+    });
+    const { onHistoryAppend, onResponseCommit } = this.recorder;
+    this.worker = createWorker(
+      foundation,
+      options,
+      { onHistoryAppend, onResponseCommit, media },
+      workerStateOf(log),
+    );
     this.context = new PodContext(options.contextSections ?? [], this.recorder, this.catalog, (message) =>
       foundation.warn({ code: "pod.context_section", message }),
     );
     this.compaction = new PodCompaction(foundation, options, this.worker, this.usage, this.turns);
+    this.skills = PodSkills.of({
+      loaded: foundation.loaded,
+      catalog: this.catalog,
+      store: foundation.store,
+      head: () => this.head,
+      append: (domain, payload) => this.appendExtension(domain, payload),
+      notify: (message) => this.notifications.push(message),
+      warn: (message) => foundation.warn({ code: "pod.skills", message }),
+    });
+    const skills = this.skills;
+    if (skills !== undefined) foundation.toolServer.registerTool(() => skills.tools());
+    const permissionArgs = [
+      this.mode,
+      foundation.loaded.manifest.permissions.rule,
+      (name: string) => foundation.toolServer.isReadOnly(name),
+    ] as const;
     this.approvals = new ApprovalGate({
       head: () => this.requireHead(),
       signal: () => this.turnSignal ?? new AbortController().signal,
       policy: options.autoApprove === true ? new Map() : builtinPolicyFor(foundation.loaded, this.mode),
-      permissions: new PermissionPolicy(this.mode, foundation.loaded.manifest.permissions.rule, (name) =>
-        foundation.toolServer.isReadOnly(name),
-      ),
+      permissions: skills?.permissionPolicy(...permissionArgs) ?? new PermissionPolicy(...permissionArgs),
       hasTool: (name) => foundation.toolServer.names().includes(name),
       deniedReason: (record) =>
         this.catalog.render("approval_denied_reason", {
@@ -132,6 +170,15 @@ export class PodEngine {
       record: (decision) => this.recordDecision(decision),
       feedbackItem: (text) => this.recorder.systemMessage("notification", text),
     });
+    // Deferred tools (docs/tools-deferred.md): the pair where the provider has no tool search.
+    registerDeferredPair(foundation, this.catalog, this.worker.toolSearch);
+    this.toolChanges = new PodToolChanges({
+      catalog: this.catalog,
+      append: (domain, payload) => this.appendExtension(domain, payload),
+      systemItem: (text) => this.recorder.systemMessage("notification", text),
+      notified: (message) => foundation.events.emit({ type: "notification", message }),
+    });
+    foundation.toolSet.onToolsChanged((change) => this.toolChanges.push(change));
     const declared = options.output ?? foundation.loaded.manifest.output?.schema;
     if (declared !== undefined) this.adoptOutput(declared as OutputSchemaInput, true);
     this.syncFromLog();
@@ -235,6 +282,7 @@ export class PodEngine {
           pendingHistoryAppends: async () => [
             ...this.guardrails.takePending(),
             ...(this.typed?.pendingItems() ?? []),
+            ...(await this.toolChanges.take()),
             ...this.takeNotifications(),
             ...(await this.context.take(this.contextState(this.turnSignal))),
           ],
@@ -242,6 +290,7 @@ export class PodEngine {
             // File tracking's first scan runs while the model answers the first request.
             this.foundation.toolSet.startTracking();
             await this.recordSandboxProbe();
+            await this.recordMcpTools();
             return this.compaction.preRequest(context, this.head);
           },
           preToolCall: async (call, hooks) => {
@@ -262,6 +311,7 @@ export class PodEngine {
                 reason: String(denied.reason),
               });
             }
+            await this.skills?.afterCall(call);
             await recordFileChanges(call, output, {
               blobs: this.foundation.store.blobs,
               warn: (warning) => this.warn(warning),
@@ -294,7 +344,13 @@ export class PodEngine {
   ensureSystemPromptMaterialized(): Promise<string> {
     const template = this.template;
     if (template === null) return Promise.resolve(this.worker.systemPrompt ?? "");
-    this.rendering ??= renderSystemPrompt(this.foundation, template, this.options.clock)
+    const skills = this.skills;
+    this.rendering ??= renderSystemPrompt(
+      this.foundation,
+      template,
+      this.options.clock,
+      skills?.render.bind(skills),
+    )
       .then((rendered) => {
         this.worker.setSystemPrompt(rendered);
         this.template = null;
@@ -325,6 +381,8 @@ export class PodEngine {
       if (invocation !== undefined && this.head === head)
         await this.appendExtension(INVOCATION_DOMAIN, invocation);
       if (this.head === head) await this.recordSandboxProbe();
+      if (this.head === head) await this.skills?.recordStart();
+      if (this.head === head) await this.recordMcpTools();
     }
     this.worker.setPromptCacheKey(this.head.state.sessionId);
     return this.head;
@@ -363,6 +421,19 @@ export class PodEngine {
     if (probe === undefined) return;
     this.sandboxRecorded = true;
     await this.appendExtension(SANDBOX_PROBE_DOMAIN, probe);
+  }
+
+  /**
+   * The tools the MCP servers offered, as an `mcp.tools` entry, once per pod (its start in this
+   * process): right after a new session's `segment_start`, or before a restored session's first
+   * request unless its log already records the same. An eval replays the calls without the servers.
+   */
+  private async recordMcpTools(): Promise<void> {
+    if (this.mcpToolsRecorded || this.head === undefined) return;
+    this.mcpToolsRecorded = true;
+    const record = mcpToolsRecord(this.foundation.loaded, this.foundation.toolServer);
+    if (record === undefined || sameMcpToolsRecord(this.extensions.get(MCP_TOOLS_DOMAIN), record)) return;
+    await this.appendExtension(MCP_TOOLS_DOMAIN, record);
   }
 
   /** Appends an `extension` entry to the head segment and folds it into `extensions`. */
@@ -521,6 +592,7 @@ export class PodEngine {
   private syncFromLog(): void {
     this.context.syncFromLog(this.head);
     this.compaction.syncFromLog(this.head);
+    this.skills?.syncFromLog(this.head);
   }
 
   private compactionRequest(log: SessionLog<Item>, signal: AbortSignal, reporting: CompactionReporting) {
@@ -529,12 +601,14 @@ export class PodEngine {
       signal,
       reporting,
       contextBlock: () => this.context.current(this.contextState(signal)),
-      moveTo: (next: SessionLog<Item>, contextKey: string | undefined) => {
+      carryOver: (input: CarryOverInput) => this.skills?.carryOver(input) ?? [],
+      moveTo: async (next: SessionLog<Item>, contextKey: string | undefined) => {
         this.head = next;
         this.worker.setHistory([...next.state.history]);
         this.usage.resetSegment([]);
         this.extensions.clear();
         this.context.sections.markCommitted(contextKey ?? EMPTY_CONTEXT_KEY);
+        await this.skills?.movedToCompacted();
       },
     };
   }

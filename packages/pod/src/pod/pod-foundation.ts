@@ -1,8 +1,9 @@
-import { type Item, type ResponseCommit, ToolServer, Worker } from "@podkit/llm-worker";
+import { type Item, type MediaStore, type ResponseCommit, ToolServer, Worker } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
 import type { SessionLogOptions, Store } from "@podkit/session-store";
 import { loadToolPackages, type ToolSet } from "@podkit/tools";
 import { loadPodResources, type PodResources } from "../resources/index.js";
+import type { SkillsVariable } from "../skills/skill-listing.js";
 import { readAgentsMd } from "../system-prompt/agents-md.js";
 import { buildSystemPromptContext } from "../system-prompt/system-prompt-context.js";
 import type { SystemPromptTemplate } from "../system-prompt/system-prompt-template.js";
@@ -148,6 +149,8 @@ export interface WorkerState {
 export interface WorkerPersistence {
   onHistoryAppend(item: Item): Promise<void>;
   onResponseCommit(response: ResponseCommit): Promise<void>;
+  /** Where tools' media are stored before their results are committed (docs/media.md). */
+  media?: MediaStore;
 }
 
 export function createWorker(
@@ -164,6 +167,7 @@ export function createWorker(
     maxRequests: loaded.manifest.worker.max_turns,
     onHistoryAppend: persistence.onHistoryAppend,
     onResponseCommit: persistence.onResponseCommit,
+    ...(persistence.media === undefined ? {} : { media: persistence.media }),
     ...(state.systemPrompt === undefined ? {} : { systemPrompt: state.systemPrompt }),
     ...(state.history === undefined ? {} : { history: state.history }),
     ...(state.interrupted === undefined ? {} : { interrupted: state.interrupted }),
@@ -174,15 +178,18 @@ export function createWorker(
 }
 
 /**
- * Materialization: flush the tool server (the names are final), read AGENTS.md, one clock
- * reading, render the body and the catalog's trailing sections.
+ * Materialization: the skill listing (measured, and the `skill` tool's mode settled, before the
+ * tools are), flush the tool server (the names are final), read AGENTS.md, one clock reading,
+ * render the body and the catalog's trailing sections.
  */
 export async function renderSystemPrompt(
   foundation: PodFoundation,
   template: SystemPromptTemplate,
   clock: (() => Date) | undefined,
+  renderSkills?: () => Promise<SkillsVariable>,
 ): Promise<string> {
   const { loaded } = foundation;
+  const skills = await renderSkills?.();
   const tools = await foundation.toolServer.flushPending();
   const agentsMd = await readAgentsMd(loaded.workspace, { onWarning: foundation.warn });
   const context = buildSystemPromptContext({
@@ -192,6 +199,7 @@ export async function renderSystemPrompt(
     tools,
     ...(agentsMd === undefined ? {} : { agentsMd }),
     language: loaded.manifest.worker.language,
+    ...(skills === undefined ? {} : { skills }),
   });
   return template.render(context, foundation.resources.catalog);
 }

@@ -45,6 +45,8 @@ export async function runWithPrelude(
   const awaitingApproval = engine.log?.state.awaitingApproval === true;
   if (engine.compactionDueBeforeTurn && !awaitingApproval) await extensionPoints.afterTurn.idle();
   if (!awaitingApproval) await engine.compactBeforeTurn(signal, report);
+  // Skills changed on disk reach the model as a notification, never as a change to its prefix.
+  await engine.skills?.announceChanges();
   if (input !== undefined) {
     for (const hook of extensionPoints.hooks) {
       const decision = await hook.onPromptSubmit?.(Object.freeze({ text: input }), engine.hookPod());

@@ -118,6 +118,12 @@ export class SessionRecorder {
       const body = item.type === "message" ? item.content.map((part) => part.text).join("") : "";
       return { kind: "system_item", item: { kind: mark.kind, body, ...mark.extra } as SystemItem };
     }
+    if (item.type === "message" && item.role === "system" && item.media !== undefined) {
+      // The message the worker commits to carry a batch's media (docs/media.md): an attachment.
+      this.modelOutput += 1;
+      const body = item.content.map((part) => part.text).join("");
+      return { kind: "system_item", item: { kind: "attachment", body, media: item.media } as SystemItem };
+    }
     if (item.type === "message" && item.role === "user") {
       this.inputWritten = true;
       return { kind: "user_input", text: item.content.map((part) => part.text).join("") };

@@ -1,5 +1,6 @@
 import { isAbsolute } from "node:path";
 import { PodUsageError } from "../errors.js";
+import { NO_SKILLS, type SkillsVariable } from "../skills/skill-listing.js";
 
 /** What the template sees of the pod's scope; `@podkit/manifest`'s `Scope` satisfies it. */
 export interface ScopeView {
@@ -24,6 +25,8 @@ export interface SystemPromptContext {
   /** Always present; `agents_md` only when `<workspace>/AGENTS.md` was read. */
   readonly files: { readonly agents_md?: string };
   readonly language: string;
+  /** The skill listing, measured at render (docs/skills.md); `mode` is `off` without `[skills]`. */
+  readonly skills: SkillsVariable;
 }
 
 export interface SystemPromptContextInput {
@@ -35,6 +38,8 @@ export interface SystemPromptContextInput {
   /** Content of AGENTS.md, or undefined when there is none (see `readAgentsMd`). */
   readonly agentsMd?: string;
   readonly language: string;
+  /** The skill listing (`PodSkills.render()`); default: no skills. */
+  readonly skills?: SkillsVariable;
 }
 
 function byCodeUnit(a: string, b: string): number {
@@ -61,5 +66,9 @@ export function buildSystemPromptContext(input: SystemPromptContextInput): Syste
     tools: Object.freeze([...input.tools].sort(byCodeUnit)),
     files: Object.freeze(input.agentsMd === undefined ? {} : { agents_md: input.agentsMd }),
     language: input.language,
+    skills: Object.freeze({
+      ...(input.skills ?? NO_SKILLS),
+      entries: Object.freeze((input.skills ?? NO_SKILLS).entries.map((entry) => Object.freeze({ ...entry }))),
+    }),
   });
 }

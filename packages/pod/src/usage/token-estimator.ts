@@ -1,4 +1,5 @@
 import type { Item, UsageRecord } from "@podkit/llm-worker";
+import { mediaTokensOf } from "../media/media-refs.js";
 
 /** How an estimate was made, from the most to the least exact. */
 export type EstimateMethod = "measured" | "interpolated" | "extrapolated" | "bytes";
@@ -10,11 +11,15 @@ export interface TokenEstimate {
 
 const itemBytes = new WeakMap<Item, number>();
 
-/** UTF-8 bytes of an item's JSON (cached per item object: history items never change). */
+/**
+ * UTF-8 bytes of an item's JSON, plus four per estimated token of the media it names (a digest
+ * is a few bytes of JSON; the image it stands for is hundreds of tokens: docs/media.md). Cached per
+ * item object: history items never change.
+ */
 export function bytesOfItem(item: Item): number {
   let bytes = itemBytes.get(item);
   if (bytes === undefined) {
-    bytes = Buffer.byteLength(JSON.stringify(item));
+    bytes = Buffer.byteLength(JSON.stringify(item)) + 4 * mediaTokensOf(item);
     itemBytes.set(item, bytes);
   }
   return bytes;

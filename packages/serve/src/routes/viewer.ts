@@ -30,7 +30,7 @@ export function viewerRoutes(app: Hono): void {
     "cache-control": "no-cache",
     "x-content-type-options": "nosniff",
     "content-security-policy":
-      "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+      "default-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
   });
   app.get("/", (c) =>
     page === undefined ? c.notFound() : c.body(new Uint8Array(page.body), 200, headers(page.type)),

@@ -1,12 +1,13 @@
 import { ApiError, api, setToken, token } from "./api.js";
 import { h } from "./dom.js";
+import { evalComparePage } from "./eval-compare-page.js";
 import { listPage } from "./list-page.js";
 import { sessionPage } from "./session-page.js";
 import type { TreeNode } from "./session-tree.js";
 
 // The session viewer of `podkit serve`: `#/` lists sessions (sub-pods under their parent),
 // `#/sessions/<id>` streams one, with the tree of sub-pods it belongs to and its pending approvals
-// (Allow/Deny).
+// (Allow/Deny); `#/sessions/<id>/compare` shows an eval item beside the session it replayed.
 
 const root = document.getElementById("main") as HTMLElement;
 const identityBox = document.getElementById("identity") as HTMLElement;
@@ -18,7 +19,13 @@ async function route(): Promise<void> {
   leave?.();
   leave = undefined;
   const match = /^#\/sessions\/([A-Za-z0-9_-]{1,128})$/.exec(location.hash);
-  document.title = match === null ? "podkit · sessions" : `podkit · session ${match[1]}`;
+  const compare = /^#\/sessions\/([A-Za-z0-9_-]{1,128})\/compare$/.exec(location.hash);
+  document.title =
+    compare !== null
+      ? `podkit · eval item ${compare[1]} beside its original`
+      : match === null
+        ? "podkit · sessions"
+        : `podkit · session ${match[1]}`;
   const context = {
     answersAs: undefined as string | undefined,
     onUnauthorized: () => askForToken(),
@@ -29,7 +36,8 @@ async function route(): Promise<void> {
     identity ??= await api<{ holder: string | null; answersRecordedAs: string }>("/identity");
     context.answersAs = identity.answersRecordedAs;
     identityBox.textContent = `answers recorded as ${identity.answersRecordedAs}`;
-    if (match !== null) {
+    if (compare !== null) leave = await evalComparePage(root, compare[1] as string);
+    else if (match !== null) {
       // Asked before any stream opens, so an unknown session shows as such.
       const view = await api<{ tree: TreeNode }>(`/sessions/${match[1]}`);
       leave = sessionPage(root, match[1] as string, view.tree, context);

@@ -1,6 +1,7 @@
 import { announce } from "./announcer.js";
-import { ApiError, api } from "./api.js";
+import { ApiError, api, authHeaders } from "./api.js";
 import { h, messageBox, sendOnCtrlEnter } from "./dom.js";
+import { evalCompareLink } from "./eval-compare-link.js";
 import { confirmRewind, type RewindReport } from "./rewind-dialog.js";
 import { type LogEntry, SessionModel } from "./session-model.js";
 import { SessionRenderer } from "./session-render.js";
@@ -77,6 +78,14 @@ export function sessionPage(
     onPendingApproval: (block) => {
       if (caughtUp) reveal([block]);
     },
+    media: async (digest) => {
+      const response = await fetch(
+        `/sessions/${encodeURIComponent(sessionId)}/media/${encodeURIComponent(digest)}`,
+        { headers: authHeaders() },
+      );
+      if (!response.ok) throw new ApiError(response.status, response.statusText);
+      return response.blob();
+    },
     rewind: (turn, button) => {
       const path = `/sessions/${encodeURIComponent(sessionId)}/rewind`;
       void confirmRewind(turn, (body) => api<RewindReport>(path, body)).then((report) => {
@@ -97,6 +106,7 @@ export function sessionPage(
   const send = h("button", { id: "send", type: "submit" }, "Send");
   const problem = h("div", { class: "problem", id: "problem", role: "alert", hidden: "" });
   const treeBox = h("nav", { class: "tree", id: "tree", "aria-label": "sub-pods", hidden: "" });
+  const compare = evalCompareLink(sessionId);
   const page = h(
     "section",
     { id: "session", "data-session-id": sessionId },
@@ -105,6 +115,7 @@ export function sessionPage(
       { class: "session-head" },
       h("a", { href: "#/" }, "← sessions"),
       h("h1", {}, `Session ${sessionId}`),
+      compare.element,
       state,
       interrupt,
     ),
@@ -126,6 +137,7 @@ export function sessionPage(
   const cached = readCache(sessionId);
   model.entries = cached;
   renderer.redraw(model.entries, undefined);
+  compare.seen(model.entries);
   const refresh = () => {
     const running = model.running;
     page.dataset.running = String(running);
@@ -154,6 +166,7 @@ export function sessionPage(
         }
       }
       if (change.kind === "entry" || change.kind === "all") {
+        compare.seen(change.kind === "entry" ? [change.entry] : model.entries);
         saveTimer ??= window.setTimeout(save, 100);
         // The tree is read whole: ask again only for an entry that can change a node (status,
         // turns, a spawned child, pending approvals), not for every text or usage entry.

@@ -20,6 +20,8 @@ export interface RendererActions extends ApprovalActions {
   onPendingApproval(block: HTMLElement): void;
   /** "Rewind to here" was pressed on finished turn `turn` (`button`, to give the focus back to). */
   rewind(turn: number, button: HTMLElement): void;
+  /** The bytes of a media part of the session (`GET /sessions/:id/media/:digest`, with the page's token). */
+  media?(digest: string): Promise<Blob>;
 }
 
 /**
@@ -122,7 +124,7 @@ export class SessionRenderer {
       case "assistant_item":
         return this.item(e.item as Json);
       case "tool_result":
-        return outcome(e.item as Json);
+        return this.outcome(e.item as Json);
       case "system_item":
         return collapsed(`${e.item.kind}`, h("div", { class: "text" }, e.item.body), "system");
       case "llm_usage":
@@ -194,6 +196,18 @@ export class SessionRenderer {
     }
   }
 
+  /** A call's outcome, with the images and PDFs its result carries (docs/media.md). */
+  private outcome(item: Json): HTMLElement {
+    const line = outcome(item);
+    const load = this.actions.media;
+    const parts =
+      Array.isArray(item.media) && load !== undefined
+        ? item.media.flatMap((ref: unknown) => mediaPart(ref, load))
+        : [];
+    if (parts.length > 0) line.append(h("div", { class: "media" }, ...parts));
+    return line;
+  }
+
   private approvalRequest(e: Json): HTMLElement {
     const block = approvalBlock(e, this.actions);
     this.approvals.set(e.call_id, block);
@@ -255,6 +269,46 @@ function outcome(item: Json): HTMLElement {
     { class: `tool-outcome ${item.is_error ? "failed" : "ok"}` },
     `${item.is_error ? "✗" : "✓"} ${item.summary}`,
   );
+}
+
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+
+/**
+ * One media part of a tool result: an image, or a link to a PDF, whose bytes are fetched with the
+ * page's token and shown from a `blob:` URL. The log is untrusted: a part without a well-formed
+ * digest is left out, and the served type is the server's reading of the bytes, not the log's.
+ */
+function mediaPart(ref: unknown, load: (digest: string) => Promise<Blob>): HTMLElement[] {
+  const r = (typeof ref === "object" && ref !== null ? ref : {}) as Json;
+  if (typeof r.digest !== "string" || !DIGEST.test(r.digest)) return [];
+  const type = typeof r.media_type === "string" ? r.media_type : "media";
+  const size =
+    Number.isSafeInteger(r.width) && Number.isSafeInteger(r.height) ? ` ${r.width}×${r.height}` : "";
+  const label = `${type}${size}`;
+  const fetched = load(r.digest).then((blob) => URL.createObjectURL(blob));
+  if (type.startsWith("image/")) {
+    const image = h("img", { class: "media-image", alt: label, title: label, "data-digest": r.digest });
+    fetched.then(
+      (url) => {
+        // Drawn once loaded: the URL is not needed after that.
+        image.addEventListener("load", () => URL.revokeObjectURL(url), { once: true });
+        image.setAttribute("src", url);
+      },
+      () => image.replaceWith(h("span", { class: "media-missing" }, `${label} (not available)`)),
+    );
+    return [image];
+  }
+  const name = typeof r.name === "string" ? r.name : type;
+  const link = h(
+    "a",
+    { class: "media-file", "data-digest": r.digest, target: "_blank", rel: "noopener" },
+    `${name} (${type})`,
+  );
+  fetched.then(
+    (url) => link.setAttribute("href", url),
+    () => link.replaceWith(h("span", { class: "media-missing" }, `${name} (not available)`)),
+  );
+  return [link];
 }
 
 function usage(e: Json): HTMLElement {

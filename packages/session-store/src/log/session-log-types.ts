@@ -1,5 +1,6 @@
 import type { MinimalItem, ParentLink } from "../entry/entry-schema.js";
 import type { ReplayOptions } from "../replay/replay.js";
+import type { HistorySource } from "../replay/session-state.js";
 
 /** Reported when a writer found its segment changed by someone else and moved to a new one. */
 export interface DriftFork {
@@ -46,6 +47,8 @@ export interface SegmentInit<TItem> {
   systemPrompt: string | null;
   config: Record<string, unknown>;
   history?: TItem[];
+  /** Origins of items of `history` (system items, segmented user input), as a fork carries them. */
+  historySources?: readonly HistorySource[];
   /** Makes the session a child of another (sub-pods): recorded in `segment_start.parent`. */
   parent?: ParentLink;
 }

@@ -16,6 +16,13 @@ export {
   PolicyDecisionSchema,
 } from "./decisions.js";
 export { entriesBeforeCorruption, intactView, segmentOfFile } from "./entries-before-corruption.js";
+export {
+  EVAL_ORIGIN_DOMAIN,
+  EVAL_SCORE_DOMAIN,
+  type EvalOriginSummary,
+  type EvalScoreSummary,
+  type EvalSummary,
+} from "./eval-summary.js";
 export { lineOf } from "./session-line.js";
 export {
   type ListSessionsOptions,

@@ -1,5 +1,12 @@
 import type { Entry, MinimalItem } from "../entry/entry-schema.js";
 import { type DecisionSummary, decisionOf, POLICY_DECISION_DOMAIN } from "./decisions.js";
+import {
+  EVAL_ORIGIN_DOMAIN,
+  EVAL_SCORE_DOMAIN,
+  type EvalSummary,
+  evalOriginOf,
+  evalScoreOf,
+} from "./eval-summary.js";
 import type { TurnStatus } from "./status.js";
 
 /** An approval as `podkit session show` prints it: what was asked, and who answered when. */
@@ -63,6 +70,8 @@ export interface SegmentSummaryText {
   /** Decisions outside a turn: an input guardrail that rejected a message before its turn began. */
   decisions: DecisionSummary[];
   usage: UsageTotals;
+  /** An eval item's origin and scores (docs/evals.md); absent in a segment that records neither. */
+  eval?: EvalSummary;
 }
 
 /**
@@ -89,6 +98,7 @@ export function summarizeEntries<TItem = MinimalItem>(entries: readonly Entry<TI
   const names = new Map<string, string>();
   const approvals = new Map<string, ApprovalSummary>();
   const outside: DecisionSummary[] = [];
+  let evalSummary: EvalSummary | undefined;
   let current: TurnSummary | undefined;
   /** A turn is open from its `invoke` to its `run_completed`/`run_errored`. */
   let open = false;
@@ -188,6 +198,17 @@ export function summarizeEntries<TItem = MinimalItem>(entries: readonly Entry<TI
           if (output !== undefined && current !== undefined) current.output = output;
           break;
         }
+        if (entry.domain === EVAL_ORIGIN_DOMAIN || entry.domain === EVAL_SCORE_DOMAIN) {
+          evalSummary ??= { scores: [] };
+          if (entry.domain === EVAL_SCORE_DOMAIN) {
+            const score = evalScoreOf(entry.payload);
+            if (score !== undefined) evalSummary.scores.push(score);
+          } else {
+            const origin = evalOriginOf(entry.payload);
+            if (origin !== undefined) evalSummary.origin = origin;
+          }
+          break;
+        }
         if (entry.domain !== POLICY_DECISION_DOMAIN) break;
         const decision = decisionOf(entry.payload, entry.ts);
         if (decision !== undefined)
@@ -205,7 +226,13 @@ export function summarizeEntries<TItem = MinimalItem>(entries: readonly Entry<TI
         break;
     }
   }
-  return { carriedInputs, turns, decisions: outside, usage };
+  return {
+    carriedInputs,
+    turns,
+    decisions: outside,
+    usage,
+    ...(evalSummary === undefined ? {} : { eval: evalSummary }),
+  };
 }
 
 /** A typed answer as the read model shows it. */

@@ -12,7 +12,10 @@ export type ExtensionFold = (state: unknown, payload: unknown) => unknown;
 export interface ReplayOptions<TItem = MinimalItem> {
   /** Default: `{type:"message", role:"user", content:[{type:"text", text}]}` (the llm-worker item). */
   userMessage?: (entry: EntryOf<"user_input", TItem>) => TItem;
-  /** Default: a `system` message whose single text part is the exact `body` the model saw. */
+  /**
+   * Default: a `system` message whose single text part is the exact `body` the model saw, with the
+   * item's `media` when it has a list of them (an attachment carrying tool results' media).
+   */
   systemMessage?: (entry: EntryOf<"system_item", TItem>) => TItem;
   /**
    * Folds of `extension` domains, by domain name. A domain without one keeps its latest payload.
@@ -40,6 +43,15 @@ function historySourcesFromEntry(entries: readonly HistorySourceEntry[] | undefi
 
 function textMessage(role: "user" | "system", text: string): MinimalItem {
   return { type: "message", role, content: [{ type: "text", text }] };
+}
+
+/**
+ * A system item as the message the model saw: its body, and — for an attachment carrying tool
+ * results' media (docs/media.md) — the media, by digest, as the worker committed them.
+ */
+function systemMessage(item: EntryOf<"system_item">["item"]): MinimalItem {
+  const message = textMessage("system", item.body);
+  return Array.isArray(item.media) ? { ...message, media: item.media } : message;
 }
 
 function lineageRef(lineage: Lineage | undefined) {
@@ -96,7 +108,7 @@ export class ReplayFold<TItem = MinimalItem> {
 
   constructor(start: EntryOf<"segment_start", TItem>, options: ReplayOptions<TItem> = {}) {
     this.userMessage = options.userMessage ?? ((e) => textMessage("user", e.text) as TItem);
-    this.systemMessage = options.systemMessage ?? ((e) => textMessage("system", e.item.body) as TItem);
+    this.systemMessage = options.systemMessage ?? ((e) => systemMessage(e.item) as TItem);
     this.extensionFolds = options.extensionFolds ?? {};
     const lineage = start.compacted_from ?? start.forked_from;
     this.state = {

@@ -1108,6 +1108,289 @@ const V3_EVAL_ITEM = {
   entryCount: 13,
 } satisfies SessionState;
 
+/**
+ * Media in tool results (docs/media.md): `tool_result` items whose `media` name blobs by digest —
+ * never the bytes — a downscaled screenshot (`scaled_from`) and a PDF in turn 1; in turn 2 an MCP
+ * server's image, and the `system_item{kind: attachment}` carrying it after the results (a wire
+ * whose tool results take no media), with the same `media`. Both fields are additive in v3: a
+ * reader without them keeps them verbatim; replay gives the attachment's message its `media`.
+ */
+const MEDIA_SHOT = {
+  type: "media",
+  media_type: "image/png",
+  digest: "sha256:3f1c9a7e25b84d06c1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4",
+  bytes: 412877,
+  width: 1568,
+  height: 980,
+  scaled_from: { width: 3136, height: 1960 },
+};
+const MEDIA_SPEC = {
+  type: "media",
+  media_type: "application/pdf",
+  digest: "sha256:a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b",
+  bytes: 48211,
+  name: "spec.pdf",
+};
+const MEDIA_LOGO = {
+  type: "media",
+  media_type: "image/png",
+  digest: "sha256:5d41402abc4b2a76b9719d911017c592ae2f1c0d8e4b1a6f3c9d7e5b2a4f6c8d",
+  bytes: 1237,
+  width: 20,
+  height: 20,
+};
+const MEDIA_ATTACHMENT = {
+  kind: "attachment" as const,
+  body: "[The file returned by the tool calls above: image/png 20×20]",
+  media: [MEDIA_LOGO],
+};
+const V3_MEDIA = {
+  sessionId: "01a26a10-4d2e-7c3b-8e5f-1a2b3c4d5e60",
+  segmentId: "01a26a10-4d2e-7c3b-8e5f-1a2b3c4d5e71",
+  formatVersion: 3,
+  systemPrompt: "You look at screens.",
+  config: { max_tokens: 8192 },
+  history: [
+    text("user", "what does the login page look like?"),
+    call("toolu_m1", "read_file", '{"path":"shots/login.png"}'),
+    call("toolu_m2", "read_file", '{"path":"docs/spec.pdf"}'),
+    {
+      type: "tool_result",
+      call_id: "toolu_m1",
+      summary: "shots/login.png: image/png 3136×1960, 2.9 MB (attached)",
+      media: [MEDIA_SHOT],
+    },
+    {
+      type: "tool_result",
+      call_id: "toolu_m2",
+      summary: "docs/spec.pdf: application/pdf, 47 KB (attached)",
+      media: [MEDIA_SPEC],
+    },
+    text("assistant", "A login form, as the spec describes."),
+    text("user", "and the server's logo?"),
+    call("call_m3", "mcp__everything__get-tiny-image", "{}"),
+    {
+      type: "tool_result",
+      call_id: "call_m3",
+      summary: "mcp__everything__get-tiny-image returned 3 content blocks (96 bytes)",
+      content:
+        "Here's the image you requested:\n[image: image/png, 1237 bytes; attached]\nThe image above is the MCP logo.",
+      media: [MEDIA_LOGO],
+    },
+    { ...text("system", MEDIA_ATTACHMENT.body), media: [MEDIA_LOGO] },
+    text("assistant", "A small MCP logo."),
+  ],
+  historySources: [{ index: 9, from: "system_item", item: MEDIA_ATTACHMENT }],
+  turn: 2,
+  interrupted: false,
+  inFlight: null,
+  usage: [
+    usage(1, 40, 0, 0, 30),
+    usage(5, 2900, 40, 0, 12),
+    usage(7, 2960, 2900, 0, 20),
+    usage(10, 3100, 2960, 0, 9),
+  ],
+  extensions: new Map(),
+  lineage: noLineage,
+  ...noApprovals,
+  entryCount: 22,
+} satisfies SessionState;
+
+const SKILL_DIGEST = "sha256:fff55f96de0455381bec3bcfcc900d98b7b122538dac212722d35dfb6d7c37ce";
+const SKILL_ACTIVE = [
+  { name: "pdf", digest: SKILL_DIGEST, allowed_tools: ["Bash(python3 scripts/fill.py:*)"], writable: false },
+];
+
+/**
+ * Skills (docs/skills.md): the `extension` domains `skills.known` (the listing's mode and the skills'
+ * digests at session start) and `skills.loaded` (each `skill` call that loaded a body or a bundled
+ * file, with the SKILL.md's digest, before the call's result), both additive in v3. The body is the
+ * result's summary, so prune never drops it. Without a registered fold the state keeps each domain's
+ * latest payload.
+ */
+const V3_SKILLS = {
+  sessionId: "01a26a10-5b2c-7e4f-9a1d-3c5e7f9a1b20",
+  segmentId: "01a26a10-5b2c-7e4f-9a1d-3c61a2b4c6d8",
+  formatVersion: 3,
+  systemPrompt:
+    "You fill forms.\n\n## Skills\nSkills are instructions for particular kinds of task, kept out of this prompt until they are needed. When a task matches a skill's description, load the skill with the skill tool (by its name) before you start, and follow it. The skills:\n- pdf: Fill PDF forms.",
+  config: { max_tokens: 8192 },
+  history: [
+    text("user", "fill the form"),
+    call("toolu_s1", "skill", '{"name":"pdf"}'),
+    {
+      type: "tool_result",
+      call_id: "toolu_s1",
+      summary:
+        "[Skill pdf, from .podkit/skills/pdf]\n\nRun scripts/fill.py with the form's path.\n\nFiles bundled with pdf (read one with the skill tool, name \"pdf\" and the file's path as shown; run scripts with bash, as .podkit/skills/pdf/<path>):\n- reference.md\n- scripts/fill.py",
+    },
+    call("toolu_s2", "skill", '{"name":"pdf","file":"reference.md"}'),
+    {
+      type: "tool_result",
+      call_id: "toolu_s2",
+      summary: "pdf/reference.md (24 bytes)",
+      content: "field names: name, date\n",
+    },
+    text("assistant", "Filled."),
+  ],
+  historySources: [],
+  turn: 1,
+  interrupted: false,
+  inFlight: null,
+  usage: [usage(1, 120, 0, 0, 12), usage(3, 210, 120, 0, 18), usage(5, 240, 210, 0, 4)],
+  extensions: new Map<string, unknown>([
+    ["skills.known", { mode: "list", skills: [{ name: "pdf", digest: SKILL_DIGEST }] }],
+    [
+      "skills.loaded",
+      {
+        call_id: "toolu_s2",
+        name: "pdf",
+        digest: SKILL_DIGEST,
+        path: ".podkit/skills/pdf/SKILL.md",
+        file: "reference.md",
+        file_digest: "sha256:e08087a5f32c36a3ae5a4171b479a9b199e49e50675f04f53d2f6187c7a1aa12",
+        active: SKILL_ACTIVE,
+      },
+    ],
+  ]),
+  lineage: noLineage,
+  ...noApprovals,
+  entryCount: 16,
+} satisfies SessionState;
+
+/**
+ * A session of a pod with `[[mcp.server]]` entries: the `extension` domain `mcp.tools` right after
+ * `segment_start` records each server's tools as the model saw them (additive in v3; an eval replays
+ * the servers from it without starting them, docs/evals.md). A server that did not start lists none.
+ */
+const V3_MCP_TOOLS = {
+  sessionId: "01a26000-4d2e-7a1b-8c3d-5e6f7a8b9d01",
+  segmentId: "01a26000-4d2e-7a1b-8c3d-5e6f7a8b9d12",
+  formatVersion: 3,
+  systemPrompt: "You look things up in the issue tracker.",
+  config: { max_tokens: 4096 },
+  history: [
+    text("user", "what is issue 7 about?"),
+    call("call_get", "mcp__tracker__get_issue", '{"id":"7"}'),
+    { type: "tool_result", call_id: "call_get", summary: "issue 7: the export button does nothing" },
+    text("assistant", "The export button does nothing."),
+  ],
+  historySources: [],
+  turn: 1,
+  interrupted: false,
+  inFlight: null,
+  usage: [usage(1, 700, 0, 0, 12), usage(3, 760, 700, 0, 9)],
+  extensions: new Map([
+    [
+      "mcp.tools",
+      {
+        servers: [
+          {
+            name: "tracker",
+            tools: [
+              {
+                name: "mcp__tracker__get_issue",
+                description: "Get one issue from the issue tracker by its identifier.",
+                input_schema: {
+                  type: "object",
+                  properties: { id: { type: "string", description: "the identifier" } },
+                  required: ["id"],
+                },
+                read_only: true,
+              },
+              {
+                name: "mcp__tracker__create_issue",
+                description: "Create a new issue in the issue tracker.",
+                input_schema: {
+                  type: "object",
+                  properties: { title: { type: "string" } },
+                  required: ["title"],
+                },
+              },
+            ],
+          },
+          { name: "offline", tools: [] },
+        ],
+      },
+    ],
+  ]),
+  lineage: noLineage,
+  ...noApprovals,
+  entryCount: 11,
+} satisfies SessionState;
+
+/**
+ * Deferred tools (docs/tools-deferred.md): the `extension` domain `mcp.tools_changed` (additive in
+ * v3) records an MCP server's changed tool list — names added, removed and changed, and whether the
+ * change reached the model (`applied`: through find_tools/call_tool) — right before the
+ * notification that tells the model. The found definitions come back in find_tools' result; the
+ * deferred tool is called through call_tool. Without a registered fold the state keeps the latest
+ * payload, like any domain.
+ */
+const V3_TOOLS_CHANGED_NOTE =
+  '[Notification]\nThe MCP server "big" changed its tools; added: mcp__big__added_tool_1; changed: mcp__big__create_invoice. Use find_tools to read their current definitions before calling them with call_tool.';
+const V3_MCP_TOOLS_CHANGED = {
+  sessionId: "01a26000-4d2e-7a1b-8c3d-5e6f7a8b9c01",
+  segmentId: "01a26000-4d2e-7a1b-8c3d-5e6f7a8b9c12",
+  formatVersion: 3,
+  systemPrompt: "You run errands across many tools.",
+  config: { max_tokens: 8192 },
+  history: [
+    text("user", "hello"),
+    text("assistant", "ready"),
+    text("user", "send the weekly digest"),
+    text("system", V3_TOOLS_CHANGED_NOTE),
+    call("call_find", "find_tools", '{"query":"weekly digest of team activity"}'),
+    {
+      type: "tool_result",
+      call_id: "call_find",
+      summary:
+        '1 of 31 deferred tools match "weekly digest of team activity": mcp__big__added_tool_1. Call one with call_tool and arguments that match its input_schema.',
+      content: JSON.stringify(
+        [
+          {
+            name: "mcp__big__added_tool_1",
+            description: "Summarize a week of team activity into a digest (added while running, change 1).",
+            input_schema: { type: "object", properties: { week: { type: "string" } }, required: ["week"] },
+          },
+        ],
+        null,
+        1,
+      ),
+    },
+    call("call_new", "call_tool", '{"name":"mcp__big__added_tool_1","arguments":{"week":"2026-W31"}}'),
+    { type: "tool_result", call_id: "call_new", summary: 'added_tool_1: done {"week":"2026-W31"}' },
+    text("assistant", "digest sent"),
+  ],
+  historySources: [
+    { index: 3, from: "system_item", item: { kind: "notification", body: V3_TOOLS_CHANGED_NOTE } },
+  ],
+  turn: 2,
+  interrupted: false,
+  inFlight: null,
+  usage: [
+    usage(1, 900, 0, 0, 3),
+    usage(4, 1000, 900, 0, 20),
+    usage(6, 1150, 1000, 0, 30),
+    usage(8, 1200, 1150, 0, 4),
+  ],
+  extensions: new Map([
+    [
+      "mcp.tools_changed",
+      {
+        server: "big",
+        added: ["mcp__big__added_tool_1"],
+        removed: [],
+        changed: ["mcp__big__create_invoice"],
+        applied: true,
+      },
+    ],
+  ]),
+  lineage: noLineage,
+  ...noApprovals,
+  entryCount: 21,
+} satisfies SessionState;
+
 /** The exact state of each fixture segment (`SessionLog.openSegment`, no extension folds). */
 export const EXPECTED_STATES: Readonly<Record<string, SessionState>> = {
   ...Object.fromEntries(Object.entries(V1_STATES).map(([file, state]) => [`v1/${file}`, state])),
@@ -1131,7 +1414,11 @@ export const EXPECTED_STATES: Readonly<Record<string, SessionState>> = {
   "v3/decisions.jsonl": V3_DECISIONS,
   "v3/final-output.jsonl": V3_FINAL_OUTPUT,
   "v3/files-changed.jsonl": V3_FILES_CHANGED,
+  "v3/mcp-tools-changed.jsonl": V3_MCP_TOOLS_CHANGED,
+  "v3/mcp-tools.jsonl": V3_MCP_TOOLS,
   "v3/eval-item.jsonl": V3_EVAL_ITEM,
+  "v3/skills.jsonl": V3_SKILLS,
+  "v3/media.jsonl": V3_MEDIA,
 };
 
 export { V1_COMPACTED, V1_COMPACTED_SOURCE, V1_FORKED, V1_INTERRUPTED, V1_PLAIN, V1_TOOLS };

@@ -1,5 +1,6 @@
 import { constants } from "node:fs";
-import { defineTool, type Tool } from "@podkit/llm-worker";
+import { basename } from "node:path";
+import { defineTool, type SniffedMedia, sniffMedia, type Tool, type ToolOutput } from "@podkit/llm-worker";
 import { z } from "zod";
 import { openChecked } from "./checked-open.js";
 import { fsErrorMessage, notRegular } from "./fs-error-message.js";
@@ -14,13 +15,36 @@ const input = z.strictObject({
   limit: z.int().min(1).max(10_000).optional().describe(`How many lines to show; default ${DEFAULT_LIMIT}`),
 });
 
-/** `read_file`: numbered lines of a text file inside the scope (read permission). */
+/** `image/png 1200×800, 345 KB` or `application/pdf, 2.1 MB`. */
+function describeMedia(media: SniffedMedia, bytes: number): string {
+  const size =
+    bytes < 1024 * 1024
+      ? `${Math.max(1, Math.round(bytes / 1024))} KB`
+      : `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  return media.width === undefined
+    ? `${media.mediaType}, ${size}`
+    : `${media.mediaType} ${media.width}×${media.height}, ${size}`;
+}
+
+/**
+ * An image or a PDF, as media the model sees (docs/media.md): recognised by the file's own
+ * signature, never by its name, so a `.png` holding text is read as text and a renamed PNG is an
+ * image. The worker's media store fits it to the provider and keeps it as a blob.
+ */
+function mediaOutput(shown: string, bytes: Buffer, media: SniffedMedia): ToolOutput {
+  return {
+    summary: `${shown}: ${describeMedia(media, bytes.length)} (attached)`,
+    media: [{ mediaType: media.mediaType, data: bytes, name: basename(shown) }],
+  };
+}
+
+/** `read_file`: numbered lines of a text file inside the scope (read permission); images and PDFs as media. */
 export function readFileTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
   return defineTool({
     name: "read_file",
     readOnly: true,
     description:
-      "Read a text file inside the scope. Returns numbered lines (like `cat -n`); use offset and limit to page through long files. Binary files are refused.",
+      "Read a file inside the scope. A text file comes back as numbered lines (like `cat -n`); use offset and limit to page through long files. An image (PNG, JPEG, GIF, WebP) or a PDF comes back as an attachment you can see. Other binary files are refused.",
     inputSchema: input,
     async execute(args) {
       const target = await checkToolPath(ctx, args.path, "read");
@@ -46,9 +70,11 @@ export function readFileTool(ctx: FsToolContext): Tool<z.infer<typeof input>> {
       } catch (error) {
         return { summary: fsErrorMessage(error, target.shown), is_error: true };
       }
+      const media = sniffMedia(bytes);
+      if (media !== undefined) return mediaOutput(target.shown, bytes, media);
       if (looksBinary(bytes)) {
         return {
-          summary: `"${target.shown}" is a binary file (${bytes.length} bytes, NUL bytes in its first 8 KiB); read_file shows text files only`,
+          summary: `"${target.shown}" is a binary file (${bytes.length} bytes, NUL bytes in its first 8 KiB); read_file shows text files, images and PDFs only`,
           is_error: true,
         };
       }

@@ -1,10 +1,13 @@
 import { pathToFileURL } from "node:url";
-import type { ToolFactory, ToolServer } from "@podkit/llm-worker";
+import type { Tool, ToolFactory, ToolServer } from "@podkit/llm-worker";
 import type { LoadedManifest } from "@podkit/manifest";
 import { BUILTIN_PACKAGE_NAME, builtinToolPackage } from "../builtin/builtin-package.js";
 import { PodkitFiles, podkitPaths } from "../containment/podkit-files.js";
+import type { DeferredPairDescriptions } from "../deferred/deferred-pair.js";
+import { type DeferralDecision, ToolDeferral } from "../deferred/tool-deferral.js";
+import type { McpToolsChanged } from "../deferred/tools-changed.js";
 import { ToolPackageExportError, type ToolPackageLocation } from "../errors.js";
-import { mcpToolPackage } from "../mcp/mcp-tool-package.js";
+import { type McpToolsChange, mcpToolPackage } from "../mcp/mcp-tool-package.js";
 import { type Guardrail, isGuardrail, type PackageGuardrail } from "../package/guardrail.js";
 import {
   type BlobWriter,
@@ -17,7 +20,7 @@ import {
 import type { SandboxBackend } from "../sandbox/backend.js";
 import { createSandbox } from "../sandbox/pod-sandbox.js";
 import type { SandboxProbe } from "../sandbox/sandbox.js";
-import { trackStdioServers } from "../tracking/tracked-mcp.js";
+import { stdioToolTracking, trackStdioServers } from "../tracking/tracked-mcp.js";
 import { TrackedTree } from "../tracking/tracked-tree.js";
 import type { TrackingLimits } from "../tracking/tree-scan.js";
 import { WorkspaceTracker } from "../tracking/workspace-tracker.js";
@@ -89,6 +92,20 @@ export interface ToolSet {
   /** Queues every factory on `server` (materialized by its `flushPending()`). */
   register(server: ToolServer): void;
   /**
+   * The `find_tools`/`call_tool` pair over `server`'s deferred tools (docs/tools-deferred.md), for a
+   * pod whose provider has no native tool search: queue it on `server` after `register`. It
+   * materializes to no tool when nothing was deferred, and lets a deferred MCP server's changed
+   * tools reach `find_tools` and `call_tool`.
+   */
+  deferredPair(server: ToolServer, descriptions: DeferredPairDescriptions): ToolFactory;
+  /** What was deferred, per source (`[tools.defer]`, `[[mcp.server]] defer`), once the flush ran. */
+  deferrals(): readonly DeferralDecision[];
+  /**
+   * Calls `listener` when an MCP server's tool list changed after the flush, with what changed and
+   * whether the change reached the model's tools. Returns the unsubscribe.
+   */
+  onToolsChanged(listener: (change: McpToolsChanged) => void): () => void;
+  /**
    * Fires the packages' `ctx.signal` and runs their `onClose` callbacks in reverse order of
    * registration; a failing callback is reported through `warn` and does not skip the others.
    * Idempotent.
@@ -146,6 +163,11 @@ export async function loadToolPackages(
   const factories: ToolFactory[] = [];
   const names: string[] = [];
   const guardrails: PackageGuardrail[] = [];
+  // `"auto"` defers a source whose definitions pass this many tokens (docs/tools-deferred.md).
+  const deferral = new ToolDeferral(manifest.tools.defer_auto_share * manifest.model.context_window);
+  const changeListeners = new Set<(change: McpToolsChanged) => void>();
+  let pairServer: ToolServer | undefined;
+  let trackChanged: ((tool: Tool) => Tool) | undefined;
 
   let closed: Promise<void> | undefined;
   const close = () => {
@@ -259,15 +281,41 @@ export async function loadToolPackages(
       };
       const file = await resolveToolPackage(location);
       const pkg = await importToolPackage(location, file);
-      await use(pkg, manifest.tools.options[ref.specifier] ?? {}, location, file);
+      const defer = manifest.tools.defer[ref.specifier] ?? false;
+      await use(pkg, manifest.tools.options[ref.specifier] ?? {}, location, file, (produced) =>
+        deferral.wrap(pkg.name, defer, produced),
+      );
     }
     if (manifest.mcp.server.length > 0) {
+      const servers = manifest.mcp.server;
       // A stdio server writes where its sandbox lets it: its calls are tracked like bash's.
-      const track =
-        files === undefined
-          ? undefined
-          : (produced: readonly ToolFactory[]) => trackStdioServers(produced, manifest.mcp.server, files);
-      await use(mcpToolPackage(manifest.mcp.server), {}, undefined, undefined, track);
+      trackChanged = files === undefined ? undefined : stdioToolTracking(servers, files);
+      // The package makes one factory per server, in order: each server is a source of its own.
+      const track = (produced: readonly ToolFactory[]) =>
+        (files === undefined ? produced : trackStdioServers(produced, servers, files)).flatMap((factory, i) =>
+          deferral.wrap(`mcp:${servers[i]?.name}`, servers[i]?.defer ?? false, [factory]),
+        );
+      const onToolsChanged = (change: McpToolsChange) => {
+        const source = `mcp:${change.server}`;
+        let applied = false;
+        // Only the pair keeps deferred tools off the request, so only then may they change.
+        if (pairServer !== undefined && deferral.isDeferredSource(source)) {
+          try {
+            deferral.replace(source, pairServer, change.tools.map(trackChanged ?? ((tool) => tool)));
+            applied = true;
+          } catch (error) {
+            options.warn({
+              code: "mcp.tools_changed",
+              source,
+              message: `MCP server "${change.server}"'s changed tools cannot be offered: ${error instanceof Error ? error.message : String(error)}`,
+            });
+          }
+        }
+        const { server, added, removed, changed } = change;
+        for (const listener of changeListeners)
+          listener({ server, added: [...added], removed: [...removed], changed: [...changed], applied });
+      };
+      await use(mcpToolPackage(servers, { onToolsChanged }), {}, undefined, undefined, track);
     }
     for (const pkg of options.extraPackages ?? []) {
       if (!isPodkitToolPackage(pkg)) {
@@ -293,6 +341,15 @@ export async function loadToolPackages(
     startTracking: () => files?.prepare(),
     register(server) {
       for (const factory of factories) server.registerTool(factory);
+    },
+    deferredPair(server, descriptions) {
+      pairServer = server;
+      return deferral.pair(server, descriptions);
+    },
+    deferrals: () => deferral.decisions,
+    onToolsChanged(listener) {
+      changeListeners.add(listener);
+      return () => changeListeners.delete(listener);
     },
     close,
   };

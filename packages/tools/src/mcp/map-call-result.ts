@@ -1,5 +1,5 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolOutput } from "@podkit/llm-worker";
+import { MEDIA_TYPES, type ToolMedia, type ToolOutput } from "@podkit/llm-worker";
 
 /** Results up to this many bytes of text become the summary itself; longer ones get a one-line summary. */
 const INLINE_SUMMARY_BYTES = 300;
@@ -11,16 +11,32 @@ function base64Bytes(data: string): number {
 }
 
 /**
- * One content block as the model reads it. Binary payloads (images, audio, blob resources) become
- * a short note with their type and size: the worker's tool results are text, and base64 would only
- * flood the context.
+ * A block's payload as a media part the model sees (docs/media.md): an image, or a blob resource
+ * holding an image or a PDF. Its bytes go to the worker's media store, never into the text.
+ */
+function mediaOf(block: ContentBlock): ToolMedia | undefined {
+  if (block.type === "image") return { mediaType: block.mimeType, data: Buffer.from(block.data, "base64") };
+  if (block.type !== "resource") return undefined;
+  const { resource } = block;
+  const known = (MEDIA_TYPES as readonly (string | undefined)[]).includes(resource.mimeType);
+  if (!("blob" in resource) || typeof resource.blob !== "string" || !known) return undefined;
+  const name = resource.uri.slice(resource.uri.lastIndexOf("/") + 1);
+  const mediaType = resource.mimeType as string;
+  return { mediaType, data: Buffer.from(resource.blob, "base64"), ...(name === "" ? {} : { name }) };
+}
+
+/**
+ * One content block as the model reads it. An image (and a blob resource holding an image or a
+ * PDF) is a one-line marker where it stood, its bytes going out as media; other binary payloads
+ * (audio, other blobs) become a short note with their type and size: base64 would only flood the
+ * context.
  */
 function renderBlock(block: ContentBlock): string {
   switch (block.type) {
     case "text":
       return block.text;
     case "image":
-      return `[image: ${block.mimeType}, ${base64Bytes(block.data)} bytes; not shown]`;
+      return `[image: ${block.mimeType}, ${base64Bytes(block.data)} bytes; attached]`;
     case "audio":
       return `[audio: ${block.mimeType}, ${base64Bytes(block.data)} bytes; not shown]`;
     case "resource": {
@@ -30,6 +46,7 @@ function renderBlock(block: ContentBlock): string {
         return `[resource ${resource.uri}${type}]\n${resource.text}`;
       }
       const size = "blob" in resource && typeof resource.blob === "string" ? base64Bytes(resource.blob) : 0;
+      if (mediaOf(block) !== undefined) return `[resource ${resource.uri}${type}: ${size} bytes; attached]`;
       return `[resource ${resource.uri}${type}: ${size} bytes of binary data; not shown]`;
     }
     case "resource_link": {
@@ -46,8 +63,17 @@ function renderBlock(block: ContentBlock): string {
  * Maps an MCP `tools/call` result to a tool output. `isError` results become error outputs the
  * model reads; a result with no content but `structuredContent` shows that as JSON. Short results
  * are the summary themselves; longer ones keep a one-line summary and put the text in `content`.
+ * Images (and image or PDF blob resources) go out as `media`, in block order.
  */
 export function mapCallToolResult(toolName: string, result: CallToolResult): ToolOutput {
+  const output = mapText(toolName, result);
+  if (output.is_error === true) return output;
+  const blocks = Array.isArray(result.content) ? result.content : [];
+  const media = blocks.flatMap((block) => mediaOf(block) ?? []);
+  return media.length === 0 ? output : { ...output, media };
+}
+
+function mapText(toolName: string, result: CallToolResult): ToolOutput {
   const blocks = Array.isArray(result.content) ? result.content : [];
   let text = blocks.map(renderBlock).join("\n");
   if (blocks.length === 0 && result.structuredContent !== undefined) {

@@ -1,11 +1,12 @@
-import type { ToolFactory } from "@podkit/llm-worker";
+import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool, ToolFactory } from "@podkit/llm-worker";
 import {
   type DefinedToolPackage,
   definePodkitToolPackage,
   type ToolPackageContext,
 } from "../package/tool-package.js";
 import { McpConnection } from "./mcp-connection.js";
-import { toWorkerTools } from "./mcp-tools.js";
+import { mcpToolName, toWorkerTools } from "./mcp-tools.js";
 import { type CheckedMcpServerSpec, checkMcpServerSpecs, type McpServerSpec } from "./server-config.js";
 
 /** Per-call limit when a server sets no `timeout_ms`. */
@@ -18,6 +19,23 @@ export interface McpToolPackageOptions {
   readonly callTimeoutMs?: number;
   /** Limit for starting each server, its handshake and tool listing (default 30 s). */
   readonly connectTimeoutMs?: number;
+  /**
+   * A server's tool list changed after the flush (docs/tools-deferred.md, "When a server's tools
+   * change"). Without it the change is only a `mcp.tools_changed` warning.
+   */
+  readonly onToolsChanged?: (change: McpToolsChange) => void;
+}
+
+/**
+ * A server's tool list as it changed: its tools now (as worker tools, named as the model sees them)
+ * and the names added, removed and changed (description, schema or annotations) since the last list.
+ */
+export interface McpToolsChange {
+  readonly server: string;
+  readonly tools: readonly Tool[];
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly changed: readonly string[];
 }
 
 /**
@@ -91,11 +109,63 @@ function serverFactories(
     for (const other of slots) void other.connect();
     const connection = await slot.connect();
     if (!connection) return [];
-    return toWorkerTools(connection, connection.tools, {
+    const convert = {
       timeoutMs: slot.config.timeout_ms ?? options.callTimeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS,
       warn: ctx.warn,
-    });
+    };
+    // Changes are reported one after another, in the order the server's lists came.
+    let reported = Promise.resolve();
+    connection.onToolsChanged = (previous, next) => {
+      reported = reported.then(async () => {
+        const change = {
+          server: slot.config.name,
+          tools: await toWorkerTools(connection, next, convert),
+          ...diffTools(slot.config.name, previous, next),
+        };
+        ctx.warn({
+          code: "mcp.tools_changed",
+          source: `mcp:${slot.config.name}`,
+          message: `MCP server "${slot.config.name}" changed its tools (${describeChange(change)}); the change is not applied to the session's tools array, which never changes (a deferred server's new tools reach find_tools; docs/tools-deferred.md)`,
+        });
+        options.onToolsChanged?.(change);
+      });
+    };
+    return toWorkerTools(connection, connection.tools, convert);
   });
+}
+
+/** What differs between two lists of a server's tools, by the names the model sees. */
+function diffTools(
+  server: string,
+  previous: readonly McpTool[],
+  next: readonly McpTool[],
+): Pick<McpToolsChange, "added" | "removed" | "changed"> {
+  const keyed = (tools: readonly McpTool[]) =>
+    new Map(
+      tools.map((tool) => [
+        mcpToolName(server, tool.name),
+        JSON.stringify([tool.description, tool.title, tool.inputSchema, tool.annotations]),
+      ]),
+    );
+  const before = keyed(previous);
+  const after = keyed(next);
+  const sorted = (names: string[]) => names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return {
+    added: sorted([...after.keys()].filter((name) => !before.has(name))),
+    removed: sorted([...before.keys()].filter((name) => !after.has(name))),
+    changed: sorted(
+      [...after.keys()].filter((name) => before.has(name) && before.get(name) !== after.get(name)),
+    ),
+  };
+}
+
+function describeChange(change: Pick<McpToolsChange, "added" | "removed" | "changed">): string {
+  const parts = [
+    change.added.length > 0 ? `added ${change.added.join(", ")}` : "",
+    change.removed.length > 0 ? `removed ${change.removed.join(", ")}` : "",
+    change.changed.length > 0 ? `changed ${change.changed.join(", ")}` : "",
+  ].filter((part) => part !== "");
+  return parts.length > 0 ? parts.join("; ") : "no tool it offers";
 }
 
 /**

@@ -71,7 +71,7 @@ export async function toWorkerTools(
       // The server's own word (MCP `annotations.readOnlyHint`); a stdio server also runs in the
       // pod's sandbox, so in `read_only` mode its writes fail there too.
       ...(listedTool.annotations?.readOnlyHint === true ? { readOnly: true } : {}),
-      execute: (args, ctx) => connection.call(listedTool.name, name, args, ctx.signal, options.timeoutMs),
+      execute: (args, ctx) => connection.call(listedTool, name, args, ctx.signal, options.timeoutMs),
     };
     const problem = await schemaProblem(tool);
     if (problem !== undefined) {

@@ -41,6 +41,46 @@ function resolveHeaders(
 }
 
 /**
+ * `fetch` with the request headers the 2026-07-28 revision mirrors from a POST's body:
+ * `MCP-Protocol-Version` (the version in the body's `_meta`), `Mcp-Method`, and `Mcp-Name` for a
+ * call, read or get (a value that is not plain header-safe ASCII in the `=?base64?…?=` form). Only a
+ * request whose `_meta` names a version gets them, so a legacy session's requests go out unchanged.
+ */
+function withRequestHeaders(inner: typeof fetch): typeof fetch {
+  return (input, init) => {
+    const mirrored = mirroredHeaders(init?.body);
+    if (mirrored === undefined) return inner(input, init);
+    const headers = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(mirrored)) headers.set(name, value);
+    return inner(input, { ...init, headers });
+  };
+}
+
+function mirroredHeaders(body: unknown): Record<string, string> | undefined {
+  if (typeof body !== "string") return undefined;
+  let message: { method?: unknown; params?: Record<string, unknown> };
+  try {
+    message = JSON.parse(body) as typeof message;
+  } catch {
+    return undefined;
+  }
+  const meta = message.params?._meta as Record<string, unknown> | undefined;
+  const version = meta?.["io.modelcontextprotocol/protocolVersion"];
+  if (typeof version !== "string" || typeof message.method !== "string") return undefined;
+  const headers: Record<string, string> = { "MCP-Protocol-Version": version, "Mcp-Method": message.method };
+  const name = message.params?.name ?? message.params?.uri;
+  if (typeof name === "string") headers["Mcp-Name"] = headerValue(name);
+  return headers;
+}
+
+/** A header value as the revision encodes it: as is when plain visible ASCII, else `=?base64?…?=`. */
+export function headerValue(value: string): string {
+  const plain = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value);
+  if (plain && !(value.startsWith("=?base64?") && value.endsWith("?="))) return value;
+  return `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`;
+}
+
+/**
  * A stdio server's environment: the SDK's short list of harmless variables (`HOME`, `PATH`,
  * `USER`, …) taken from the pod's environment, then the entry's own `env`. The SDK fills that
  * list from `process.env` underneath whatever it is given, so a name the pod's environment
@@ -76,6 +116,7 @@ export async function openTransport(
   if (config.url !== undefined) {
     const transport = new StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: { headers: resolveHeaders(config, env) },
+      fetch: withRequestHeaders(fetch),
     });
     return {
       transport,

@@ -30,6 +30,8 @@ export const mcpServerConfigSchema = z
       )
       .optional(),
     timeout_ms: z.number().int().positive().optional(),
+    /** Defer the server's tools (docs/tools-deferred.md); applied by `loadToolPackages`. */
+    defer: z.union([z.boolean(), z.literal("auto")]).optional(),
   })
   .superRefine((server, ctx) => {
     if ((server.command === undefined) === (server.url === undefined)) {

@@ -13,17 +13,29 @@ export function trackStdioServers(
   servers: readonly McpServerSpec[],
   files: FileTracking,
 ): ToolFactory[] {
-  const prefixes = servers
-    .filter((server) => server.command !== undefined)
-    .map((server) => `mcp__${server.name}__`);
-  if (prefixes.length === 0) return [...factories];
-  const tracked = (tool: Tool): Tool =>
-    tool.readOnly === true || !prefixes.some((prefix) => tool.name.startsWith(prefix))
-      ? tool
-      : { ...tool, execute: (args, ctx) => files.around(async () => tool.execute(args, ctx), ctx.signal) };
+  const tracked = stdioToolTracking(servers, files);
+  if (tracked === undefined) return [...factories];
   return factories.map((factory) => async () => {
     const made = await factory();
     const tools: readonly Tool[] = Array.isArray(made) ? made : [made as Tool];
     return tools.map(tracked);
   });
+}
+
+/**
+ * The wrapper `trackStdioServers` puts on each tool (also for a server's changed tool list), or
+ * undefined when no server runs over stdio.
+ */
+export function stdioToolTracking(
+  servers: readonly McpServerSpec[],
+  files: FileTracking,
+): ((tool: Tool) => Tool) | undefined {
+  const prefixes = servers
+    .filter((server) => server.command !== undefined)
+    .map((server) => `mcp__${server.name}__`);
+  if (prefixes.length === 0) return undefined;
+  return (tool) =>
+    tool.readOnly === true || !prefixes.some((prefix) => tool.name.startsWith(prefix))
+      ? tool
+      : { ...tool, execute: (args, ctx) => files.around(async () => tool.execute(args, ctx), ctx.signal) };
 }

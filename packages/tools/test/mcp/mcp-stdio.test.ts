@@ -98,16 +98,23 @@ describe("MCP server over stdio", () => {
     });
   });
 
-  it("images and binary resources become short notes, text resources and links are shown", async () => {
+  it("an image goes out as media with a marker where it stood; other binary resources are notes; text resources and links are shown", async () => {
     const loaded = await loadPackage(mcpToolPackage([stdioServer("fx")]));
 
     const output = await loaded.call("mcp__fx__media", {});
 
     expect(output.is_error).toBeUndefined();
     expect(output.summary).toMatch(/^mcp__fx__media returned 5 content blocks/);
+    expect(output.media).toHaveLength(1);
+    expect(output.media?.[0]?.mediaType).toBe("image/png");
+    expect(
+      Buffer.from(output.media?.[0]?.data ?? [])
+        .subarray(1, 4)
+        .toString(),
+    ).toBe("PNG");
     expect(output.content?.split("\n")).toEqual([
       "a picture and two resources",
-      "[image: image/png, 70 bytes; not shown]",
+      "[image: image/png, 70 bytes; attached]",
       "[resource file:///notes.txt (text/plain)]",
       "note body",
       "[resource file:///blob.bin (application/octet-stream): 4 bytes of binary data; not shown]",
