@@ -139,14 +139,17 @@ export async function runEvalItem(prepared: PreparedCase, context: ItemContext):
             divergences: [],
             stop: "finished",
           });
-    for (const [index, score] of scores.entries()) {
-      const baseline = baselineScores?.[index];
-      await pod.appendExtension(EVAL_SCORE_DOMAIN, {
-        ...score,
-        baseline_score: baseline?.score ?? null,
-        eval_id: context.evalId,
-      });
-    }
+    // Queued together, in order: the log's group commit writes them in one go.
+    const scored = pod;
+    await Promise.all(
+      scores.map((score, index) =>
+        scored.appendExtension(EVAL_SCORE_DOMAIN, {
+          ...score,
+          baseline_score: baselineScores?.[index]?.score ?? null,
+          eval_id: context.evalId,
+        }),
+      ),
+    );
     // A scorer that could not score fails the item: its 0 says nothing about the variant.
     const failedScorer = [...scores, ...(baselineScores ?? [])].find((s) => s.error !== undefined);
     if (error === undefined && failedScorer !== undefined)
