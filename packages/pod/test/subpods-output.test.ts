@@ -3,6 +3,7 @@ import { loadManifest } from "@podkit/manifest";
 import { type Entry, FsStore } from "@podkit/session-store";
 import type { CapturedRequest } from "@podkit/testkit";
 import { describe, expect, it } from "vitest";
+import { canonicalJson } from "../src/context/context-key.js";
 import { toOutputSchema } from "../src/output/output-schema.js";
 import type { PodEvent } from "../src/pod/events.js";
 import { loadSubpodRoles } from "../src/subpods/roles.js";
@@ -119,6 +120,13 @@ describe("sub-pods: a typed child's answer reaches its parent as an object", () 
     // The child ran with the role's schema: its final_answer tool, its final_output entry.
     expect(toolNames(route.requests.REVIEWER?.[0])).toContain("final_answer");
     expect(toolNames(route.requests.ROOT?.[0])).not.toContain("final_answer");
+    // The parent's spawn_pod names the role's answer schema, so its model knows what comes back.
+    const spawn = toolsOf(route.requests.ROOT?.[0]).find((tool) => tool.name === "spawn_pod") as
+      | { description?: string }
+      | undefined;
+    expect(spawn?.description).toContain(
+      `- reviewer: reviews code, read-only; answers with a verdict (answers with JSON matching ${canonicalJson(toOutputSchema(VERDICT_SCHEMA).jsonSchema)})`,
+    );
     expect(outputEntries(sessions.get(childId) ?? [])).toEqual([
       expect.objectContaining({
         value: expected,

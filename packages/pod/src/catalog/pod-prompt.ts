@@ -171,7 +171,12 @@ export interface PodPromptContexts {
   };
   /** `spawn_pod`'s description: what it does and the roles the model may spawn (part of the cached prefix). */
   subpod_spawn_tool_description: {
-    readonly roles: readonly { readonly name: string; readonly description: string }[];
+    /** `output`: the role's typed answer's JSON Schema as compact canonical JSON, when it has one. */
+    readonly roles: readonly {
+      readonly name: string;
+      readonly description: string;
+      readonly output?: string;
+    }[];
   };
   /** `send_pod`'s description. */
   subpod_send_tool_description: NoPromptContext;

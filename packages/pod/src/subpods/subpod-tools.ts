@@ -1,6 +1,7 @@
 import type { Tool, ToolOutput } from "@podkit/llm-worker";
 import { z } from "zod";
 import type { PodPrompt, PodPromptContextArgs } from "../catalog/pod-prompt.js";
+import { canonicalJson } from "../context/context-key.js";
 import type { SubpodRole } from "./roles.js";
 
 /** What the four tools call: the parent's `SubpodHost`. */
@@ -30,9 +31,11 @@ export function subpodTools(
   text: <K extends PodPrompt>(key: K, ...context: PodPromptContextArgs<K>) => string,
 ): Tool[] {
   if (![...roles.values()].some((role) => depth + 1 <= role.config.max_depth)) return [];
+  // A role with a typed answer shows its schema, so the parent knows what the child will return.
   const roleList = [...roles.values()].map((role) => ({
     name: role.name,
     description: role.config.description,
+    ...(role.output === undefined ? {} : { output: canonicalJson(role.output.jsonSchema) }),
   }));
   return [
     {
