@@ -56,7 +56,7 @@ describe("a tool's image reaches the model as an image, never as text", () => {
       expect(blocks.map(({ in: where, callId, mediaType }) => ({ where, callId, mediaType }))).toEqual([
         { where: "tool_result", callId: "call_1", mediaType: "image/png" },
       ]);
-      expect(blocks[0]?.data.equals(png)).toBe(true);
+      expect(Buffer.from(blocks[0]?.data ?? []).equals(png)).toBe(true);
       // Once, as the block: base64 inside a text would be a second copy.
       expect(second.rawBody.split(base64).length - 1).toBe(1);
       expect(second.rawBody.length).toBeLessThan(2 * png.length);
@@ -81,7 +81,7 @@ describe("a tool's image reaches the model as an image, never as text", () => {
     expect(blocks.map(({ in: where, role }) => ({ where, role }))).toEqual([
       { where: "message", role: "user" },
     ]);
-    expect(blocks[0]?.data.equals(png)).toBe(true);
+    expect(Buffer.from(blocks[0]?.data ?? []).equals(png)).toBe(true);
     expect(second.rawBody.split(base64).length - 1).toBe(1);
     expect(second.rawBody.length).toBeLessThan(2 * png.length);
     // The message is committed after the results, so a replay sends it too.

@@ -80,7 +80,7 @@ describe("read_file of a PNG through the pod", () => {
       expect(blocks.map(({ in: where, callId }) => ({ where, callId }))).toEqual([
         { where: "tool_result", callId: "call_shot" },
       ]);
-      expect(blocks[0]?.data.equals(SHOT)).toBe(true);
+      expect(Buffer.from(blocks[0]?.data ?? []).equals(SHOT)).toBe(true);
       expect(second.rawBody.length).toBeLessThan(2 * SHOT.length);
       const [ref] = resultMedia(pod);
       expect(ref).toMatchObject({ media_type: "image/png", bytes: SHOT.length, width: 200, height: 150 });
@@ -105,7 +105,7 @@ describe("read_file of a PNG through the pod", () => {
     expect(blocks.map(({ in: where, role }) => ({ where, role }))).toEqual([
       { where: "message", role: "user" },
     ]);
-    expect(blocks[0]?.data.equals(SHOT)).toBe(true);
+    expect(Buffer.from(blocks[0]?.data ?? []).equals(SHOT)).toBe(true);
     expect(second.rawBody.split(SHOT_BASE64).length - 1).toBe(1);
     expect(second.rawBody.length).toBeLessThan(2 * SHOT.length);
     // The message is in the log as an attachment, right after the result, naming the same blob.
@@ -134,7 +134,7 @@ describe("read_file of a PNG through the pod", () => {
     expect(blocks.map(({ in: where, mediaType }) => ({ where, mediaType }))).toEqual([
       { where: "tool_result", mediaType: "application/pdf" },
     ]);
-    expect(blocks[0]?.data.equals(pdf)).toBe(true);
+    expect(Buffer.from(blocks[0]?.data ?? []).equals(pdf)).toBe(true);
     expect(resultMedia(pod)).toEqual([
       expect.objectContaining({ media_type: "application/pdf", name: "terms.pdf" }),
     ]);
@@ -242,7 +242,7 @@ describe("an image from a real MCP server (server-everything's get-tiny-image)",
       expect(blocks[0]?.in).toBe(wire === "openai-chat" ? "message" : "tool_result");
       const [ref] = resultMedia(pod);
       expect(ref).toMatchObject({ width: 20, height: 20 });
-      const logo = (blocks[0] as { data: Buffer }).data;
+      const logo = Buffer.from(blocks[0]?.data ?? []);
       expect(second.rawBody.split(logo.toString("base64")).length - 1).toBe(1);
       expect(await rawLogs(w)).not.toContain(logo.toString("base64").slice(0, 40));
       await pod.close();
@@ -273,7 +273,7 @@ describe("fitting, dedupe, budget and prune", () => {
     const stored = await blobOf(w, (ref as MediaRef).digest);
     expect(await sharp(stored).metadata()).toMatchObject({ width: 1568, height: 1176, format: "png" });
     const [block] = requestMedia(w.double.requests[1] as CapturedRequest, "anthropic");
-    expect(block?.data.equals(stored)).toBe(true);
+    expect(Buffer.from(block?.data ?? []).equals(stored)).toBe(true);
   });
 
   it("recompresses an image over the provider's bytes (Anthropic: 5 MB) as a JPEG under it", async () => {

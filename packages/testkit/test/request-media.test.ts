@@ -61,7 +61,7 @@ describe("requestMedia reads the image blocks of a captured request", () => {
       expect(blocks.map((block) => block.in)).toEqual(["tool_result", "message"]);
       for (const block of blocks) {
         expect(block.mediaType).toBe("image/png");
-        expect(block.data.equals(png)).toBe(true);
+        expect(Buffer.from(block.data).equals(png)).toBe(true);
       }
       expect(blocks[0]?.callId).toBe("call_1");
     },

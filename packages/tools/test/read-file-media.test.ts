@@ -88,7 +88,7 @@ describe("read_file on an image or a PDF", () => {
     ]);
     const blocks = requestMedia(double.requests[1] as (typeof double.requests)[number], "anthropic");
     expect(blocks.map((block) => block.in)).toEqual(["tool_result"]);
-    expect(blocks[0]?.data.equals(png)).toBe(true);
+    expect(Buffer.from(blocks[0]?.data ?? []).equals(png)).toBe(true);
     expect(JSON.stringify(results)).not.toContain(png.toString("base64").slice(0, 64));
   });
 });

@@ -9,7 +9,8 @@ export interface RequestMediaBlock {
   /** The tool call a tool result answers (Gemini: the function's id, else its name). */
   callId?: string;
   mediaType: string;
-  data: Buffer;
+  /** The decoded bytes (a Node `Buffer` at run time; typed as `Uint8Array` so consumers need no Node types). */
+  data: Uint8Array;
 }
 
 type Json = Record<string, unknown>;
