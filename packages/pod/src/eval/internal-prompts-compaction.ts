@@ -57,6 +57,21 @@ export interface InternalItemContext {
   readonly signal?: AbortSignal;
 }
 
+/** The overview of a case's session; a session the store does not have is the case's `EvalCaseError`. */
+export async function caseSession(
+  store: Store<Item>,
+  sessionId: string,
+  caseName: string,
+): Promise<Awaited<ReturnType<typeof describeSession>>> {
+  try {
+    return await describeSession(store, sessionId);
+  } catch (error) {
+    if (NotFoundError.isInstance(error))
+      throw new EvalCaseError(caseName, "no such session in the store", { cause: error });
+    throw error;
+  }
+}
+
 /**
  * Finds the compaction a case replays: the segment it names (one a compaction wrote: its
  * `compacted_from` is the source, what it wrote the baseline; any other: compacted from its end),
@@ -67,14 +82,7 @@ export async function prepareCompaction(
   evalCase: InternalCase,
   identity: { key: string; name: string; checklist: readonly string[] },
 ): Promise<PreparedCompaction> {
-  let overview: Awaited<ReturnType<typeof describeSession>>;
-  try {
-    overview = await describeSession(store, evalCase.sessionId);
-  } catch (error) {
-    if (NotFoundError.isInstance(error))
-      throw new EvalCaseError(identity.name, "no such session in the store", { cause: error });
-    throw error;
-  }
+  const overview = await caseSession(store, evalCase.sessionId, identity.name);
   const segments = new Map<string, SegmentInfo>(
     [overview.head, ...overview.otherBranches, ...overview.compacted].map((info) => [info.segmentId, info]),
   );

@@ -2,19 +2,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Item } from "@podkit/llm-worker";
-import {
-  describeSession,
-  type Entry,
-  type EntryInput,
-  NotFoundError,
-  replay,
-  SessionLog,
-  type Store,
-} from "@podkit/session-store";
+import { type Entry, type EntryInput, replay, SessionLog, type Store } from "@podkit/session-store";
 import { canonicalJson } from "../context/context-key.js";
 import { EvalCaseError } from "./errors.js";
 import { EVAL_ORIGIN_DOMAIN, EVAL_SCORE_DOMAIN } from "./eval-types.js";
 import type { InternalItemContext } from "./internal-prompts-compaction.js";
+import { caseSession } from "./internal-prompts-compaction.js";
 import { scoreOutcome } from "./internal-prompts-scorers.js";
 import type {
   InternalCase,
@@ -56,14 +49,7 @@ export async function prepareExtract(
   evalCase: InternalCase,
   identity: { key: string; name: string; checklist: readonly string[] },
 ): Promise<PreparedExtract> {
-  let overview: Awaited<ReturnType<typeof describeSession>>;
-  try {
-    overview = await describeSession(store, evalCase.sessionId);
-  } catch (error) {
-    if (NotFoundError.isInstance(error))
-      throw new EvalCaseError(identity.name, "no such session in the store", { cause: error });
-    throw error;
-  }
+  const overview = await caseSession(store, evalCase.sessionId, identity.name);
   const known = [overview.head, ...overview.otherBranches, ...overview.compacted].map((s) => s.segmentId);
   const segmentId = evalCase.segmentId ?? overview.head.segmentId;
   if (!known.includes(segmentId)) {
